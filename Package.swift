@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "vidorient",
+    products: [
+        .executable(name: "vidorient", targets: ["vidorient"]),
+        .library(name: "VidorientCore", targets: ["VidorientCore"]),
+        .library(name: "VidorientFFmpeg", targets: ["VidorientFFmpeg"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // FFmpeg's C libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswscale",
+            providers: [
+                .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "pkg-config"])
+            ]
+        ),
+        // Orientation algebra, matrices, conversions and report types. No FFmpeg.
+        .target(name: "VidorientCore"),
+        // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
+        .target(name: "VidorientFFmpeg", dependencies: ["VidorientCore", "CFFmpeg"]),
+        // Argument parsing, printing and exit codes.
+        .executableTarget(
+            name: "vidorient",
+            dependencies: [
+                "VidorientCore", "VidorientFFmpeg",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore"]),
+        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
+        .testTarget(name: "vidorientTests", dependencies: ["VidorientCore"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

@@ -1,0 +1,341 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a probe read from a file, before any judgement: the facts `MediaReport(probe:)` decides on.
+public struct MediaProbe: Sendable, Hashable {
+    public var path: String
+    public var format: FormatReport
+    public var streams: [StreamReport]
+    /// The primary video stream's orientation evidence; nil when there is no video stream.
+    public var video: VideoEvidence?
+
+    public init(path: String, format: FormatReport, streams: [StreamReport], video: VideoEvidence?) {
+        self.path = path
+        self.format = format
+        self.streams = streams
+        self.video = video
+    }
+
+    /// The stream a viewer shows: a video stream that is not cover art, preferring the default
+    /// one, then the most pixels, then the lowest index. Not "stream 0": iPhones put audio first.
+    public static func primaryVideoIndex(in streams: [StreamReport]) -> Int? {
+        streams
+            .filter { $0.type == "video" && !$0.isAttachedPicture }
+            .min { lhs, rhs in
+                if lhs.isDefault != rhs.isDefault { return lhs.isDefault }
+                let lhsPixels = (lhs.codedWidth ?? 0) * (lhs.codedHeight ?? 0)
+                let rhsPixels = (rhs.codedWidth ?? 0) * (rhs.codedHeight ?? 0)
+                if lhsPixels != rhsPixels { return lhsPixels > rhsPixels }
+                return lhs.index < rhs.index
+            }?.index
+    }
+}
+
+/// The primary video stream's orientation, as each source states it.
+public struct VideoEvidence: Sendable, Hashable {
+    public var streamIndex: Int
+    /// The container's display matrix; nil when it has none (FFmpeg omits an identity matrix).
+    public var containerMatrix: DisplayMatrix?
+    /// The first decoded frame's display matrix: an H.264/HEVC SEI, or EXIF in a photo.
+    public var frameMatrix: DisplayMatrix?
+    /// The first frame's EXIF `Orientation` tag as FFmpeg hands it over (it pads with spaces).
+    public var exifOrientationTag: String?
+    /// A still-image codec (JPEG, PNG, …): its frame orientation comes from EXIF, not SEI.
+    public var isStillImage: Bool
+    /// Why the first frame could not be decoded, when it could not.
+    public var firstFrameError: String?
+
+    public init(
+        streamIndex: Int, containerMatrix: DisplayMatrix? = nil, frameMatrix: DisplayMatrix? = nil,
+        exifOrientationTag: String? = nil, isStillImage: Bool = false, firstFrameError: String? = nil
+    ) {
+        self.streamIndex = streamIndex
+        self.containerMatrix = containerMatrix
+        self.frameMatrix = frameMatrix
+        self.exifOrientationTag = exifOrientationTag
+        self.isStillImage = isStillImage
+        self.firstFrameError = firstFrameError
+    }
+}
+
+extension MediaReport {
+    /// Decides the orientation from the evidence, and says what is worth saying about it.
+    public init(probe: MediaProbe) {
+        var findings: [Finding] = []
+        guard let evidence = probe.video,
+            let stream = probe.streams.first(where: { $0.index == evidence.streamIndex })
+        else {
+            findings.append(
+                Finding(code: "no-video", severity: .info, message: "no video stream: there is no picture to orient"))
+            self.init(path: probe.path, format: probe.format, streams: probe.streams, video: nil, findings: findings)
+            return
+        }
+        let video = VideoReport(stream: stream, evidence: evidence, format: probe.format, findings: &findings)
+        self.init(path: probe.path, format: probe.format, streams: probe.streams, video: video, findings: findings)
+    }
+}
+
+extension VideoReport {
+    init(stream: StreamReport, evidence: VideoEvidence, format: FormatReport, findings: inout [Finding]) {
+        index = stream.index
+        codec = stream.codec
+        codedWidth = stream.codedWidth
+        codedHeight = stream.codedHeight
+        sampleAspectRatio = stream.sampleAspectRatio
+        ffprobeRotation = evidence.containerMatrix?.ffprobeRotation
+
+        // Each source's say. The container decides when it carries a rotation: it is what
+        // AVFoundation, browsers and FFmpeg's own autorotation obey.
+        let frameSource: OrientationSource = evidence.isStillImage ? .exif : .sei
+        var exifTag: Orientation?
+        if let raw = evidence.exifOrientationTag?.trimmingSpaces, !raw.isEmpty {
+            exifTag = Int(raw).flatMap(Orientation.init(exif:))
+            if exifTag == nil {
+                findings.append(
+                    Finding(
+                        code: "exif-invalid", severity: .warning,
+                        message: "EXIF Orientation is '\(raw)', not 1-8: viewers disagree on such files"))
+            }
+        }
+        let frameMatrix = evidence.frameMatrix ?? exifTag.map { DisplayMatrix($0, width: 0, height: 0) }
+        var sources: [OrientationEvidence] = []
+        if let container = evidence.containerMatrix { sources.append(.init(source: .container, matrix: container)) }
+        if let frame = frameMatrix { sources.append(.init(source: frameSource, matrix: frame)) }
+        let containerRotates = evidence.containerMatrix.map { !$0.isIdentity } ?? false
+        if !containerRotates, sources.count == 2 { sources.reverse() }
+        self.sources = sources
+        let decider = sources.first
+        orientationSource = decider?.source ?? .none
+        let matrix = (decider?.source == .container ? evidence.containerMatrix : frameMatrix) ?? .identity
+        self.matrix = matrix.entries.map(VideoReport.tidy)
+
+        let analysis = matrix.analysis
+        matrixValidity = analysis.validity
+        matrixScale = analysis.scale?.map(VideoReport.tidy)
+        matrixShear = analysis.shear.map(VideoReport.tidy)
+        matrixTranslation = analysis.translation.map(VideoReport.tidy)
+        rotation = analysis.rotation.map(VideoReport.tidy)
+        mirrored = analysis.mirrored
+        exifOrientation = analysis.orientation?.exif
+
+        // Displayed size: the sample aspect ratio stretches the stored width, then the rotation.
+        if let width = codedWidth, let height = codedHeight, width > 0, height > 0 {
+            let stretched = VideoReport.applySampleAspectRatio(sampleAspectRatio, width: width, height: height)
+            let shown = VideoReport.rotatedBounds(width: stretched.width, height: stretched.height, analysis: analysis)
+            displayWidth = shown.width
+            displayHeight = shown.height
+            layout = Layout(width: shown.width, height: shown.height)
+        } else {
+            displayWidth = nil
+            displayHeight = nil
+            layout = nil
+        }
+
+        (camera, cameraEvidence) = VideoReport.camera(
+            stream: stream, format: format, analysis: analysis, source: orientationSource, findings: &findings)
+
+        findings += VideoReport.matrixFindings(analysis, source: orientationSource)
+        findings += VideoReport.sourceFindings(sources, evidence: evidence, stream: stream)
+    }
+
+    static func applySampleAspectRatio(_ ratio: String?, width: Int, height: Int) -> (width: Int, height: Int) {
+        guard let ratio, let colon = ratio.firstIndex(of: ":"),
+            let num = Int(ratio[..<colon]), let den = Int(ratio[ratio.index(after: colon)...]),
+            num > 0, den > 0, num != den
+        else { return (width, height) }
+        return (Int((Double(width) * Double(num) / Double(den)).rounded()), height)
+    }
+
+    /// The bounding box of the picture after the matrix's rotation (scale is left out: a
+    /// scaled matrix is a finding, not a new size).
+    static func rotatedBounds(width: Int, height: Int, analysis: MatrixAnalysis) -> (width: Int, height: Int) {
+        if let orientation = analysis.orientation { return orientation.displaySize(width: width, height: height) }
+        guard let degrees = analysis.rotation else { return (width, height) }
+        let radians = degrees * Double.pi / 180
+        let w = Double(width), h = Double(height)
+        let shownWidth = abs(w * cos(radians)) + abs(h * sin(radians))
+        let shownHeight = abs(w * sin(radians)) + abs(h * cos(radians))
+        return (Int(shownWidth.rounded()), Int(shownHeight.rounded()))
+    }
+
+    /// Camera metadata outranks the mirror heuristic (AVAsset `preferredTransform`: a mirrored
+    /// transform means the front camera). Either way the evidence is named.
+    static func camera(
+        stream: StreamReport, format: FormatReport, analysis: MatrixAnalysis, source: OrientationSource,
+        findings: inout [Finding]
+    ) -> (CameraPosition?, String?) {
+        var heuristic: (CameraPosition, String)?
+        if let mirrored = analysis.mirrored {
+            let what = source == .exif ? "EXIF orientation" : "display matrix"
+            heuristic =
+                mirrored
+                ? (.front, "\(what) is mirrored (determinant < 0): preferredTransform heuristic")
+                : (.back, "\(what) is not mirrored: preferredTransform heuristic")
+        }
+        guard let stated = statedCamera(stream: stream, format: format) else {
+            return heuristic.map { ($0.0, $0.1) } ?? (nil, nil)
+        }
+        if let heuristic, heuristic.0 != stated.0 {
+            findings.append(
+                Finding(
+                    code: "camera-conflict", severity: .info,
+                    message:
+                        "metadata says the \(stated.0.rawValue) camera but the matrix heuristic says \(heuristic.0.rawValue); metadata decides"
+                ))
+        }
+        return (stated.0, stated.1)
+    }
+
+    /// A camera named by the file's own tags, with the tag that names it.
+    static func statedCamera(stream: StreamReport, format: FormatReport) -> (CameraPosition, String)? {
+        let keys = ["com.apple.quicktime.camera.identifier", "com.apple.quicktime.camera.lens_model", "camera"]
+        for (scope, tags) in [("stream", stream.tags), ("format", format.tags)] {
+            for key in keys {
+                guard let value = tags[key] else { continue }
+                let words = value.lowercased().split(whereSeparator: { !$0.isLetter })
+                let position: CameraPosition? =
+                    words.contains("front") ? .front : (words.contains("back") || words.contains("rear") ? .back : nil)
+                if let position { return (position, "\(scope) tag \(key) = \(value)") }
+            }
+        }
+        return nil
+    }
+
+    static func matrixFindings(_ analysis: MatrixAnalysis, source: OrientationSource) -> [Finding] {
+        var findings: [Finding] = []
+        let name = source == .exif ? "EXIF orientation" : "\(source.rawValue) display matrix"
+        switch analysis.validity {
+        case .nonFinite:
+            findings.append(Finding(code: "matrix-invalid", severity: .error, message: "the \(name) has a non-finite entry"))
+        case .singular:
+            findings.append(
+                Finding(
+                    code: "matrix-invalid", severity: .error,
+                    message: "the \(name) is singular: it collapses the picture; players show nothing or ignore it"))
+        case .valid:
+            break
+        }
+        if analysis.isProjective {
+            findings.append(
+                Finding(
+                    code: "matrix-projective", severity: .warning,
+                    message: "the \(name) has a perspective term (u, v not 0 or w not 1), which QuickTime forbids"))
+        }
+        if analysis.mirrored == true {
+            findings.append(
+                Finding(
+                    code: "mirrored", severity: .warning,
+                    message:
+                        "the \(name) mirrors the picture; ffprobe, exiftool and mediainfo report only a rotation and miss it"
+                ))
+        }
+        if analysis.isSheared, let shear = analysis.shear {
+            findings.append(
+                Finding(
+                    code: "matrix-shear", severity: .warning,
+                    message: "the \(name) shears the picture by \(VideoReport.tidy(shear))°"))
+        } else if analysis.isOddAngle, let rotation = analysis.rotation {
+            findings.append(
+                Finding(
+                    code: "odd-angle", severity: .warning,
+                    message:
+                        "the \(name) rotates by \(VideoReport.tidy(rotation))° clockwise, not a multiple of 90: there is no EXIF orientation for it"
+                ))
+        }
+        if analysis.hasNonUnitScale, let scale = analysis.scale {
+            findings.append(
+                Finding(
+                    code: "matrix-scale", severity: .warning,
+                    message:
+                        "the \(name) scales the picture by \(VideoReport.tidy(scale[0]))×\(VideoReport.tidy(scale[1])); players disagree on honouring it"
+                ))
+        }
+        return findings
+    }
+
+    static func sourceFindings(_ sources: [OrientationEvidence], evidence: VideoEvidence, stream: StreamReport)
+        -> [Finding]
+    {
+        var findings: [Finding] = []
+        let container = sources.first { $0.source == .container }
+        let frame = sources.first { $0.source != .container }
+        let containerRotates = container.map { $0.exifOrientation != 1 } ?? false
+        let frameRotates = frame.map { $0.exifOrientation != 1 } ?? false
+        if let container, let frame, containerRotates || frameRotates {
+            if (container.exifOrientation, container.rotation, container.mirrored)
+                != (frame.exifOrientation, frame.rotation, frame.mirrored)
+            {
+                findings.append(
+                    Finding(
+                        code: "orientation-conflict", severity: .warning,
+                        message:
+                            "the container says \(describe(container)) but the \(frame.source.rawValue) says \(describe(frame)); the container decides, players that read the codec disagree"
+                    ))
+            } else if containerRotates && frameRotates {
+                findings.append(
+                    Finding(
+                        code: "orientation-duplicated", severity: .info,
+                        message:
+                            "both the container and the \(frame.source.rawValue) carry \(describe(container)); a pipeline that applies both rotates twice"
+                    ))
+            }
+        }
+        if let frame, frame.source == .sei, frameRotates, !containerRotates {
+            findings.append(
+                Finding(
+                    code: "codec-orientation", severity: .info,
+                    message:
+                        "only the SEI carries the orientation (\(describe(frame))); players that read only the container show the picture as stored"
+                ))
+        }
+        if let reason = evidence.firstFrameError {
+            findings.append(
+                Finding(
+                    code: "first-frame-unreadable", severity: .warning,
+                    message: "could not decode the first frame (\(reason)): an orientation in the codec would be missed"))
+        }
+        if let title = stream.title ?? stream.tags["title"], let hint = htcRotationHint(title) {
+            findings.append(
+                Finding(
+                    code: "track-title-rotation", severity: .info,
+                    message:
+                        "the track title '\(title)' asks for \(hint)° clockwise (an HTC convention some players honour); the container carries no rotation"
+                ))
+        }
+        return findings
+    }
+
+    /// HTC's Matroska convention: a track named `htc_video_rotA-090` wants 90° clockwise.
+    static func htcRotationHint(_ title: String) -> Int? {
+        let prefix = "htc_video_rotA-"
+        guard title.hasPrefix(prefix), let degrees = Int(title.dropFirst(prefix.count)),
+            [0, 90, 180, 270].contains(degrees), degrees != 0
+        else { return nil }
+        return degrees
+    }
+
+    static func describe(_ evidence: OrientationEvidence) -> String {
+        guard let rotation = evidence.rotation else { return "an invalid matrix" }
+        let turn = "\(rotation.formatted)° clockwise"
+        let orientation = evidence.exifOrientation.map { "orientation \($0), " } ?? ""
+        return evidence.mirrored == true ? "\(orientation)mirror then \(turn)" : "\(orientation)\(turn)"
+    }
+}
+
+extension Double {
+    /// Whole numbers without a fraction: 90 rather than 90.0.
+    var formatted: String {
+        self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

@@ -1,0 +1,430 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+// The report `inspect` prints. Every key is always present (null when unknown), so each type
+// encodes its optionals explicitly instead of relying on the synthesized `encodeIfPresent`.
+
+/// Everything `vidorient inspect` knows about one file.
+public struct MediaReport: Sendable, Hashable, Codable {
+    /// Bumped when a key changes meaning or disappears; new keys do not bump it.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var path: String
+    public var format: FormatReport
+    public var streams: [StreamReport]
+    /// The primary video stream's orientation; nil when the file has no video.
+    public var video: VideoReport?
+    public var findings: [Finding]
+
+    public init(
+        path: String, format: FormatReport, streams: [StreamReport], video: VideoReport?, findings: [Finding]
+    ) {
+        self.schemaVersion = MediaReport.currentSchemaVersion
+        self.path = path
+        self.format = format
+        self.streams = streams
+        self.video = video
+        self.findings = findings
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", path, format, streams, video, findings
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
+        try c.encode(path, forKey: .path)
+        try c.encode(format, forKey: .format)
+        try c.encode(streams, forKey: .streams)
+        try c.encode(video, forKey: .video)
+        try c.encode(findings, forKey: .findings)
+    }
+}
+
+/// The container as a whole.
+public struct FormatReport: Sendable, Hashable, Codable {
+    /// FFmpeg's demuxer name, as ffprobe's `format_name`.
+    public var name: String
+    public var longName: String?
+    public var duration: Double?
+    public var size: Int?
+    public var bitRate: Int?
+    public var startTime: Double?
+    public var creationTime: String?
+    public var streamCount: Int
+    public var location: Location?
+    public var tags: [String: String]
+
+    public init(
+        name: String, longName: String? = nil, duration: Double? = nil, size: Int? = nil, bitRate: Int? = nil,
+        startTime: Double? = nil, creationTime: String? = nil, streamCount: Int, location: Location? = nil,
+        tags: [String: String] = [:]
+    ) {
+        self.name = name
+        self.longName = longName
+        self.duration = duration
+        self.size = size
+        self.bitRate = bitRate
+        self.startTime = startTime
+        self.creationTime = creationTime
+        self.streamCount = streamCount
+        self.location = location
+        self.tags = tags
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, longName = "long_name", duration, size, bitRate = "bit_rate", startTime = "start_time"
+        case creationTime = "creation_time", streamCount = "stream_count", location, tags
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(longName, forKey: .longName)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(size, forKey: .size)
+        try c.encode(bitRate, forKey: .bitRate)
+        try c.encode(startTime, forKey: .startTime)
+        try c.encode(creationTime, forKey: .creationTime)
+        try c.encode(streamCount, forKey: .streamCount)
+        try c.encode(location, forKey: .location)
+        try c.encode(tags, forKey: .tags)
+    }
+}
+
+/// A place from an ISO 6709 string such as `+51.5334-000.1255+026.756/`.
+public struct Location: Sendable, Hashable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+    public var altitude: Double?
+    public var iso6709: String
+
+    public init(latitude: Double, longitude: Double, altitude: Double?, iso6709: String) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.iso6709 = iso6709
+    }
+
+    /// Parses the decimal-degree, degree-minute and degree-minute-second forms; nil otherwise.
+    public init?(iso6709 text: String) {
+        var numbers: [(sign: Double, digits: String)] = []
+        var current: (sign: Double, digits: String)?
+        for character in text {
+            if character == "+" || character == "-" {
+                if let done = current { numbers.append(done) }
+                current = (character == "-" ? -1 : 1, "")
+            } else if character.isNumber || character == "." {
+                guard current != nil else { return nil }
+                current!.digits.append(character)
+            } else if character == "/" || character == "C" {
+                break
+            } else {
+                return nil
+            }
+        }
+        if let done = current { numbers.append(done) }
+        guard numbers.count >= 2,
+            let latitude = Location.degrees(numbers[0].digits, degreeDigits: 2),
+            let longitude = Location.degrees(numbers[1].digits, degreeDigits: 3),
+            abs(latitude) <= 90, abs(longitude) <= 180
+        else { return nil }
+        var altitude: Double?
+        if numbers.count >= 3 {
+            guard let value = Double(numbers[2].digits) else { return nil }
+            altitude = numbers[2].sign * value
+        }
+        self.init(
+            latitude: numbers[0].sign * latitude, longitude: numbers[1].sign * longitude, altitude: altitude,
+            iso6709: text)
+    }
+
+    /// `DD.D`, `DDMM.M` or `DDMMSS.S` (with one more degree digit for longitude) to degrees.
+    private static func degrees(_ digits: String, degreeDigits: Int) -> Double? {
+        let integerPart = digits.split(separator: ".", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard let value = Double(digits), !integerPart.isEmpty else { return nil }
+        switch integerPart.count - degreeDigits {
+        case 0: return value
+        case 2:
+            let whole = (value / 100).rounded(.towardZero)
+            return whole + (value - whole * 100) / 60
+        case 4:
+            let whole = (value / 10_000).rounded(.towardZero)
+            let minutes = ((value - whole * 10_000) / 100).rounded(.towardZero)
+            return whole + minutes / 60 + (value - whole * 10_000 - minutes * 100) / 3600
+        default: return nil
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case latitude, longitude, altitude, iso6709 = "iso6709" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(latitude, forKey: .latitude)
+        try c.encode(longitude, forKey: .longitude)
+        try c.encode(altitude, forKey: .altitude)
+        try c.encode(iso6709, forKey: .iso6709)
+    }
+}
+
+/// One stream, with the fields a reader of `ffprobe -show_streams` looks for.
+public struct StreamReport: Sendable, Hashable, Codable {
+    public var index: Int
+    /// video, audio, subtitle, data, attachment or unknown.
+    public var type: String
+    public var codec: String?
+    public var codecLongName: String?
+    public var codecTag: String?
+    public var profile: String?
+    public var pixelFormat: String?
+    public var bitDepth: Int?
+    public var codedWidth: Int?
+    public var codedHeight: Int?
+    /// As ffprobe writes it, `num:den`.
+    public var sampleAspectRatio: String?
+    public var frameRate: Double?
+    public var duration: Double?
+    public var bitRate: Int?
+    public var frameCount: Int?
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorSpace: String?
+    public var colorRange: String?
+    /// `hlg` or `pq` from the transfer characteristic; nil for SDR.
+    public var hdr: String?
+    /// Dolby Vision `profile.compatibility`, such as `8.4` (HLG-compatible base layer).
+    public var dolbyVision: String?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var language: String?
+    public var handlerName: String?
+    public var title: String?
+    public var isDefault: Bool
+    public var isAttachedPicture: Bool
+    public var tags: [String: String]
+
+    public init(index: Int, type: String) {
+        self.index = index
+        self.type = type
+        self.isDefault = false
+        self.isAttachedPicture = false
+        self.tags = [:]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case index, type, codec, codecLongName = "codec_long_name", codecTag = "codec_tag", profile
+        case pixelFormat = "pix_fmt", bitDepth = "bit_depth", codedWidth = "coded_width"
+        case codedHeight = "coded_height", sampleAspectRatio = "sample_aspect_ratio", frameRate = "frame_rate"
+        case duration, bitRate = "bit_rate", frameCount = "frame_count", colorPrimaries = "color_primaries"
+        case colorTransfer = "color_transfer", colorSpace = "color_space", colorRange = "color_range", hdr
+        case dolbyVision = "dolby_vision"
+        case sampleRate = "sample_rate", channels, language, handlerName = "handler_name", title
+        case isDefault = "is_default", isAttachedPicture = "is_attached_picture", tags
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(type, forKey: .type)
+        try c.encode(codec, forKey: .codec)
+        try c.encode(codecLongName, forKey: .codecLongName)
+        try c.encode(codecTag, forKey: .codecTag)
+        try c.encode(profile, forKey: .profile)
+        try c.encode(pixelFormat, forKey: .pixelFormat)
+        try c.encode(bitDepth, forKey: .bitDepth)
+        try c.encode(codedWidth, forKey: .codedWidth)
+        try c.encode(codedHeight, forKey: .codedHeight)
+        try c.encode(sampleAspectRatio, forKey: .sampleAspectRatio)
+        try c.encode(frameRate, forKey: .frameRate)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(bitRate, forKey: .bitRate)
+        try c.encode(frameCount, forKey: .frameCount)
+        try c.encode(colorPrimaries, forKey: .colorPrimaries)
+        try c.encode(colorTransfer, forKey: .colorTransfer)
+        try c.encode(colorSpace, forKey: .colorSpace)
+        try c.encode(colorRange, forKey: .colorRange)
+        try c.encode(hdr, forKey: .hdr)
+        try c.encode(dolbyVision, forKey: .dolbyVision)
+        try c.encode(sampleRate, forKey: .sampleRate)
+        try c.encode(channels, forKey: .channels)
+        try c.encode(language, forKey: .language)
+        try c.encode(handlerName, forKey: .handlerName)
+        try c.encode(title, forKey: .title)
+        try c.encode(isDefault, forKey: .isDefault)
+        try c.encode(isAttachedPicture, forKey: .isAttachedPicture)
+        try c.encode(tags, forKey: .tags)
+    }
+}
+
+/// Where an orientation was read from.
+public enum OrientationSource: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The container's display matrix (MP4/MOV `tkhd` combined with `mvhd`, as FFmpeg reads it).
+    case container
+    /// An H.264/HEVC display-orientation SEI message in the first decoded frame.
+    case sei
+    /// The EXIF `Orientation` tag of a photo.
+    case exif
+    /// No source carries an orientation: the picture is shown as stored.
+    case none
+}
+
+/// One source's say on the orientation.
+public struct OrientationEvidence: Sendable, Hashable, Codable {
+    public var source: OrientationSource
+    public var matrix: [Double]
+    public var exifOrientation: Int?
+    public var rotation: Double?
+    public var mirrored: Bool?
+
+    public init(source: OrientationSource, matrix: DisplayMatrix) {
+        let analysis = matrix.analysis
+        self.source = source
+        self.matrix = matrix.entries.map(VideoReport.tidy)
+        self.exifOrientation = analysis.orientation?.exif
+        self.rotation = analysis.rotation.map(VideoReport.tidy)
+        self.mirrored = analysis.mirrored
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case source, matrix, exifOrientation = "exif_orientation", rotation, mirrored
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(matrix, forKey: .matrix)
+        try c.encode(exifOrientation, forKey: .exifOrientation)
+        try c.encode(rotation, forKey: .rotation)
+        try c.encode(mirrored, forKey: .mirrored)
+    }
+}
+
+public enum Layout: String, Sendable, Hashable, Codable {
+    case portrait, landscape, square
+
+    public init(width: Int, height: Int) {
+        self = width > height ? .landscape : (height > width ? .portrait : .square)
+    }
+}
+
+public enum CameraPosition: String, Sendable, Hashable, Codable {
+    case front, back
+}
+
+/// The primary video stream: how it is stored, how it is shown, and why.
+public struct VideoReport: Sendable, Hashable, Codable {
+    public var index: Int
+    public var codec: String?
+    public var codedWidth: Int?
+    public var codedHeight: Int?
+    public var sampleAspectRatio: String?
+    public var displayWidth: Int?
+    public var displayHeight: Int?
+    /// The deciding matrix in tkhd order, real numbers.
+    public var matrix: [Double]
+    public var matrixValidity: MatrixAnalysis.Validity
+    public var matrixScale: [Double]?
+    public var matrixShear: Double?
+    public var matrixTranslation: [Double]
+    /// Clockwise degrees after the optional mirror; exact when not a multiple of 90.
+    public var rotation: Double?
+    public var mirrored: Bool?
+    /// EXIF 1–8; nil when the matrix is not one of the eight.
+    public var exifOrientation: Int?
+    public var orientationSource: OrientationSource
+    /// Every source that has a say, the deciding one first.
+    public var sources: [OrientationEvidence]
+    public var layout: Layout?
+    public var camera: CameraPosition?
+    public var cameraEvidence: String?
+    /// What ffprobe prints as `rotation` for the same file (counter-clockwise, mirror-blind).
+    public var ffprobeRotation: Int?
+
+    /// Rounds away fixed-point noise (16.16 resolves 1.5e-5) so that 90 prints as 90.
+    static func tidy(_ value: Double) -> Double {
+        let rounded = (value * 1_000_000).rounded() / 1_000_000
+        return rounded == 0 ? 0 : rounded
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case index, codec, codedWidth = "coded_width", codedHeight = "coded_height"
+        case sampleAspectRatio = "sample_aspect_ratio", displayWidth = "display_width"
+        case displayHeight = "display_height", matrix, matrixValidity = "matrix_validity"
+        case matrixScale = "matrix_scale", matrixShear = "matrix_shear", matrixTranslation = "matrix_translation"
+        case rotation, mirrored, exifOrientation = "exif_orientation", orientationSource = "orientation_source"
+        case sources, layout, camera, cameraEvidence = "camera_evidence", ffprobeRotation = "ffprobe_rotation"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(codec, forKey: .codec)
+        try c.encode(codedWidth, forKey: .codedWidth)
+        try c.encode(codedHeight, forKey: .codedHeight)
+        try c.encode(sampleAspectRatio, forKey: .sampleAspectRatio)
+        try c.encode(displayWidth, forKey: .displayWidth)
+        try c.encode(displayHeight, forKey: .displayHeight)
+        try c.encode(matrix, forKey: .matrix)
+        try c.encode(matrixValidity, forKey: .matrixValidity)
+        try c.encode(matrixScale, forKey: .matrixScale)
+        try c.encode(matrixShear, forKey: .matrixShear)
+        try c.encode(matrixTranslation, forKey: .matrixTranslation)
+        try c.encode(rotation, forKey: .rotation)
+        try c.encode(mirrored, forKey: .mirrored)
+        try c.encode(exifOrientation, forKey: .exifOrientation)
+        try c.encode(orientationSource, forKey: .orientationSource)
+        try c.encode(sources, forKey: .sources)
+        try c.encode(layout, forKey: .layout)
+        try c.encode(camera, forKey: .camera)
+        try c.encode(cameraEvidence, forKey: .cameraEvidence)
+        try c.encode(ffprobeRotation, forKey: .ffprobeRotation)
+    }
+}
+
+public enum Severity: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+    case info, warning, error
+
+    private var rank: Int { Severity.allCases.firstIndex(of: self)! }
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// Something about a file's orientation worth a person's attention.
+public struct Finding: Sendable, Hashable, Codable {
+    /// Stable, kebab-case; documented in docs/findings.md.
+    public var code: String
+    public var severity: Severity
+    public var message: String
+
+    public init(code: String, severity: Severity, message: String) {
+        self.code = code
+        self.severity = severity
+        self.message = message
+    }
+}
+
+/// One input that could not be read, with the reason in a few lowercase words.
+public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "could not read '\(path)': \(reason)" }
+}
+
+extension JSONEncoder {
+    /// The encoder every machine-readable output uses: sorted keys for stable output.
+    public static func vidorient(pretty: Bool = true) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,138 @@
+/// The other names the eight orientations go by, each convertible both ways.
+extension Orientation {
+    /// `UIImage.Orientation` raw values: up 0, down 1, left 2, right 3, upMirrored 4,
+    /// downMirrored 5, leftMirrored 6, rightMirrored 7.
+    public static let uiImageOrder: [Orientation] = [
+        .up, .down, .left, .right, .upMirrored, .downMirrored, .leftMirrored, .rightMirrored,
+    ]
+
+    public var uiImageOrientation: Int { Orientation.uiImageOrder.firstIndex(of: self)! }
+
+    public init?(uiImageOrientation raw: Int) {
+        guard Orientation.uiImageOrder.indices.contains(raw) else { return nil }
+        self = Orientation.uiImageOrder[raw]
+    }
+
+    /// The `UIImage.Orientation` / `CGImagePropertyOrientation` case name (the same names).
+    public var appleName: String {
+        switch self {
+        case .up: "up"
+        case .upMirrored: "upMirrored"
+        case .down: "down"
+        case .downMirrored: "downMirrored"
+        case .leftMirrored: "leftMirrored"
+        case .right: "right"
+        case .rightMirrored: "rightMirrored"
+        case .left: "left"
+        }
+    }
+
+    /// `CGImagePropertyOrientation` raw value: the EXIF value.
+    public var cgImagePropertyOrientation: Int { exif }
+
+    /// The `AVCaptureVideoOrientation` (portrait 1, portraitUpsideDown 2, landscapeRight 3,
+    /// landscapeLeft 4) at which an unmirrored back-camera recording gets this orientation.
+    /// The sensor's native orientation is landscapeRight. nil for the mirrored four.
+    public var captureVideoOrientation: CaptureOrientation? {
+        switch self {
+        case .right: .portrait
+        case .left: .portraitUpsideDown
+        case .up: .landscapeRight
+        case .down: .landscapeLeft
+        default: nil
+        }
+    }
+
+    public init?(captureVideoOrientation capture: CaptureOrientation) {
+        guard let match = Orientation.allCases.first(where: { $0.captureVideoOrientation == capture }) else {
+            return nil
+        }
+        self = match
+    }
+
+    /// HEIF's transformative properties in the order libheif and Apple write them: `irot`
+    /// (counter-clockwise quarter turns) first, then `imir` (axis 0: about the vertical axis,
+    /// left and right swap; axis 1: about the horizontal axis, top and bottom swap).
+    public var heif: HEIFTransform {
+        switch self {
+        case .up: HEIFTransform(irot: 0, imir: nil)
+        case .upMirrored: HEIFTransform(irot: 0, imir: 0)
+        case .down: HEIFTransform(irot: 2, imir: nil)
+        case .downMirrored: HEIFTransform(irot: 0, imir: 1)
+        case .leftMirrored: HEIFTransform(irot: 3, imir: 0)
+        case .right: HEIFTransform(irot: 3, imir: nil)
+        case .rightMirrored: HEIFTransform(irot: 3, imir: 1)
+        case .left: HEIFTransform(irot: 1, imir: nil)
+        }
+    }
+
+    /// The orientation of any `irot` then `imir` pair; nil for an `irot` outside 0–3 or an
+    /// `imir` axis other than 0 or 1.
+    public init?(heif transform: HEIFTransform) {
+        guard (0...3).contains(transform.irot) else { return nil }
+        // irot n turns n quarter turns counter-clockwise: 4 - n clockwise.
+        var map = LinearMap.identity
+        for _ in 0..<((4 - transform.irot) % 4) { map = LinearMap.quarterTurnClockwise.after(map) }
+        switch transform.imir {
+        case nil: break
+        case 0: map = LinearMap.mirror.after(map)
+        case 1: map = LinearMap(a: 1, b: 0, c: 0, d: -1).after(map)
+        default: return nil
+        }
+        self.init(linear: map)
+    }
+}
+
+/// `AVCaptureVideoOrientation` by raw value. `UIDeviceOrientation` shares raw values 1–4, but
+/// its landscape names are the other way round: the device's landscapeLeft (raw 3) is the
+/// capture's landscapeRight (raw 3).
+public enum CaptureOrientation: Int, CaseIterable, Sendable, Hashable {
+    case portrait = 1
+    case portraitUpsideDown = 2
+    case landscapeRight = 3
+    case landscapeLeft = 4
+
+    public var name: String {
+        switch self {
+        case .portrait: "portrait"
+        case .portraitUpsideDown: "portraitUpsideDown"
+        case .landscapeRight: "landscapeRight"
+        case .landscapeLeft: "landscapeLeft"
+        }
+    }
+
+    /// The `UIDeviceOrientation` name with the same raw value.
+    public var deviceOrientationName: String {
+        switch self {
+        case .portrait: "portrait"
+        case .portraitUpsideDown: "portraitUpsideDown"
+        case .landscapeRight: "landscapeLeft"
+        case .landscapeLeft: "landscapeRight"
+        }
+    }
+
+    public init?(name: String) {
+        guard let match = CaptureOrientation.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+
+    public init?(deviceOrientationName name: String) {
+        guard let match = CaptureOrientation.allCases.first(where: { $0.deviceOrientationName == name }) else {
+            return nil
+        }
+        self = match
+    }
+}
+
+/// HEIF `irot` and `imir`, applied in that order.
+public struct HEIFTransform: Sendable, Hashable {
+    /// Counter-clockwise quarter turns, 0–3.
+    public var irot: Int
+    /// Mirror axis: nil for none, 0 vertical axis (left-right), 1 horizontal axis (top-bottom).
+    public var imir: Int?
+
+    public init(irot: Int, imir: Int?) {
+        self.irot = irot
+        self.imir = imir
+    }
+}

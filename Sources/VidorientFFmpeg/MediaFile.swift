@@ -1,0 +1,76 @@
+import CFFmpeg
+import VidorientCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An open input: owns one `AVFormatContext` from a successful `avformat_open_input` to `deinit`.
+/// Everything read from it is copied into value types at once; no borrowed pointer escapes.
+final class MediaFile {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+
+    /// Opens `path` for reading, after the checks that give a clearer reason than FFmpeg would.
+    init(path: String) throws(InputError) {
+        self.path = path
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+        if (status.st_mode & S_IFMT) == S_IFDIR { throw InputError(path: path, reason: "is a directory") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw InputError(path: path, reason: "not a regular file") }
+        guard status.st_size > 0 else { throw InputError(path: path, reason: "file is empty") }
+        guard access(path, R_OK) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let code = avformat_open_input(&context, path, nil, nil)
+        guard code >= 0, let context else {
+            // avformat_open_input frees the context itself when it fails.
+            throw InputError(path: path, reason: FFmpegError(code: code).description)
+        }
+        self.context = context
+    }
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&pointer)
+    }
+
+    private static func errnoReason() -> String {
+        String(cString: strerror(errno)).lowercased()
+    }
+
+    var formatName: String { context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown" }
+
+    /// ISO-BMFF and QuickTime describe every stream in the header (`moov`), so FFmpeg's
+    /// stream-info pass, which decodes a few frames of every stream, adds nothing we need.
+    var headerDescribesStreams: Bool { formatName.hasPrefix("mov,mp4") && context.pointee.nb_streams > 0 }
+
+    func findStreamInfo() throws(FFmpegError) {
+        try FFmpegError.check(avformat_find_stream_info(context, nil))
+    }
+
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+    }
+
+    /// Reads the next packet into `packet`; false at the end of the file.
+    func read(into packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) -> Bool {
+        let code = av_read_frame(context, packet)
+        if code == FFmpegError.endOfFile.code { return false }
+        try FFmpegError.check(code)
+        return true
+    }
+
+    /// Copies an `AVDictionary` into a Swift dictionary.
+    static func tags(_ dictionary: OpaquePointer?) -> [String: String] {
+        var tags: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            tags[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+            entry = next
+        }
+        return tags
+    }
+}

@@ -1,0 +1,183 @@
+import CFFmpeg
+public import VidorientCore
+
+/// Reads a file with FFmpeg and reports its streams and orientation.
+public struct Prober: Sendable {
+    public init() {}
+
+    /// The report `vidorient inspect` prints.
+    public func inspect(_ path: String) throws(InputError) -> MediaReport {
+        MediaReport(probe: try probe(path))
+    }
+
+    /// The raw facts, before `MediaReport` judges them.
+    public func probe(_ path: String) throws(InputError) -> MediaProbe {
+        let file = try MediaFile(path: path)
+        if !file.headerDescribesStreams {
+            do { try file.findStreamInfo() } catch {
+                throw InputError(path: path, reason: "could not read the streams: \(error)")
+            }
+        }
+        let streams = file.streams
+        guard !streams.isEmpty else { throw InputError(path: path, reason: "no streams found") }
+        var reports = streams.map(Prober.report)
+        var evidence: VideoEvidence?
+        if let index = MediaProbe.primaryVideoIndex(in: reports) {
+            evidence = Prober.videoEvidence(file: file, stream: streams[index], report: &reports[index])
+        }
+        return MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence)
+    }
+
+    static func format(_ file: MediaFile) -> FormatReport {
+        let context = file.context.pointee
+        let tags = MediaFile.tags(context.metadata)
+        let iso6709 = tags["com.apple.quicktime.location.ISO6709"] ?? tags["location"]
+        let size = context.pb.map { avio_size($0) } ?? -1
+        let duration = context.duration == Int64.min || context.duration <= 0 ? nil : Double(context.duration) / Double(AV_TIME_BASE)
+        // FFmpeg's stream-info pass derives these; without it, derive them the same way.
+        var bitRate = context.bit_rate > 0 ? Int(context.bit_rate) : nil
+        if bitRate == nil, let duration, size > 0 { bitRate = Int((Double(size) * 8 / duration).rounded(.towardZero)) }
+        var startTime = context.start_time == Int64.min ? nil : Double(context.start_time) / Double(AV_TIME_BASE)
+        if startTime == nil {
+            startTime = file.streams.compactMap { stream -> Double? in
+                let st = stream.pointee
+                guard st.start_time != Int64.min, st.time_base.den > 0 else { return nil }
+                return Double(st.start_time) * Double(st.time_base.num) / Double(st.time_base.den)
+            }.min()
+        }
+        return FormatReport(
+            name: file.formatName,
+            longName: context.iformat.flatMap { $0.pointee.long_name.map { String(cString: $0) } },
+            duration: duration,
+            size: size >= 0 ? Int(size) : nil,
+            bitRate: bitRate,
+            startTime: startTime,
+            creationTime: tags["creation_time"],
+            streamCount: Int(context.nb_streams),
+            location: iso6709.flatMap(Location.init(iso6709:)),
+            tags: tags)
+    }
+
+    static func report(_ stream: UnsafeMutablePointer<AVStream>) -> StreamReport {
+        let st = stream.pointee
+        let par = st.codecpar.pointee
+        var report = StreamReport(
+            index: Int(st.index), type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown")
+        if let descriptor = avcodec_descriptor_get(par.codec_id) {
+            report.codec = String(cString: descriptor.pointee.name)
+            report.codecLongName = descriptor.pointee.long_name.map { String(cString: $0) }
+        }
+        report.codecTag = fourCC(par.codec_tag)
+        report.profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
+        if report.profile == nil, par.codec_id == AV_CODEC_ID_AAC, par.extradata_size >= 1, let extradata = par.extradata {
+            // The AudioSpecificConfig opens with the object type; FFmpeg's AAC profile is one less.
+            let objectType = Int32(extradata[0] >> 3)
+            if objectType > 0 && objectType < 31 {
+                report.profile = avcodec_profile_name(par.codec_id, objectType - 1).map { String(cString: $0) }
+            }
+        }
+        if par.codec_type == AVMEDIA_TYPE_VIDEO {
+            setPixelFormat(&report, AVPixelFormat(par.format))
+            report.codedWidth = par.width > 0 ? Int(par.width) : nil
+            report.codedHeight = par.height > 0 ? Int(par.height) : nil
+            report.sampleAspectRatio = ratio(par.sample_aspect_ratio.num > 0 ? par.sample_aspect_ratio : st.sample_aspect_ratio)
+            let rate = st.avg_frame_rate.num > 0 && st.avg_frame_rate.den > 0 ? st.avg_frame_rate : st.r_frame_rate
+            report.frameRate = rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
+            report.colorPrimaries = par.color_primaries == AVCOL_PRI_UNSPECIFIED
+                ? nil : av_color_primaries_name(par.color_primaries).map { String(cString: $0) }
+            report.colorTransfer = par.color_trc == AVCOL_TRC_UNSPECIFIED
+                ? nil : av_color_transfer_name(par.color_trc).map { String(cString: $0) }
+            report.colorSpace = par.color_space == AVCOL_SPC_UNSPECIFIED
+                ? nil : av_color_space_name(par.color_space).map { String(cString: $0) }
+            report.colorRange = par.color_range == AVCOL_RANGE_UNSPECIFIED
+                ? nil : av_color_range_name(par.color_range).map { String(cString: $0) }
+            report.hdr = hdr(transfer: par.color_trc)
+            if let dovi = vo_stream_dovi(stream) {
+                report.dolbyVision = "\(dovi.pointee.dv_profile).\(dovi.pointee.dv_bl_signal_compatibility_id)"
+            }
+        }
+        if par.codec_type == AVMEDIA_TYPE_AUDIO {
+            report.sampleRate = par.sample_rate > 0 ? Int(par.sample_rate) : nil
+            let channels = vo_channel_count(st.codecpar)
+            report.channels = channels > 0 ? Int(channels) : nil
+        }
+        if st.duration != Int64.min, st.duration > 0, st.time_base.den > 0 {
+            report.duration = Double(st.duration) * Double(st.time_base.num) / Double(st.time_base.den)
+        }
+        report.bitRate = par.bit_rate > 0 ? Int(par.bit_rate) : nil
+        report.frameCount = st.nb_frames > 0 ? Int(st.nb_frames) : nil
+        report.tags = MediaFile.tags(st.metadata)
+        report.language = report.tags["language"]
+        report.handlerName = report.tags["handler_name"]
+        report.title = report.tags["title"]
+        report.isDefault = st.disposition & AV_DISPOSITION_DEFAULT != 0
+        report.isAttachedPicture = st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        return report
+    }
+
+    /// `num:den` in lowest terms, as ffprobe prints it; nil when unknown (0).
+    static func ratio(_ value: AVRational) -> String? {
+        var num: Int32 = 0, den: Int32 = 0
+        guard value.num > 0, value.den > 0 else { return nil }
+        av_reduce(&num, &den, Int64(value.num), Int64(value.den), Int64(Int32.max))
+        return "\(num):\(den)"
+    }
+
+    static func setPixelFormat(_ report: inout StreamReport, _ format: AVPixelFormat) {
+        guard format != AV_PIX_FMT_NONE, let descriptor = av_pix_fmt_desc_get(format) else { return }
+        report.pixelFormat = String(cString: descriptor.pointee.name)
+        report.bitDepth = Int(descriptor.pointee.comp.0.depth)
+    }
+
+    static func hdr(transfer: AVColorTransferCharacteristic) -> String? {
+        switch transfer {
+        case AVCOL_TRC_ARIB_STD_B67: return "hlg"
+        case AVCOL_TRC_SMPTE2084: return "pq"
+        default: return nil
+        }
+    }
+
+    static func fourCC(_ tag: UInt32) -> String? {
+        guard tag != 0 else { return nil }
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }
+        guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The container's matrix, then the first frame: its SEI or EXIF orientation, and the
+    /// stream facts only a decoder knows (pixel format, profile, aspect ratio) when the header
+    /// did not say.
+    static func videoEvidence(file: MediaFile, stream: UnsafeMutablePointer<AVStream>, report: inout StreamReport)
+        -> VideoEvidence
+    {
+        let codecID = stream.pointee.codecpar.pointee.codec_id
+        let isStill = [AV_CODEC_ID_MJPEG, AV_CODEC_ID_PNG, AV_CODEC_ID_WEBP, AV_CODEC_ID_TIFF, AV_CODEC_ID_BMP]
+            .contains(codecID)
+        var evidence = VideoEvidence(streamIndex: report.index, isStillImage: isStill)
+        if let matrix = vo_stream_display_matrix(stream) {
+            evidence.containerMatrix = DisplayMatrix(fixedPoint: Array(UnsafeBufferPointer(start: matrix, count: 9)))
+        }
+        // Only this stream's packets are read from here on.
+        for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        do {
+            let decoder = try VideoDecoder(stream: stream, reducedResolution: isStill)
+            guard try decoder.decodeFirstFrame(from: file) else {
+                evidence.firstFrameError = "no frame in the stream"
+                return evidence
+            }
+            let frame = decoder.frame
+            if let matrix = vo_frame_display_matrix(frame) {
+                evidence.frameMatrix = DisplayMatrix(fixedPoint: Array(UnsafeBufferPointer(start: matrix, count: 9)))
+            }
+            evidence.exifOrientationTag = MediaFile.tags(frame.pointee.metadata)["Orientation"]
+            if report.pixelFormat == nil { setPixelFormat(&report, AVPixelFormat(frame.pointee.format)) }
+            if report.profile == nil {
+                report.profile = avcodec_profile_name(codecID, decoder.context.pointee.profile).map { String(cString: $0) }
+            }
+            if report.sampleAspectRatio == nil { report.sampleAspectRatio = ratio(frame.pointee.sample_aspect_ratio) }
+        } catch {
+            evidence.firstFrameError = error.description
+        }
+        return evidence
+    }
+}

@@ -1,0 +1,76 @@
+import CFFmpeg
+
+/// A decoder for one video stream: owns its `AVCodecContext`, a packet and a frame.
+final class VideoDecoder {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let packet: UnsafeMutablePointer<AVPacket>
+    let frame: UnsafeMutablePointer<AVFrame>
+    let streamIndex: Int32
+
+    /// - Parameter reducedResolution: decode at the smallest size the decoder offers (JPEG
+    ///   can decode at 1/8): enough when only side data and metadata are wanted.
+    init(stream: UnsafeMutablePointer<AVStream>, reducedResolution: Bool = false) throws(FFmpegError) {
+        guard let codec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+            throw FFmpegError(code: vo_averror_decoder_not_found())
+        }
+        guard let context = avcodec_alloc_context3(codec) else { throw FFmpegError.outOfMemory }
+        guard let packet = av_packet_alloc() else {
+            var owned: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&owned)
+            throw FFmpegError.outOfMemory
+        }
+        guard let frame = av_frame_alloc() else {
+            var owned: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&owned)
+            var ownedPacket: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&ownedPacket)
+            throw FFmpegError.outOfMemory
+        }
+        // From here on deinit frees all three, whatever fails next.
+        self.context = context
+        self.packet = packet
+        self.frame = frame
+        self.streamIndex = stream.pointee.index
+        try FFmpegError.check(avcodec_parameters_to_context(context, stream.pointee.codecpar))
+        context.pointee.pkt_timebase = stream.pointee.time_base
+        // One thread: frame threading delays the first frame by a frame per thread.
+        context.pointee.thread_count = 1
+        if reducedResolution { context.pointee.lowres = Int32(codec.pointee.max_lowres) }
+        try FFmpegError.check(avcodec_open2(context, codec, nil))
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = self.frame
+        av_frame_free(&frame)
+        var packet: UnsafeMutablePointer<AVPacket>? = self.packet
+        av_packet_free(&packet)
+        var context: UnsafeMutablePointer<AVCodecContext>? = self.context
+        avcodec_free_context(&context)
+    }
+
+    /// Decodes until the first frame of the stream is in `frame`, reading at most
+    /// `packetLimit` packets of the stream. Returns false when the stream ends without a frame.
+    func decodeFirstFrame(from file: MediaFile, packetLimit: Int = 256) throws(FFmpegError) -> Bool {
+        var sent = 0
+        while sent < packetLimit {
+            guard try file.read(into: packet) else { break }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            sent += 1
+            let code = avcodec_send_packet(context, packet)
+            // A damaged packet is skipped: the next keyframe may still decode.
+            if code < 0 && code != FFmpegError.tryAgain.code { continue }
+            if try receive() { return true }
+        }
+        // Drain: the decoder may hold the frame back until it knows no more are coming.
+        _ = avcodec_send_packet(context, nil)
+        return try receive()
+    }
+
+    private func receive() throws(FFmpegError) -> Bool {
+        let code = avcodec_receive_frame(context, frame)
+        if code == FFmpegError.tryAgain.code || code == FFmpegError.endOfFile.code { return false }
+        try FFmpegError.check(code)
+        return true
+    }
+}

@@ -1,0 +1,157 @@
+import ArgumentParser
+import VidorientCore
+import VidorientFFmpeg
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Report how each file is stored, how it is displayed, and why.",
+        discussion: """
+            With --json, one object for one file and an array for several (keys in docs/json.md). \
+            A file that cannot be read gets one line on stderr; the others are still reported, \
+            and the exit status is 2.
+            """
+    )
+
+    @Argument(help: "Video or photo files.", completion: .file())
+    var files: [String]
+
+    @Flag(help: "Print JSON instead of the human report.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
+    var verbose = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one file to inspect") }
+    }
+
+    func run() throws {
+        FFmpegLog.setVerbose(verbose)
+        let prober = Prober()
+        var reports: [MediaReport] = []
+        var failed = false
+        for file in files {
+            do {
+                reports.append(try prober.inspect(file))
+            } catch {
+                Terminal.warn(error.description)
+                failed = true
+            }
+        }
+        if json {
+            let encoder = JSONEncoder.vidorient()
+            let data = reports.count == 1 && files.count == 1 ? try encoder.encode(reports[0]) : try encoder.encode(reports)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            let terminal = Terminal.standardOutput
+            print(reports.map { HumanReport(report: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")
+        }
+        if failed { throw ExitStatus.unreadableInput }
+    }
+}
+
+/// The report as a person reads it: aligned labels, the verdict first, evidence after.
+struct HumanReport {
+    let report: MediaReport
+    let terminal: Terminal
+
+    var text: String {
+        var lines = [terminal.paint(report.path, .bold)]
+        func row(_ label: String, _ value: String, style: Terminal.Style = .dim) {
+            lines.append("  " + terminal.paint(label.padding(12), style) + value)
+        }
+        if let video = report.video {
+            row("orientation", orientation(video))
+            if let width = video.displayWidth, let height = video.displayHeight {
+                row("displayed", "\(width)x\(height) \(video.layout?.rawValue ?? "")")
+            }
+            let stored = "\(video.codedWidth.map(String.init) ?? "?")x\(video.codedHeight.map(String.init) ?? "?")"
+            let sar = video.sampleAspectRatio.map { $0 == "1:1" ? "" : ", sample aspect \($0)" } ?? ""
+            row("stored", "\(stored)\(sar), stream \(video.index) (\(video.codec ?? "unknown codec"))")
+            row("matrix", matrix(video.matrix))
+            row("decided by", decidedBy(video))
+            if let camera = video.camera {
+                row("camera", "\(camera.rawValue) (\(video.cameraEvidence ?? "no evidence"))")
+            }
+            row("ffprobe", video.ffprobeRotation.map { "rotation \($0) (counter-clockwise, blind to mirroring)" } ?? "no rotation")
+        } else {
+            row("orientation", "no video stream")
+        }
+        let format = report.format
+        var container = format.longName ?? format.name
+        if let duration = format.duration { container += ", \(fixed(duration, 3)) s" }
+        if let size = format.size { container += ", \(size) bytes" }
+        row("container", container)
+        if let location = format.location {
+            row("location", "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
+                + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
+        }
+        for stream in report.streams { row("stream \(stream.index)", describe(stream)) }
+        for finding in report.findings {
+            let style: Terminal.Style = finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)
+            row(finding.severity.rawValue, "\(finding.code): \(finding.message)", style: style)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ video: VideoReport) -> String {
+        guard let rotation = video.rotation else { return terminal.paint("unknown (invalid matrix)", .red) }
+        let turn = rotation == 0 ? "no rotation" : "rotate \(number(rotation))° clockwise"
+        let what = video.mirrored == true ? "mirror, then \(turn == "no rotation" ? "no rotation" : turn)" : turn
+        let exif = video.exifOrientation.map { "EXIF \($0): " } ?? "no EXIF equivalent: "
+        return terminal.paint(exif + what, .green)
+    }
+
+    private func decidedBy(_ video: VideoReport) -> String {
+        switch video.orientationSource {
+        case .container: "container display matrix (tkhd)"
+        case .sei: "H.264/HEVC display-orientation SEI"
+        case .exif: "EXIF Orientation"
+        case .none: "nothing: no source carries an orientation"
+        }
+    }
+
+    private func matrix(_ m: [Double]) -> String {
+        stride(from: 0, to: 9, by: 3).map { m[$0..<$0 + 3].map(number).joined(separator: " ") }.joined(separator: " | ")
+    }
+
+    private func describe(_ stream: StreamReport) -> String {
+        var parts = [stream.type, stream.codec ?? stream.codecTag.map { "'\($0)'" } ?? "unknown codec"]
+        if let profile = stream.profile { parts[1] += " (\(profile))" }
+        if let width = stream.codedWidth, let height = stream.codedHeight { parts.append("\(width)x\(height)") }
+        if let pixelFormat = stream.pixelFormat { parts.append(pixelFormat) }
+        if let hdr = stream.hdr { parts.append(hdr.uppercased()) }
+        if let profile = stream.dolbyVision { parts.append("Dolby Vision \(profile)") }
+        if let rate = stream.frameRate { parts.append("\(fixed(rate, 3)) fps") }
+        if let sampleRate = stream.sampleRate { parts.append("\(sampleRate) Hz") }
+        if let channels = stream.channels { parts.append("\(channels) ch") }
+        if let language = stream.language, language != "und" { parts.append(language) }
+        if stream.isAttachedPicture { parts.append("cover art") }
+        return parts.joined(separator: ", ")
+    }
+
+    private func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : fixed(value, 4)
+    }
+
+    private func fixed(_ value: Double, _ digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        var text = String(rounded)
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
