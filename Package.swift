@@ -34,7 +34,8 @@ let package = Package(
         ),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore"]),
         .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
-        .testTarget(name: "vidorientTests", dependencies: ["VidorientCore"]),
+        // Runs the built `vidorient` binary end to end.
+        .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore"]),
     ]
 )
 
