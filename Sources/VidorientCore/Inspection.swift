@@ -119,7 +119,7 @@ extension VideoReport {
         matrixScale = analysis.scale?.map(VideoReport.tidy)
         matrixShear = analysis.shear.map(VideoReport.tidy)
         matrixTranslation = analysis.translation.map(VideoReport.tidy)
-        rotation = analysis.rotation.map(VideoReport.tidy)
+        rotation = analysis.rotation.map(VideoReport.tidyDegrees)
         mirrored = analysis.mirrored
         exifOrientation = analysis.orientation?.exif
 
@@ -238,13 +238,13 @@ extension VideoReport {
             findings.append(
                 Finding(
                     code: "matrix-shear", severity: .warning,
-                    message: "the \(name) shears the picture by \(VideoReport.tidy(shear))°"))
+                    message: "the \(name) shears the picture by \(VideoReport.tidyDegrees(shear).formatted)°"))
         } else if analysis.isOddAngle, let rotation = analysis.rotation {
             findings.append(
                 Finding(
                     code: "odd-angle", severity: .warning,
                     message:
-                        "the \(name) rotates by \(VideoReport.tidy(rotation))° clockwise, not a multiple of 90: there is no EXIF orientation for it"
+                        "the \(name) rotates by \(VideoReport.tidyDegrees(rotation).formatted)° clockwise, not a multiple of 90: there is no EXIF orientation for it"
                 ))
         }
         if analysis.hasNonUnitScale, let scale = analysis.scale {
@@ -252,7 +252,7 @@ extension VideoReport {
                 Finding(
                     code: "matrix-scale", severity: .warning,
                     message:
-                        "the \(name) scales the picture by \(VideoReport.tidy(scale[0]))×\(VideoReport.tidy(scale[1])); players disagree on honouring it"
+                        "the \(name) scales the picture by \(VideoReport.tidy(scale[0]).formatted)×\(VideoReport.tidy(scale[1]).formatted); players disagree on honouring it"
                 ))
         }
         return findings

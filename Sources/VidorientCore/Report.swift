@@ -286,7 +286,7 @@ public struct OrientationEvidence: Sendable, Hashable, Codable {
         self.source = source
         self.matrix = matrix.entries.map(VideoReport.tidy)
         self.exifOrientation = analysis.orientation?.exif
-        self.rotation = analysis.rotation.map(VideoReport.tidy)
+        self.rotation = analysis.rotation.map(VideoReport.tidyDegrees)
         self.mirrored = analysis.mirrored
     }
 
@@ -349,6 +349,13 @@ public struct VideoReport: Sendable, Hashable, Codable {
     static func tidy(_ value: Double) -> Double {
         let rounded = (value * 1_000_000).rounded() / 1_000_000
         return rounded == 0 ? 0 : rounded
+    }
+
+    /// Degrees to 0.001: 16.16 fixed point cannot state an angle more finely than that, so a
+    /// matrix written for 30° reads back as 30, not 29.99997.
+    static func tidyDegrees(_ value: Double) -> Double {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == 0 || rounded == 360 ? 0 : rounded
     }
 
     enum CodingKeys: String, CodingKey {

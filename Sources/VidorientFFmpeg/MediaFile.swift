@@ -44,8 +44,15 @@ final class MediaFile {
     var formatName: String { context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown" }
 
     /// ISO-BMFF and QuickTime describe every stream in the header (`moov`), so FFmpeg's
-    /// stream-info pass, which decodes a few frames of every stream, adds nothing we need.
-    var headerDescribesStreams: Bool { formatName.hasPrefix("mov,mp4") && context.pointee.nb_streams > 0 }
+    /// stream-info pass, which decodes a few frames of every stream, adds nothing we need;
+    /// unless a picture's size is missing, as for cover art, whose size is inside the image.
+    var headerDescribesStreams: Bool {
+        guard formatName.hasPrefix("mov,mp4"), !streams.isEmpty else { return false }
+        return streams.allSatisfy { stream in
+            let par = stream.pointee.codecpar.pointee
+            return par.codec_type != AVMEDIA_TYPE_VIDEO || (par.width > 0 && par.height > 0)
+        }
+    }
 
     func findStreamInfo() throws(FFmpegError) {
         try FFmpegError.check(avformat_find_stream_info(context, nil))

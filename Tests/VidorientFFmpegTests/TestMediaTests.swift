@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import VidorientCore
+import VidorientFFmpeg
+
+/// The project's generated media (`TestMedia/generate.sh`) and the truth its manifest records
+/// from how each file was built.
+struct Manifest: Sendable {
+    struct Entry: Decodable, Sendable, CustomTestStringConvertible {
+        var name = ""
+        let videoIndex: Int?
+        let attachedPic: Bool?
+        let storedWidth: Int?
+        let storedHeight: Int?
+        let displayWidth: Int?
+        let displayHeight: Int?
+        let exifOrientation: Int?
+        let rotation: Double?
+        let mirrored: Bool?
+        let orientationSource: String?
+        let matrix: [Double]?
+        let ffprobeRotation: Int?
+        let sampleAspectRatio: String?
+        let bad: Bool
+        var testDescription: String { name }
+
+        var path: String { Manifest.folder.appendingPathComponent(name).path }
+
+        enum CodingKeys: String, CodingKey {
+            case videoIndex = "video_index", attachedPic = "attached_pic", storedWidth = "stored_width"
+            case storedHeight = "stored_height", displayWidth = "display_width", displayHeight = "display_height"
+            case exifOrientation = "exif_orientation", rotation, mirrored, orientationSource = "orientation_source"
+            case matrix, ffprobeRotation = "ffprobe_rotation", sampleAspectRatio = "sample_aspect_ratio", bad
+        }
+    }
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("TestMedia")
+
+    static let entries: [Entry] = {
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent("manifest.json")),
+            let decoded = try? JSONDecoder().decode([String: Entry].self, from: data)
+        else { return [] }
+        return decoded.map { name, entry in
+            var entry = entry
+            entry.name = name
+            return entry
+        }.sorted { $0.name < $1.name }
+    }()
+
+    static var good: [Entry] { entries.filter { !$0.bad } }
+    static var bad: [Entry] { entries.filter(\.bad) }
+}
+
+@Suite struct TestMediaTests {
+    @Test func manifestIsThere() {
+        // Guards every table below: an empty manifest would make them pass vacuously.
+        #expect(Manifest.good.count >= 30)
+        #expect(Manifest.bad.count == 4)
+    }
+
+    @Test(arguments: Manifest.good)
+    func reportMatchesHowTheFileWasBuilt(entry: Manifest.Entry) throws {
+        let report = try Prober().inspect(entry.path)
+        guard let index = entry.videoIndex, entry.attachedPic != true else {
+            // No video, or only cover art: nothing to orient.
+            #expect(report.video == nil)
+            #expect(report.findings.map(\.code) == ["no-video"])
+            return
+        }
+        let video = try #require(report.video)
+        #expect(video.index == index)
+        #expect(video.codedWidth == entry.storedWidth && video.codedHeight == entry.storedHeight)
+        #expect(video.displayWidth == entry.displayWidth && video.displayHeight == entry.displayHeight)
+        #expect(video.exifOrientation == entry.exifOrientation)
+        #expect(video.rotation == entry.rotation)
+        #expect(video.mirrored == entry.mirrored)
+        #expect(video.orientationSource.rawValue == entry.orientationSource)
+        #expect(video.ffprobeRotation == entry.ffprobeRotation)
+        let matrix = try #require(entry.matrix)
+        #expect(zip(video.matrix, matrix).allSatisfy { abs($0 - $1) < 1e-4 })
+        if entry.sampleAspectRatio != "1:1" { #expect(video.sampleAspectRatio == entry.sampleAspectRatio) }
+        #expect(report.findings.contains { $0.code == "mirrored" } == (entry.mirrored == true))
+    }
+
+    @Test func oddScaledAndSEIFilesHaveTheirFindings() throws {
+        func codes(_ name: String) throws -> [String] {
+            try Prober().inspect(Manifest.folder.appendingPathComponent(name).path).findings.map(\.code)
+        }
+        #expect(try codes("odd-angle-30.mp4") == ["odd-angle"])
+        #expect(try codes("scaled-2x.mp4") == ["matrix-scale"])
+        #expect(try codes("sei-90.mp4") == ["codec-orientation"])
+        #expect(try codes("orient-6.mp4").isEmpty)
+    }
+
+    @Test(arguments: Manifest.good.filter { $0.name.hasSuffix(".mp4") || $0.name.hasSuffix(".mov") })
+    func ffprobeRotationIsWhatFFprobePrints(entry: Manifest.Entry) throws {
+        #expect(try Prober().inspect(entry.path).video?.ffprobeRotation == FFprobe.rotation(entry.path))
+    }
+
+    @Test(arguments: Manifest.good)
+    func streamsAgreeWithFFprobe(entry: Manifest.Entry) throws {
+        try FFprobe.expectStreamsAgree(path: entry.path, report: try Prober().inspect(entry.path))
+    }
+
+    @Test(arguments: Manifest.bad)
+    func badFilesAreRefusedWithAReason(entry: Manifest.Entry) throws {
+        let error = try #require(throws: InputError.self) { try Prober().inspect(entry.path) }
+        #expect(error.path == entry.path)
+        #expect(!error.reason.isEmpty)
+        #expect(error.description.hasPrefix("could not read '\(entry.path)': "))
+    }
+
+    @Test func directoriesAndMissingFilesAreRefused() throws {
+        let directory = try #require(throws: InputError.self) { try Prober().inspect(Manifest.folder.path) }
+        #expect(directory.reason == "is a directory")
+        let missing = try #require(throws: InputError.self) { try Prober().inspect("/no/such/file.mp4") }
+        #expect(missing.reason == "no such file or directory")
+    }
+}
