@@ -171,7 +171,12 @@ extension VideoReport {
     ) -> (CameraPosition?, String?) {
         var heuristic: (CameraPosition, String)?
         if let mirrored = analysis.mirrored {
-            let what = source == .exif ? "EXIF orientation" : "display matrix"
+            let what =
+                switch source {
+                case .exif: "EXIF orientation"
+                case .none: "no source carries a matrix, so the identity"
+                case .container, .sei: "display matrix"
+                }
             heuristic =
                 mirrored
                 ? (.front, "\(what) is mirrored (determinant < 0): preferredTransform heuristic")
@@ -227,12 +232,12 @@ extension VideoReport {
                     message: "the \(name) has a perspective term (u, v not 0 or w not 1), which QuickTime forbids"))
         }
         if analysis.mirrored == true {
+            let blind =
+                source == .exif
+                ? "viewers that ignore EXIF, and tools that report only a rotation, miss it"
+                : "ffprobe, exiftool and mediainfo report only a rotation and miss it"
             findings.append(
-                Finding(
-                    code: "mirrored", severity: .warning,
-                    message:
-                        "the \(name) mirrors the picture; ffprobe, exiftool and mediainfo report only a rotation and miss it"
-                ))
+                Finding(code: "mirrored", severity: .warning, message: "the \(name) mirrors the picture; \(blind)"))
         }
         if analysis.isSheared, let shear = analysis.shear {
             findings.append(

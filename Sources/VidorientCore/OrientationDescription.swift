@@ -46,7 +46,8 @@ public struct OrientationDescription: Sendable, Hashable, Codable {
         }
         self.matrix = matrix.entries
         ffmpegDisplayMatrix = matrix.fixedPoint
-        ffprobeRotation = matrix.ffprobeRotation
+        // FFmpeg exports no identity matrix, so ffprobe prints no rotation at all for 1.
+        ffprobeRotation = orientation == .up ? nil : matrix.ffprobeRotation
         heifIrot = orientation.heif.irot
         heifImir = orientation.heif.imir
         ffmpegFilter = orientation.ffmpegFilter

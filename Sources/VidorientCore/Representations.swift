@@ -50,18 +50,18 @@ extension Orientation {
         self = match
     }
 
-    /// HEIF's transformative properties in the order libheif and Apple write them: `irot`
-    /// (counter-clockwise quarter turns) first, then `imir` (axis 0: about the vertical axis,
-    /// left and right swap; axis 1: about the horizontal axis, top and bottom swap).
+    /// HEIF's transformative properties as libheif writes them: `irot` (counter-clockwise
+    /// quarter turns) first, then `imir`, whose axis follows ISO/IEC 23008-12:2022, libheif and
+    /// libavif: 0 flips top and bottom, 1 swaps left and right (the 2017 text read the other way).
     public var heif: HEIFTransform {
         switch self {
         case .up: HEIFTransform(irot: 0, imir: nil)
-        case .upMirrored: HEIFTransform(irot: 0, imir: 0)
+        case .upMirrored: HEIFTransform(irot: 0, imir: 1)
         case .down: HEIFTransform(irot: 2, imir: nil)
-        case .downMirrored: HEIFTransform(irot: 0, imir: 1)
-        case .leftMirrored: HEIFTransform(irot: 3, imir: 0)
+        case .downMirrored: HEIFTransform(irot: 0, imir: 0)
+        case .leftMirrored: HEIFTransform(irot: 3, imir: 1)
         case .right: HEIFTransform(irot: 3, imir: nil)
-        case .rightMirrored: HEIFTransform(irot: 3, imir: 1)
+        case .rightMirrored: HEIFTransform(irot: 3, imir: 0)
         case .left: HEIFTransform(irot: 1, imir: nil)
         }
     }
@@ -75,8 +75,8 @@ extension Orientation {
         for _ in 0..<((4 - transform.irot) % 4) { map = LinearMap.quarterTurnClockwise.after(map) }
         switch transform.imir {
         case nil: break
-        case 0: map = LinearMap.mirror.after(map)
-        case 1: map = LinearMap(a: 1, b: 0, c: 0, d: -1).after(map)
+        case 0: map = LinearMap(a: 1, b: 0, c: 0, d: -1).after(map)
+        case 1: map = LinearMap.mirror.after(map)
         default: return nil
         }
         self.init(linear: map)
@@ -128,7 +128,7 @@ public enum CaptureOrientation: Int, CaseIterable, Sendable, Hashable {
 public struct HEIFTransform: Sendable, Hashable {
     /// Counter-clockwise quarter turns, 0–3.
     public var irot: Int
-    /// Mirror axis: nil for none, 0 vertical axis (left-right), 1 horizontal axis (top-bottom).
+    /// Mirror axis: nil for none, 0 top-bottom flip, 1 left-right mirror (ISO/IEC 23008-12:2022).
     public var imir: Int?
 
     public init(irot: Int, imir: Int?) {

@@ -6,6 +6,8 @@ final class VideoDecoder {
     let packet: UnsafeMutablePointer<AVPacket>
     let frame: UnsafeMutablePointer<AVFrame>
     let streamIndex: Int32
+    /// The end of the stream was signalled: only frames already inside are left.
+    private var drained = false
 
     /// - Parameter reducedResolution: decode at the smallest size the decoder offers (JPEG
     ///   can decode at 1/8): enough when only side data and metadata are wanted.
@@ -51,6 +53,13 @@ final class VideoDecoder {
     /// Decodes until the first frame of the stream is in `frame`, reading at most
     /// `packetLimit` packets of the stream. Returns false when the stream ends without a frame.
     func decodeFirstFrame(from file: MediaFile, packetLimit: Int = 256) throws(FFmpegError) -> Bool {
+        try decodeNextFrame(from: file, packetLimit: packetLimit)
+    }
+
+    /// Decodes the next frame into `frame`; false when the stream ends first.
+    func decodeNextFrame(from file: MediaFile, packetLimit: Int = 1024) throws(FFmpegError) -> Bool {
+        if try receive() { return true }
+        if drained { return false }
         var sent = 0
         while sent < packetLimit {
             guard try file.read(into: packet) else { break }
@@ -62,9 +71,27 @@ final class VideoDecoder {
             if code < 0 && code != FFmpegError.tryAgain.code { continue }
             if try receive() { return true }
         }
-        // Drain: the decoder may hold the frame back until it knows no more are coming.
+        // Drain: the decoder may hold frames back until it knows no more are coming.
         _ = avcodec_send_packet(context, nil)
+        drained = true
         return try receive()
+    }
+
+    /// Seeks to the keyframe at or before `seconds` and forgets what the decoder holds.
+    func seek(in file: MediaFile, to seconds: Double) throws(FFmpegError) {
+        let timeBase = file.streams[Int(streamIndex)].pointee.time_base
+        let timestamp = Int64((seconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        try FFmpegError.check(av_seek_frame(file.context, streamIndex, max(0, timestamp), AVSEEK_FLAG_BACKWARD))
+        avcodec_flush_buffers(context)
+        drained = false
+    }
+
+    /// The decoded frame's time in seconds, when known.
+    var frameTime: Double? {
+        let timestamp = frame.pointee.best_effort_timestamp
+        let timeBase = context.pointee.pkt_timebase
+        guard timestamp != Int64.min, timeBase.den > 0 else { return nil }
+        return Double(timestamp) * Double(timeBase.num) / Double(timeBase.den)
     }
 
     private func receive() throws(FFmpegError) -> Bool {

@@ -50,8 +50,12 @@ import VidorientCore
     @Test func heifRotationIsCounterClockwise() {
         #expect(Orientation(heif: HEIFTransform(irot: 1, imir: nil)) == .left)
         #expect(Orientation(heif: HEIFTransform(irot: 3, imir: nil)) == .right)
-        #expect(Orientation(heif: HEIFTransform(irot: 0, imir: 0)) == .upMirrored)
-        #expect(Orientation(heif: HEIFTransform(irot: 0, imir: 1)) == .downMirrored)
+        // libheif writes EXIF 2 as imir 1 and EXIF 4 as imir 0.
+        #expect(Orientation(heif: HEIFTransform(irot: 0, imir: 1)) == .upMirrored)
+        #expect(Orientation(heif: HEIFTransform(irot: 0, imir: 0)) == .downMirrored)
+        // libheif's EXIF 5: "rotate 90 cw then flip horizontally"; EXIF 7: "... then flip vertically".
+        #expect(Orientation(heif: HEIFTransform(irot: 3, imir: 1)) == .leftMirrored)
+        #expect(Orientation(heif: HEIFTransform(irot: 3, imir: 0)) == .rightMirrored)
         #expect(Orientation(heif: HEIFTransform(irot: 4, imir: nil)) == nil)
         #expect(Orientation(heif: HEIFTransform(irot: 0, imir: 2)) == nil)
     }

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a thumbnail should show: which frame, at what size, oriented how. Pure decisions;
+/// `VidorientFFmpeg.Thumbnailer` carries them out.
+public struct ThumbnailRequest: Sendable, Hashable {
+    /// When in the clip: nil for a representative frame.
+    public var at: TimePoint?
+    /// Decode to the exact time instead of the keyframe at or before it.
+    public var exact: Bool
+    /// Fit inside this box (either side may be nil), keeping the displayed aspect ratio.
+    public var width: Int?
+    public var height: Int?
+    /// Render the stored pixels, ignoring the orientation.
+    public var asStored: Bool
+
+    public init(at: TimePoint? = nil, exact: Bool = false, width: Int? = nil, height: Int? = nil, asStored: Bool = false) {
+        self.at = at
+        self.exact = exact
+        self.width = width
+        self.height = height
+        self.asStored = asStored
+    }
+}
+
+/// A moment in a clip: seconds from the start, or a fraction of the duration.
+public enum TimePoint: Sendable, Hashable, CustomStringConvertible {
+    case seconds(Double)
+    case fraction(Double)
+
+    /// `12.5`, `01:02:03.250`, `2:03` or `10%`; nil otherwise.
+    public init?(parsing text: String) {
+        let text = text.trimmingSpaces
+        if text.hasSuffix("%") {
+            guard let percent = Double(text.dropLast()), (0...100).contains(percent) else { return nil }
+            self = .fraction(percent / 100)
+            return
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var seconds = 0.0
+        for (index, part) in parts.enumerated() {
+            guard let value = Double(part), value >= 0, value.isFinite else { return nil }
+            // Minutes and seconds fields after the first must be below 60.
+            if index > 0 && value >= 60 { return nil }
+            seconds = seconds * 60 + value
+        }
+        self = .seconds(seconds)
+    }
+
+    /// Seconds into a clip of `duration` seconds (unknown duration: a fraction means the start).
+    public func seconds(in duration: Double?) -> Double {
+        switch self {
+        case .seconds(let value): value
+        case .fraction(let value): (duration ?? 0) * value
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .seconds(let value): "\(value)s"
+        case .fraction(let value): "\(value * 100)%"
+        }
+    }
+}
+
+/// How the displayed picture is made from a decoded frame: scale the stored pixels (the sample
+/// aspect ratio and the requested size together, in one resampling), then move every pixel
+/// exactly for the orientation. Orientation commutes with axis-aligned scaling, so this is the
+/// same picture as "aspect ratio, then orientation, then scaling", with one resampling only.
+public struct ThumbnailGeometry: Sendable, Hashable {
+    /// Size to scale the stored frame to, before orienting.
+    public let scaledWidth: Int
+    public let scaledHeight: Int
+    /// Size of the finished picture.
+    public let outputWidth: Int
+    public let outputHeight: Int
+    public let orientation: Orientation?
+    /// Clockwise degrees for an angle that is not one of the eight (rendered by resampling).
+    public let oddAngle: Double?
+    public let mirrored: Bool
+
+    /// - Parameters:
+    ///   - storedWidth, storedHeight: the decoded frame.
+    ///   - sampleAspectRatio: pixel width over height.
+    ///   - video: the orientation `inspect` decided; nil or `asStored` renders the pixels as stored.
+    public init(
+        storedWidth: Int, storedHeight: Int, sampleAspectRatio: Double, video: VideoReport?, request: ThumbnailRequest
+    ) {
+        let stretchedWidth = Double(storedWidth) * (sampleAspectRatio > 0 ? sampleAspectRatio : 1)
+        let stretchedHeight = Double(storedHeight)
+        var orientation: Orientation? = nil
+        var oddAngle: Double? = nil
+        var mirrored = false
+        if !request.asStored, let video, video.matrixValidity == .valid {
+            if let exif = video.exifOrientation {
+                orientation = Orientation(exif: exif)
+            } else if let rotation = video.rotation {
+                oddAngle = rotation
+                mirrored = video.mirrored ?? false
+            }
+        }
+        // The displayed size before any requested scaling.
+        var shownWidth = stretchedWidth, shownHeight = stretchedHeight
+        if let orientation, orientation.swapsDimensions { swap(&shownWidth, &shownHeight) }
+        if let oddAngle {
+            let r = oddAngle * Double.pi / 180
+            let (c, s) = (abs(cos(r)), abs(sin(r)))
+            (shownWidth, shownHeight) = (stretchedWidth * c + stretchedHeight * s, stretchedWidth * s + stretchedHeight * c)
+        }
+        var factor = 1.0
+        switch (request.width, request.height) {
+        case let (width?, height?): factor = min(Double(width) / shownWidth, Double(height) / shownHeight)
+        case let (width?, nil): factor = Double(width) / shownWidth
+        case let (nil, height?): factor = Double(height) / shownHeight
+        case (nil, nil): break
+        }
+        let scaledStretchedWidth = max(1, Int((stretchedWidth * factor).rounded()))
+        let scaledStretchedHeight = max(1, Int((stretchedHeight * factor).rounded()))
+        scaledWidth = scaledStretchedWidth
+        scaledHeight = scaledStretchedHeight
+        if let orientation {
+            (outputWidth, outputHeight) = orientation.displaySize(width: scaledStretchedWidth, height: scaledStretchedHeight)
+        } else if oddAngle != nil {
+            (outputWidth, outputHeight) = (max(1, Int((shownWidth * factor).rounded())), max(1, Int((shownHeight * factor).rounded())))
+        } else {
+            (outputWidth, outputHeight) = (scaledStretchedWidth, scaledStretchedHeight)
+        }
+        self.orientation = orientation
+        self.oddAngle = oddAngle
+        self.mirrored = mirrored
+    }
+
+    /// Turns the scaled stored frame into the displayed picture.
+    public func orient(_ scaled: Picture) -> Picture {
+        if let orientation { return scaled.oriented(orientation) }
+        if let oddAngle { return scaled.rotated(clockwise: oddAngle, mirrored: mirrored) }
+        return scaled
+    }
+}
+
+/// Which moments to try for a representative frame: 10% in (ffmpegthumbnailer's habit) first,
+/// then a few nearby ones in case that frame is black or flat.
+public enum RepresentativeFrame {
+    public static let candidateFractions: [Double] = [0.10, 0.15, 0.20, 0.30, 0.40, 0.50]
+
+    /// A frame too dark, too bright or too uniform to tell anything about the clip.
+    public static func isFlat(_ picture: Picture) -> Bool {
+        let stats = picture.lumaStatistics
+        return stats.deviation < 6 || stats.mean < 12 || stats.mean > 245
+    }
+}

@@ -1,0 +1,251 @@
+import CFFmpeg
+public import VidorientCore
+
+/// Upright pictures of videos and photos, with the orientation `inspect` reports: the report is
+/// made first, by the same `Prober`, and its decision is what gets applied.
+public struct Thumbnailer: Sendable {
+    public init() {}
+
+    /// One frame, as a viewer shows it.
+    public struct Frame: Sendable {
+        public var picture: Picture
+        /// The stored pixels at the same scale, before the orientation.
+        public var stored: Picture
+        public var time: Double?
+        public var report: MediaReport
+    }
+
+    /// The frame `request` asks for; a representative one when it names no time.
+    public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
+        let report = try Prober().inspect(path)
+        let session = try Session(path: path, report: report, request: request)
+        let still = session.isStill
+        let duration = report.format.duration ?? report.video.flatMap { video in
+            report.streams.first { $0.index == video.index }?.duration
+        }
+        if let at = request.at {
+            return try session.grab(at: still ? 0 : at.seconds(in: duration), exact: request.exact)
+        }
+        if still || duration == nil { return try session.grab(at: 0, exact: false) }
+        // A representative frame: 10% in, unless that one is black or flat and a nearby one is not.
+        var best: Frame?
+        var bestDeviation = -1.0
+        for fraction in RepresentativeFrame.candidateFractions {
+            let frame = try session.grab(at: duration! * fraction, exact: request.exact)
+            if !RepresentativeFrame.isFlat(frame.picture) { return frame }
+            let deviation = frame.picture.lumaStatistics.deviation
+            if deviation > bestDeviation { (best, bestDeviation) = (frame, deviation) }
+        }
+        return best!
+    }
+
+    /// `columns`×`rows` evenly spaced frames, each upright at `tileWidth`, under a header with
+    /// the file name, duration, displayed size and orientation.
+    public func contactSheet(_ path: String, columns: Int, rows: Int, tileWidth: Int, exact: Bool = false)
+        throws(InputError) -> Picture
+    {
+        let report = try Prober().inspect(path)
+        let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
+        let session = try Session(path: path, report: report, request: request)
+        let count = max(1, columns * rows)
+        let duration = report.format.duration ?? 0
+        var tiles: [Picture] = []
+        for index in 0..<count {
+            let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
+            var tile = try session.grab(at: time, exact: exact).picture
+            let label = Thumbnailer.timestamp(time)
+            let scale = Picture.textWidth(label, scale: 2) + 8 <= tile.width ? 2 : 1
+            tile.draw(label, x: 2 * scale, y: tile.height - 9 * scale, scale: scale, color: RGB(255, 255, 255))
+            tiles.append(tile)
+        }
+        let grid = Picture.grid(tiles, columns: columns)
+        return grid.captioned(Thumbnailer.header(report, path: path))
+    }
+
+    /// Stored and displayed side by side, each labelled: the picture an audit wants.
+    public func comparison(_ path: String, request: ThumbnailRequest) throws(InputError) -> Picture {
+        let frame = try frame(path, request: request)
+        let video = frame.report.video
+        let stored = ["STORED", "\(frame.stored.width)x\(frame.stored.height)", "AS DECODED"]
+        var shown = ["DISPLAYED", "\(frame.picture.width)x\(frame.picture.height)"]
+        if let rotation = video?.rotation {
+            let exif = video?.exifOrientation.map { "EXIF \($0) " } ?? ""
+            shown.append(exif + (video?.mirrored == true ? "MIRROR+" : "") + "CW \(Thumbnailer.degrees(rotation))°")
+        } else {
+            shown.append("AS STORED")
+        }
+        return Picture.sideBySide([frame.stored.captioned(stored), frame.picture.captioned(shown)])
+    }
+
+    static func header(_ report: MediaReport, path: String) -> [String] {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        var second: [String] = []
+        if let duration = report.format.duration { second.append(timestamp(duration)) }
+        var third: [String] = []
+        if let video = report.video {
+            if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)x\(height)") }
+            if let exif = video.exifOrientation { third.append("EXIF \(exif)") }
+            if let rotation = video.rotation {
+                third.append((video.mirrored == true ? "MIRROR+" : "") + "CW \(degrees(rotation))°")
+            }
+        }
+        return [name, second.joined(separator: " "), third.joined(separator: " ")]
+    }
+
+    static func timestamp(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let millis = Int(((seconds - Double(total)) * 1000).rounded(.down))
+        let text = "\(total / 60):" + (total % 60 < 10 ? "0" : "") + "\(total % 60)"
+        return text + "." + String(repeating: "0", count: max(0, 3 - String(millis).count)) + "\(millis)"
+    }
+
+    static func degrees(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// One open file and decoder, able to grab frames at several times.
+final class Session {
+    let file: MediaFile
+    let decoder: VideoDecoder
+    let report: MediaReport
+    let request: ThumbnailRequest
+    let isStill: Bool
+    let path: String
+    private var scaler: Scaler?
+
+    init(path: String, report: MediaReport, request: ThumbnailRequest) throws(InputError) {
+        guard let video = report.video else { throw InputError(path: path, reason: "no video stream to render") }
+        self.path = path
+        self.report = report
+        self.request = request
+        file = try MediaFile(path: path)
+        if !file.headerDescribesStreams {
+            do { try file.findStreamInfo() } catch {
+                throw InputError(path: path, reason: "could not read the streams: \(error)")
+            }
+        }
+        guard video.index < file.streams.count else { throw InputError(path: path, reason: "the video stream vanished") }
+        let stream = file.streams[video.index]
+        for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        let codecID = stream.pointee.codecpar.pointee.codec_id
+        isStill = [AV_CODEC_ID_MJPEG, AV_CODEC_ID_PNG, AV_CODEC_ID_WEBP, AV_CODEC_ID_TIFF, AV_CODEC_ID_BMP].contains(codecID)
+            && (report.format.name.contains("pipe") || report.format.name.hasPrefix("image2"))
+        do {
+            decoder = try VideoDecoder(stream: stream, reducedResolution: false)
+        } catch {
+            throw InputError(path: path, reason: "could not open the decoder: \(error)")
+        }
+    }
+
+    /// The frame at `seconds`: the first one decoded after seeking to the keyframe at or before
+    /// it, or with `exact`, the first whose time is at or after it.
+    func grab(at seconds: Double, exact: Bool) throws(InputError) -> Thumbnailer.Frame {
+        do {
+            if !isStill || seconds > 0 { try decoder.seek(in: file, to: seconds) }
+        } catch {
+            // Some inputs cannot seek (a lone JPEG); read from where the file is.
+        }
+        var found = false
+        do {
+            while try decoder.decodeNextFrame(from: file) {
+                found = true
+                guard exact, let time = decoder.frameTime, time + 1e-6 < seconds else { break }
+            }
+        } catch {
+            throw InputError(path: path, reason: "could not decode a frame: \(error)")
+        }
+        // At the end of the stream, an exact request keeps the last frame decoded.
+        guard found || decoder.frame.pointee.width > 0 else {
+            throw InputError(path: path, reason: "no frame could be decoded")
+        }
+        return try render()
+    }
+
+    private func render() throws(InputError) -> Thumbnailer.Frame {
+        let frame = decoder.frame
+        let sar = frame.pointee.sample_aspect_ratio
+        let reportedSAR = report.video?.sampleAspectRatio.flatMap(Session.ratio)
+        let aspect = reportedSAR ?? (sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1)
+        let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        let geometry = ThumbnailGeometry(
+            storedWidth: width, storedHeight: height, sampleAspectRatio: request.asStored ? 1 : aspect,
+            video: report.video, request: request)
+        if scaler == nil || scaler!.matches(frame, width: geometry.scaledWidth, height: geometry.scaledHeight) == false {
+            do {
+                scaler = try Scaler(frame: frame, width: geometry.scaledWidth, height: geometry.scaledHeight)
+            } catch {
+                throw InputError(path: path, reason: "could not convert the picture: \(error)")
+            }
+        }
+        let stored = scaler!.picture(from: frame)
+        return Thumbnailer.Frame(
+            picture: geometry.orient(stored), stored: stored, time: decoder.frameTime, report: report)
+    }
+
+    static func ratio(_ text: String) -> Double? {
+        let parts = text.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return nil }
+        return parts[0] / parts[1]
+    }
+}
+
+/// Converts decoded frames of one size and format to RGB24 pictures of another size: owns one
+/// `SwsContext`.
+final class Scaler {
+    let context: OpaquePointer
+    let sourceWidth: Int32, sourceHeight: Int32, sourceFormat: Int32
+    let width: Int, height: Int
+
+    init(frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) throws(FFmpegError) {
+        let f = frame.pointee
+        // Area averaging for real reductions; bicubic otherwise. Full chroma interpolation and
+        // accurate rounding keep small pictures crisp; bit-exact keeps output the same everywhere.
+        let reduction = Double(f.width) / Double(max(1, width))
+        let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT
+        guard
+            let context = sws_getContext(
+                f.width, f.height, AVPixelFormat(f.format), Int32(width), Int32(height), AV_PIX_FMT_RGB24, flags, nil,
+                nil, nil)
+        else { throw FFmpegError.invalidArgument }
+        self.context = context
+        (sourceWidth, sourceHeight, sourceFormat) = (f.width, f.height, f.format)
+        (self.width, self.height) = (width, height)
+        // YUV to RGB with the frame's own matrix and range, not swscale's BT.601 default.
+        let colorspace: Int32 =
+            switch f.colorspace {
+            case AVCOL_SPC_BT709: SWS_CS_ITU709
+            case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+            case AVCOL_SPC_SMPTE240M: SWS_CS_SMPTE240M
+            default: SWS_CS_DEFAULT
+            }
+        let fullRange: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let table = sws_getCoefficients(colorspace)
+        _ = sws_setColorspaceDetails(context, table, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+    }
+
+    deinit { sws_freeContext(context) }
+
+    func matches(_ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) -> Bool {
+        frame.pointee.width == sourceWidth && frame.pointee.height == sourceHeight && frame.pointee.format == sourceFormat
+            && width == self.width && height == self.height
+    }
+
+    func picture(from frame: UnsafeMutablePointer<AVFrame>) -> Picture {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            var planes: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress, nil, nil, nil]
+            var strides: [Int32] = [Int32(width * 3), 0, 0, 0]
+            withUnsafePointer(to: frame.pointee.data) { dataTuple in
+                dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourcePlanes in
+                    withUnsafePointer(to: frame.pointee.linesize) { linesizeTuple in
+                        linesizeTuple.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
+                            _ = sws_scale(context, sourcePlanes, sourceStrides, 0, frame.pointee.height, &planes, &strides)
+                        }
+                    }
+                }
+            }
+        }
+        return Picture(width: width, height: height, pixels: pixels)
+    }
+}

@@ -1,0 +1,293 @@
+import ArgumentParser
+import Synchronization
+import VidorientCore
+import VidorientFFmpeg
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write upright thumbnails, contact sheets or stored-versus-displayed comparisons.",
+        discussion: """
+            The orientation applied is the one `inspect` reports. Inputs may be files or \
+            directories (walked for media files). Files run in parallel; a file that cannot be \
+            read is reported on stderr, nothing is written for it, the others go on, and the \
+            exit status is 2.
+            """
+    )
+
+    @Argument(help: "Videos, photos or directories.", completion: .file())
+    var inputs: [String]
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Output file (one input only).")
+    var output: String?
+
+    @Option(help: "Output directory, for any number of inputs.")
+    var outDir: String?
+
+    @Option(help: "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {index}, {ext}.")
+    var name = "{stem}.{ext}"
+
+    @Option(help: "When: seconds, [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.")
+    var at: String?
+
+    @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
+    var exact = false
+
+    @Option(help: "Width in pixels (the height follows the displayed aspect).")
+    var width: Int?
+
+    @Option(help: "Height in pixels (the width follows the displayed aspect).")
+    var height: Int?
+
+    @Option(help: "Fit inside WxH, keeping the displayed aspect.")
+    var size: String?
+
+    @Option(help: "png or jpg. Default: from the output's extension, else png.")
+    var format: String?
+
+    @Option(help: "JPEG quality, 1-100.")
+    var quality = 90
+
+    @Flag(help: "Render the stored pixels, without the orientation.")
+    var asStored = false
+
+    @Flag(help: "Stored and displayed side by side, labelled.")
+    var compare = false
+
+    @Option(help: "A contact sheet of CxR evenly spaced frames, for example 4x3.")
+    var grid: String?
+
+    @Option(help: "Files at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Flag(help: "Print what was written as JSON.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
+    var verbose = false
+
+    private var gridSize: (columns: Int, rows: Int)? {
+        guard let grid else { return nil }
+        let parts = grid.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, (1...20).contains(parts[0]), (1...20).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    private var box: (width: Int?, height: Int?) {
+        if let size {
+            let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+            if parts.count == 2 { return (parts[0], parts[1]) }
+        }
+        return (width, height)
+    }
+
+    private var imageFormat: ImageFormat? {
+        if let format { return ImageFormat(rawValue: format == "jpeg" ? "jpg" : format) }
+        return output.flatMap(ImageFormat.init(fileName:)) ?? .png
+    }
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
+        guard (output == nil) != (outDir == nil) else { throw ValidationError("give exactly one of -o OUT and --out-dir DIR") }
+        if output != nil, inputs.count > 1 || MediaPaths.expand(inputs).count > 1 {
+            throw ValidationError("-o takes one input; use --out-dir for several")
+        }
+        if let at, TimePoint(parsing: at) == nil {
+            throw ValidationError("--at must be seconds, [HH:]MM:SS[.ms] or a percentage, got '\(at)'")
+        }
+        if let size {
+            let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts.allSatisfy({ $0 > 0 && $0 <= 16384 }) else {
+                throw ValidationError("--size must be WxH, for example 320x240")
+            }
+            if width != nil || height != nil { throw ValidationError("--size replaces --width and --height") }
+        }
+        for (flag, value) in [("--width", width), ("--height", height)] {
+            if let value, !(1...16384).contains(value) { throw ValidationError("\(flag) must be 1-16384") }
+        }
+        if grid != nil && gridSize == nil { throw ValidationError("--grid must be CxR with 1-20 each, for example 4x3") }
+        if [compare, asStored, grid != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("--compare, --as-stored and --grid do not combine")
+        }
+        guard imageFormat != nil else { throw ValidationError("--format must be png or jpg") }
+        if format == nil, let output, ImageFormat(fileName: output) == nil {
+            throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
+        }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if !name.contains("{stem}") && !name.contains("{name}") && !name.contains("{index}") {
+            throw ValidationError("--name must contain {stem}, {name} or {index}, or every file would get the same name")
+        }
+    }
+
+    func run() throws {
+        FFmpegLog.setVerbose(verbose)
+        let files = MediaPaths.expand(inputs)
+        let format = imageFormat!
+        let targets = try files.enumerated().map { index, file in try target(for: file, index: index, format: format) }
+        let duplicates = Dictionary(grouping: targets, by: { $0 }).filter { $0.value.count > 1 }.keys
+        if let duplicate = duplicates.first {
+            throw ValidationError("two inputs would both be written to '\(duplicate)': add {parent} or {index} to --name")
+        }
+        if let outDir { try ensureDirectory(outDir) }
+
+        let request = ThumbnailRequest(
+            at: at.flatMap(TimePoint.init(parsing:)), exact: exact, width: box.width, height: box.height,
+            asStored: asStored)
+        let results = Mutex<[Written?]>(Array(repeating: nil, count: files.count))
+        let failures = Atomic<Int>(0)
+        let (grid, compare, quality) = (gridSize, self.compare, self.quality)
+        forEachConcurrently(files.count, jobs: jobs ?? processorCount) { index in
+            do {
+                let written = try Thumbnail.make(
+                    file: files[index], to: targets[index], format: format, quality: quality, request: request,
+                    grid: grid, compare: compare)
+                results.withLock { $0[index] = written }
+            } catch {
+                Terminal.warn(String(describing: error))
+                failures.add(1, ordering: .relaxed)
+            }
+        }
+        let written = results.withLock { $0.compactMap { $0 } }
+        if json {
+            let data = try JSONEncoder.vidorient().encode(written)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for item in written {
+                print("\(item.input) -> \(item.output) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
+            }
+        }
+        if failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
+    }
+
+    /// What was written for one input.
+    struct Written: Encodable, Sendable {
+        let input: String
+        let output: String
+        let width: Int
+        let height: Int
+        let time: Double?
+        let exifOrientation: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case input, output, width, height, time, exifOrientation = "exif_orientation"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(input, forKey: .input)
+            try c.encode(output, forKey: .output)
+            try c.encode(width, forKey: .width)
+            try c.encode(height, forKey: .height)
+            try c.encode(time, forKey: .time)
+            try c.encode(exifOrientation, forKey: .exifOrientation)
+        }
+    }
+
+    static func make(
+        file: String, to output: String, format: ImageFormat, quality: Int, request: ThumbnailRequest,
+        grid: (columns: Int, rows: Int)?, compare: Bool
+    ) throws(OutputError) -> Written {
+        let thumbnailer = Thumbnailer()
+        let picture: Picture
+        var time: Double?
+        var exif: Int?
+        do {
+            if let grid {
+                picture = try thumbnailer.contactSheet(
+                    file, columns: grid.columns, rows: grid.rows, tileWidth: request.width ?? request.height ?? 320,
+                    exact: request.exact)
+            } else if compare {
+                picture = try thumbnailer.comparison(file, request: request)
+            } else {
+                let frame = try thumbnailer.frame(file, request: request)
+                picture = frame.picture
+                time = frame.time
+                exif = request.asStored ? nil : frame.report.video?.exifOrientation
+            }
+        } catch {
+            throw OutputError(description: error.description)
+        }
+        let bytes: [UInt8]
+        do { bytes = try format.encode(picture, quality: quality) } catch {
+            throw OutputError(description: "could not render '\(file)': \(error)")
+        }
+        try write(bytes, to: output)
+        return Written(input: file, output: output, width: picture.width, height: picture.height, time: time, exifOrientation: exif)
+    }
+
+    /// Writes through a temporary file renamed into place: a reader never sees half a picture.
+    static func write(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno)).lowercased()
+                close(descriptor)
+                unlink(temporary)
+                throw OutputError(description: "could not write '\(path)': \(reason)")
+            }
+            offset += count
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno)).lowercased()
+            unlink(temporary)
+            throw OutputError(description: "could not write '\(path)': \(reason)")
+        }
+    }
+
+    private func target(for file: String, index: Int, format: ImageFormat) throws -> String {
+        if let output { return output }
+        let base = file.split(separator: "/").last.map(String.init) ?? file
+        let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
+        let parentComponents = file.split(separator: "/").dropLast()
+        let parent = parentComponents.last.map(String.init) ?? "."
+        let expanded = name.replacing("{stem}", with: stem)
+            .replacing("{name}", with: base)
+            .replacing("{parent}", with: parent)
+            .replacing("{index}", with: String(index + 1))
+            .replacing("{ext}", with: format.rawValue)
+        guard !expanded.contains("/") || name.contains("/") else {
+            throw ValidationError("--name produced '\(expanded)', which is not a file name")
+        }
+        return (outDir!.hasSuffix("/") ? outDir! : outDir! + "/") + expanded
+    }
+
+    private func ensureDirectory(_ path: String) throws {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFDIR else {
+                Terminal.warn("could not write to '\(path)': not a directory")
+                throw ExitStatus.unreadableInput
+            }
+            return
+        }
+        guard mkdir(path, 0o755) == 0 else {
+            Terminal.warn("could not create '\(path)': \(String(cString: strerror(errno)).lowercased())")
+            throw ExitStatus.unreadableInput
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        String((value * 1000).rounded() / 1000)
+    }
+}
+
+/// An input that could not be turned into a picture on disk, with the whole line to print.
+struct OutputError: Error, CustomStringConvertible {
+    let description: String
+}
