@@ -144,3 +144,83 @@ struct Run {
         #expect(run.stdout.isEmpty)
     }
 }
+
+@Suite struct ThumbnailCommandTests {
+    static func temporaryFolder(_ label: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func oneFileToOneOutput() throws {
+        let folder = try Self.temporaryFolder("one")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("six.jpg").path
+        let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "-o", out, "--width", "80"])
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        let bytes = try #require(FileManager.default.contents(atPath: out))
+        #expect(bytes.prefix(2) == Data([0xFF, 0xD8]))  // JPEG, from the extension
+        #expect(run.stdout.contains("(80x48"))
+    }
+
+    @Test func sameInputSameBytes() throws {
+        let folder = try Self.temporaryFolder("same")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (a, b) = (folder.appendingPathComponent("a.png").path, folder.appendingPathComponent("b.png").path)
+        #expect(try Run.vidorient(["thumbnail", Run.media("orient-7-hevc.mov"), "-o", a]).status == 0)
+        #expect(try Run.vidorient(["thumbnail", Run.media("orient-7-hevc.mov"), "-o", b]).status == 0)
+        let first = try #require(FileManager.default.contents(atPath: a))
+        #expect(first.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        #expect(FileManager.default.contents(atPath: b) == first)
+    }
+
+    @Test func batchGoesOnPastBadFilesAndWritesNothingForThem() throws {
+        let folder = try Self.temporaryFolder("batch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = ["orient-1.mp4", "bad-random.mp4", "orient-5.jpg", "bad-empty.mp4", "audio-only.m4a", "orient-8-hevc.mov"]
+        let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--json"] + inputs.map(Run.media))
+        #expect(run.status == 2)
+        #expect(run.stderrLines.count == 3)
+        for bad in ["bad-random.mp4", "bad-empty.mp4", "audio-only.m4a"] {
+            #expect(run.stderrLines.contains { $0.contains("'\(Run.media(bad))'") })
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(written == ["orient-1.png", "orient-5.png", "orient-8-hevc.png"])
+        let json = try #require(run.json as? [[String: Any]])
+        #expect(json.count == 3)
+        #expect(json.allSatisfy { $0["width"] as? Int == 160 && $0["height"] as? Int == 96 })
+    }
+
+    @Test func directoriesAreWalked() throws {
+        let folder = try Self.temporaryFolder("walk")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--width", "32", "--name", "{stem}-{index}.{ext}", Run.media("")])
+        // TestMedia holds bad files too: exit 2 for them, thumbnails for the rest.
+        #expect(run.status == 2)
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(written.count >= 30)
+        #expect(!written.contains { $0.hasPrefix("bad-") })
+    }
+
+    @Test(arguments: [
+        ["thumbnail", "TestMedia/orient-1.mp4"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "TestMedia/orient-2.mp4", "-o", "/tmp/x.png"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.png", "--compare", "--grid", "2x2"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.png", "--at", "soon"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.gif"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.png", "--size", "0x10"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "TestMedia/orient-1.mp4", "--out-dir", "/tmp"],
+    ])
+    func badUsageExits64AndWritesNothing(arguments: [String]) throws {
+        let run = try Run.vidorient(arguments.map { $0.hasPrefix("TestMedia/") ? Run.media(String($0.dropFirst(10))) : $0 })
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func unwritableOutputIsReported() throws {
+        let run = try Run.vidorient(["thumbnail", Run.media("orient-1.mp4"), "-o", "/no/such/folder/x.png"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("could not write '/no/such/folder/x.png'"))
+    }
+}
