@@ -12,7 +12,13 @@ public struct Prober: Sendable {
 
     /// The raw facts, before `MediaReport` judges them.
     public func probe(_ path: String) throws(InputError) -> MediaProbe {
-        let file = try MediaFile(path: path)
+        try Prober.probe(MediaFile(path: path)).probe
+    }
+
+    /// Probes an open file. The decoder that read the first frame comes back too, positioned
+    /// after it, so that a thumbnail of an early frame costs no second open and decode.
+    static func probe(_ file: MediaFile) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?) {
+        let path = file.path
         if !file.headerDescribesStreams {
             do { try file.findStreamInfo() } catch {
                 throw InputError(path: path, reason: "could not read the streams: \(error)")
@@ -22,10 +28,11 @@ public struct Prober: Sendable {
         guard !streams.isEmpty else { throw InputError(path: path, reason: "no streams found") }
         var reports = streams.map(Prober.report)
         var evidence: VideoEvidence?
+        var decoder: VideoDecoder?
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
-            evidence = Prober.videoEvidence(file: file, stream: streams[index], report: &reports[index])
+            (evidence, decoder) = Prober.videoEvidence(file: file, stream: streams[index], report: &reports[index])
         }
-        return MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence)
+        return (MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence), decoder)
     }
 
     static func format(_ file: MediaFile) -> FormatReport {
@@ -148,7 +155,7 @@ public struct Prober: Sendable {
     /// stream facts only a decoder knows (pixel format, profile, aspect ratio) when the header
     /// did not say.
     static func videoEvidence(file: MediaFile, stream: UnsafeMutablePointer<AVStream>, report: inout StreamReport)
-        -> VideoEvidence
+        -> (VideoEvidence, VideoDecoder?)
     {
         let codecID = stream.pointee.codecpar.pointee.codec_id
         let isStill = [AV_CODEC_ID_MJPEG, AV_CODEC_ID_PNG, AV_CODEC_ID_WEBP, AV_CODEC_ID_TIFF, AV_CODEC_ID_BMP]
@@ -163,7 +170,7 @@ public struct Prober: Sendable {
             let decoder = try VideoDecoder(stream: stream, reducedResolution: isStill)
             guard try decoder.decodeFirstFrame(from: file) else {
                 evidence.firstFrameError = "no frame in the stream"
-                return evidence
+                return (evidence, nil)
             }
             let frame = decoder.frame
             if let matrix = vo_frame_display_matrix(frame) {
@@ -175,9 +182,11 @@ public struct Prober: Sendable {
                 report.profile = avcodec_profile_name(codecID, decoder.context.pointee.profile).map { String(cString: $0) }
             }
             if report.sampleAspectRatio == nil { report.sampleAspectRatio = ratio(frame.pointee.sample_aspect_ratio) }
+            // A reduced-resolution decoder is no use for pictures.
+            return (evidence, isStill ? nil : decoder)
         } catch {
             evidence.firstFrameError = error.description
         }
-        return evidence
+        return (evidence, nil)
     }
 }

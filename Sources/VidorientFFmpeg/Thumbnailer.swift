@@ -17,8 +17,8 @@ public struct Thumbnailer: Sendable {
 
     /// The frame `request` asks for; a representative one when it names no time.
     public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
-        let report = try Prober().inspect(path)
-        let session = try Session(path: path, report: report, request: request)
+        let session = try Session(path: path, request: request)
+        let report = session.report
         let still = session.isStill
         let duration = report.format.duration ?? report.video.flatMap { video in
             report.streams.first { $0.index == video.index }?.duration
@@ -44,9 +44,9 @@ public struct Thumbnailer: Sendable {
     public func contactSheet(_ path: String, columns: Int, rows: Int, tileWidth: Int, exact: Bool = false)
         throws(InputError) -> Picture
     {
-        let report = try Prober().inspect(path)
         let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
-        let session = try Session(path: path, report: report, request: request)
+        let session = try Session(path: path, request: request)
+        let report = session.report
         let count = max(1, columns * rows)
         let duration = report.format.duration ?? 0
         var tiles: [Picture] = []
@@ -113,12 +113,28 @@ final class Session {
     let isStill: Bool
     let path: String
     private var scaler: Scaler?
+    /// The decoder still holds the stream's first frame, from the probe.
+    private var holdsFirstFrame = false
 
-    init(path: String, report: MediaReport, request: ThumbnailRequest) throws(InputError) {
+    /// Probes the file (the report decides the orientation) and keeps it open for decoding.
+    init(path: String, request: ThumbnailRequest) throws(InputError) {
+        let opened = try MediaFile(path: path)
+        let probed = try Prober.probe(opened)
+        report = MediaReport(probe: probed.probe)
         guard let video = report.video else { throw InputError(path: path, reason: "no video stream to render") }
         self.path = path
-        self.report = report
         self.request = request
+        let format = report.format.name
+        isStill = ["mjpeg", "png", "webp", "tiff", "bmp"].contains(video.codec ?? "")
+            && (format.contains("pipe") || format.hasPrefix("image2"))
+        if let decoder = probed.decoder {
+            // The probe's file and decoder, holding the first frame.
+            file = opened
+            self.decoder = decoder
+            holdsFirstFrame = true
+            return
+        }
+        // Photos were probed at reduced resolution: open again at full size.
         file = try MediaFile(path: path)
         if !file.headerDescribesStreams {
             do { try file.findStreamInfo() } catch {
@@ -128,9 +144,6 @@ final class Session {
         guard video.index < file.streams.count else { throw InputError(path: path, reason: "the video stream vanished") }
         let stream = file.streams[video.index]
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
-        let codecID = stream.pointee.codecpar.pointee.codec_id
-        isStill = [AV_CODEC_ID_MJPEG, AV_CODEC_ID_PNG, AV_CODEC_ID_WEBP, AV_CODEC_ID_TIFF, AV_CODEC_ID_BMP].contains(codecID)
-            && (report.format.name.contains("pipe") || report.format.name.hasPrefix("image2"))
         do {
             decoder = try VideoDecoder(stream: stream, reducedResolution: false)
         } catch {
@@ -141,6 +154,12 @@ final class Session {
     /// The frame at `seconds`: the first one decoded after seeking to the keyframe at or before
     /// it, or with `exact`, the first whose time is at or after it.
     func grab(at seconds: Double, exact: Bool) throws(InputError) -> Thumbnailer.Frame {
+        // The keyframe at or before the time is the first frame, already decoded: use it.
+        if holdsFirstFrame, !exact || seconds <= (decoder.frameTime ?? 0), keyframeIsFirst(atOrBefore: seconds) {
+            holdsFirstFrame = false
+            return try render()
+        }
+        holdsFirstFrame = false
         do {
             if !isStill || seconds > 0 { try decoder.seek(in: file, to: seconds) }
         } catch {
@@ -160,6 +179,19 @@ final class Session {
             throw InputError(path: path, reason: "no frame could be decoded")
         }
         return try render()
+    }
+
+    private func keyframeIsFirst(atOrBefore seconds: Double) -> Bool {
+        let stream = file.streams[Int(decoder.streamIndex)]
+        let timeBase = stream.pointee.time_base
+        guard avformat_index_get_entries_count(stream) > 0, timeBase.num > 0,
+            let first = avformat_index_get_entry(stream, 0)
+        else { return false }
+        let wanted = Int64((seconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        guard let entry = avformat_index_get_entry_from_timestamp(stream, wanted, AVSEEK_FLAG_BACKWARD) else {
+            return true
+        }
+        return entry.pointee.timestamp == first.pointee.timestamp
     }
 
     private func render() throws(InputError) -> Thumbnailer.Frame {
