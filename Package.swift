@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "vidorient", targets: ["vidorient"]),
         .library(name: "VidorientCore", targets: ["VidorientCore"]),
         .library(name: "VidorientFFmpeg", targets: ["VidorientFFmpeg"]),
+        .library(name: "VidorientISOBMFF", targets: ["VidorientISOBMFF"]),
+        .library(name: "VidorientAudit", targets: ["VidorientAudit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -23,19 +25,25 @@ let package = Package(
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
-        .target(name: "VidorientFFmpeg", dependencies: ["VidorientCore", "CFFmpeg"]),
+        .target(name: "VidorientFFmpeg", dependencies: ["VidorientCore", "VidorientISOBMFF", "CFFmpeg"]),
+        // Reads MP4/QuickTime box headers and rewrites display matrices in place. Pure Swift, no FFmpeg.
+        .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
+        // Walks a library, probes files in parallel, applies the audit rules, writes the results.
+        .target(name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF"]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
             name: "vidorient",
             dependencies: [
-                "VidorientCore", "VidorientFFmpeg",
+                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore"]),
         .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
+        .testTarget(name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore"]),
+        .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore"]),
         // Runs the built `vidorient` binary end to end.
-        .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore"]),
+        .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF"]),
     ]
 )
 

@@ -12,6 +12,7 @@
 #include <libavutil/frame.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
+#include <libavutil/time.h>
 #include <libswscale/swscale.h>
 
 // Swift cannot import function-like macros, so the codes callers branch on are functions here.
@@ -58,6 +59,19 @@ static inline const int32_t *vo_frame_display_matrix(const AVFrame *frame) {
     if (sd == NULL || sd->size < 9 * sizeof(int32_t)) return NULL;
     return (const int32_t *)sd->data;
 }
+
+// Gives up blocking I/O once the monotonic clock passes *deadline (microseconds, as
+// av_gettime_relative), so one slow or hostile file cannot stall a batch.
+static int vo_deadline_passed(void *deadline) {
+    return deadline != NULL && av_gettime_relative() > *(const int64_t *)deadline;
+}
+
+static inline void vo_set_deadline(AVFormatContext *context, int64_t *deadline) {
+    context->interrupt_callback.callback = vo_deadline_passed;
+    context->interrupt_callback.opaque = deadline;
+}
+
+static inline int64_t vo_now(void) { return av_gettime_relative(); }
 
 // Channel count: AVCodecParameters.ch_layout replaced .channels in 5.1 (removed in 7.0).
 static inline int vo_channel_count(const AVCodecParameters *par) {

@@ -49,10 +49,22 @@ public struct VideoEvidence: Sendable, Hashable {
     public var isStillImage: Bool
     /// Why the first frame could not be decoded, when it could not.
     public var firstFrameError: String?
+    /// The MP4/QuickTime track's ID (FFmpeg's stream id for these containers).
+    public var trackID: Int?
+    /// The track's own `tkhd` matrix and the movie's `mvhd` matrix, which FFmpeg only shows
+    /// multiplied together (nil when the box layer did not read the file).
+    public var trackMatrix: DisplayMatrix?
+    public var movieMatrix: DisplayMatrix?
+    /// The track's own metadata (`trak/meta` keys), which libavformat 5.1 never reads.
+    public var trackTags: [String: String]
+    /// The keys that timed-metadata (`mebx`) tracks of the file declare.
+    public var timedMetadataKeys: [String]
 
     public init(
         streamIndex: Int, containerMatrix: DisplayMatrix? = nil, frameMatrix: DisplayMatrix? = nil,
-        exifOrientationTag: String? = nil, isStillImage: Bool = false, firstFrameError: String? = nil
+        exifOrientationTag: String? = nil, isStillImage: Bool = false, firstFrameError: String? = nil,
+        trackID: Int? = nil, trackMatrix: DisplayMatrix? = nil, movieMatrix: DisplayMatrix? = nil,
+        trackTags: [String: String] = [:], timedMetadataKeys: [String] = []
     ) {
         self.streamIndex = streamIndex
         self.containerMatrix = containerMatrix
@@ -60,6 +72,11 @@ public struct VideoEvidence: Sendable, Hashable {
         self.exifOrientationTag = exifOrientationTag
         self.isStillImage = isStillImage
         self.firstFrameError = firstFrameError
+        self.trackID = trackID
+        self.trackMatrix = trackMatrix
+        self.movieMatrix = movieMatrix
+        self.trackTags = trackTags
+        self.timedMetadataKeys = timedMetadataKeys
     }
 }
 
@@ -77,6 +94,7 @@ extension MediaReport {
         }
         let video = VideoReport(stream: stream, evidence: evidence, format: probe.format, findings: &findings)
         self.init(path: probe.path, format: probe.format, streams: probe.streams, video: video, findings: findings)
+        suggestActions()
     }
 }
 
@@ -136,11 +154,32 @@ extension VideoReport {
             layout = nil
         }
 
+        trackMatrix = evidence.trackMatrix?.entries.map(VideoReport.tidy)
+        movieMatrix = evidence.movieMatrix?.entries.map(VideoReport.tidy)
+        trackMetadata = evidence.trackTags
+        timedMetadataKeys = evidence.timedMetadataKeys
         (camera, cameraEvidence) = VideoReport.camera(
-            stream: stream, format: format, analysis: analysis, source: orientationSource, findings: &findings)
+            stream: stream, trackTags: evidence.trackTags, format: format, analysis: analysis,
+            source: orientationSource, findings: &findings)
+        if let movie = evidence.movieMatrix, !movie.isIdentity {
+            findings.append(
+                Finding(
+                    code: "movie-matrix", severity: .warning,
+                    message:
+                        "the movie header (mvhd) carries a matrix of its own (\(VideoReport.describe(OrientationEvidence(source: .container, matrix: movie)))); FFmpeg multiplies it in, but players that read only the track's disagree"
+                ))
+        }
 
         findings += VideoReport.matrixFindings(analysis, source: orientationSource)
         findings += VideoReport.sourceFindings(sources, evidence: evidence, stream: stream)
+        if let ratio = sampleAspectRatio, ratio != "1:1", analysis.orientation?.swapsDimensions == true {
+            findings.append(
+                Finding(
+                    code: "sar-rotated", severity: .info,
+                    message:
+                        "non-square pixels (\(ratio)) under a quarter turn: tools that apply the aspect ratio after swapping width and height (vcsi) draw it distorted"
+                ))
+        }
     }
 
     static func applySampleAspectRatio(_ ratio: String?, width: Int, height: Int) -> (width: Int, height: Int) {
@@ -166,8 +205,8 @@ extension VideoReport {
     /// Camera metadata outranks the mirror heuristic (AVAsset `preferredTransform`: a mirrored
     /// transform means the front camera). Either way the evidence is named.
     static func camera(
-        stream: StreamReport, format: FormatReport, analysis: MatrixAnalysis, source: OrientationSource,
-        findings: inout [Finding]
+        stream: StreamReport, trackTags: [String: String], format: FormatReport, analysis: MatrixAnalysis,
+        source: OrientationSource, findings: inout [Finding]
     ) -> (CameraPosition?, String?) {
         var heuristic: (CameraPosition, String)?
         if let mirrored = analysis.mirrored {
@@ -182,7 +221,7 @@ extension VideoReport {
                 ? (.front, "\(what) is mirrored (determinant < 0): preferredTransform heuristic")
                 : (.back, "\(what) is not mirrored: preferredTransform heuristic")
         }
-        guard let stated = statedCamera(stream: stream, format: format) else {
+        guard let stated = statedCamera(stream: stream, trackTags: trackTags, format: format) else {
             return heuristic.map { ($0.0, $0.1) } ?? (nil, nil)
         }
         if let heuristic, heuristic.0 != stated.0 {
@@ -197,15 +236,20 @@ extension VideoReport {
     }
 
     /// A camera named by the file's own tags, with the tag that names it.
-    static func statedCamera(stream: StreamReport, format: FormatReport) -> (CameraPosition, String)? {
-        let keys = ["com.apple.quicktime.camera.identifier", "com.apple.quicktime.camera.lens_model", "camera"]
-        for (scope, tags) in [("stream", stream.tags), ("format", format.tags)] {
+    static func statedCamera(stream: StreamReport, trackTags: [String: String], format: FormatReport)
+        -> (CameraPosition, String)?
+    {
+        let keys = [
+            "com.apple.quicktime.camera.identifier", "CameraIdentifier", "com.apple.quicktime.camera.lens_model",
+            "camera",
+        ]
+        for (scope, tags) in [("track metadata", trackTags), ("stream tag", stream.tags), ("format tag", format.tags)] {
             for key in keys {
                 guard let value = tags[key] else { continue }
                 let words = value.lowercased().split(whereSeparator: { !$0.isLetter })
                 let position: CameraPosition? =
                     words.contains("front") ? .front : (words.contains("back") || words.contains("rear") ? .back : nil)
-                if let position { return (position, "\(scope) tag \(key) = \(value)") }
+                if let position { return (position, "\(scope) \(key) = \(value)") }
             }
         }
         return nil

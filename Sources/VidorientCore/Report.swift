@@ -344,6 +344,14 @@ public struct VideoReport: Sendable, Hashable, Codable {
     public var cameraEvidence: String?
     /// What ffprobe prints as `rotation` for the same file (counter-clockwise, mirror-blind).
     public var ffprobeRotation: Int?
+    /// The track's `tkhd` matrix and the movie's `mvhd` matrix, apart (FFmpeg shows only their
+    /// product); nil when the file is not MP4/QuickTime.
+    public var trackMatrix: [Double]?
+    public var movieMatrix: [Double]?
+    /// The video track's own metadata (such as `com.apple.quicktime.camera.identifier`).
+    public var trackMetadata: [String: String]
+    /// Keys declared by the file's timed-metadata (`mebx`) tracks.
+    public var timedMetadataKeys: [String]
 
     /// Rounds away fixed-point noise (16.16 resolves 1.5e-5) so that 90 prints as 90.
     static func tidy(_ value: Double) -> Double {
@@ -365,6 +373,8 @@ public struct VideoReport: Sendable, Hashable, Codable {
         case matrixScale = "matrix_scale", matrixShear = "matrix_shear", matrixTranslation = "matrix_translation"
         case rotation, mirrored, exifOrientation = "exif_orientation", orientationSource = "orientation_source"
         case sources, layout, camera, cameraEvidence = "camera_evidence", ffprobeRotation = "ffprobe_rotation"
+        case trackMatrix = "track_matrix", movieMatrix = "movie_matrix", trackMetadata = "track_metadata"
+        case timedMetadataKeys = "timed_metadata_keys"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -390,6 +400,10 @@ public struct VideoReport: Sendable, Hashable, Codable {
         try c.encode(camera, forKey: .camera)
         try c.encode(cameraEvidence, forKey: .cameraEvidence)
         try c.encode(ffprobeRotation, forKey: .ffprobeRotation)
+        try c.encode(trackMatrix, forKey: .trackMatrix)
+        try c.encode(movieMatrix, forKey: .movieMatrix)
+        try c.encode(trackMetadata, forKey: .trackMetadata)
+        try c.encode(timedMetadataKeys, forKey: .timedMetadataKeys)
     }
 }
 
@@ -406,11 +420,24 @@ public struct Finding: Sendable, Hashable, Codable {
     public var code: String
     public var severity: Severity
     public var message: String
+    /// What to do about it, often a `vidorient` command line; nil when nothing needs doing.
+    public var action: String?
 
-    public init(code: String, severity: Severity, message: String) {
+    public init(code: String, severity: Severity, message: String, action: String? = nil) {
         self.code = code
         self.severity = severity
         self.message = message
+        self.action = action
+    }
+
+    enum CodingKeys: String, CodingKey { case code, severity, message, action }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(code, forKey: .code)
+        try c.encode(severity, forKey: .severity)
+        try c.encode(message, forKey: .message)
+        try c.encode(action, forKey: .action)
     }
 }
 

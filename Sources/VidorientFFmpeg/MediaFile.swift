@@ -12,9 +12,13 @@ import Musl
 final class MediaFile {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// When FFmpeg's I/O gives up, in `av_gettime_relative` microseconds; owned here because
+    /// the context's interrupt callback points at it.
+    private let deadline: UnsafeMutablePointer<Int64>
 
     /// Opens `path` for reading, after the checks that give a clearer reason than FFmpeg would.
-    init(path: String) throws(InputError) {
+    /// - Parameter timeout: seconds after which reading gives up (nil: never).
+    init(path: String, timeout: Double? = nil) throws(InputError) {
         self.path = path
         var status = stat()
         guard stat(path, &status) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
@@ -23,19 +27,34 @@ final class MediaFile {
         guard status.st_size > 0 else { throw InputError(path: path, reason: "file is empty") }
         guard access(path, R_OK) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
 
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+        deadline.initialize(to: timeout.map { vo_now() + Int64($0 * 1_000_000) } ?? Int64.max)
+        guard let allocated = avformat_alloc_context() else {
+            deadline.deallocate()
+            throw InputError(path: path, reason: "out of memory")
+        }
+        vo_set_deadline(allocated, deadline)
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         let code = avformat_open_input(&context, path, nil, nil)
         guard code >= 0, let context else {
             // avformat_open_input frees the context itself when it fails.
-            throw InputError(path: path, reason: FFmpegError(code: code).description)
+            let timedOut = vo_now() > deadline.pointee
+            deadline.deallocate()
+            throw InputError(
+                path: path, reason: timedOut ? "timed out after \(timeout ?? 0) s" : FFmpegError(code: code).description)
         }
         self.context = context
+        self.deadline = deadline
     }
 
     deinit {
         var pointer: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&pointer)
+        deadline.deallocate()
     }
+
+    /// Whether the timeout has passed: errors after it are reported as a timeout.
+    var timedOut: Bool { vo_now() > deadline.pointee }
 
     private static func errnoReason() -> String {
         String(cString: strerror(errno)).lowercased()

@@ -1,9 +1,15 @@
 import CFFmpeg
 public import VidorientCore
+import VidorientISOBMFF
 
 /// Reads a file with FFmpeg and reports its streams and orientation.
 public struct Prober: Sendable {
-    public init() {}
+    /// Seconds after which reading a file gives up; nil waits as long as it takes.
+    public var timeout: Double?
+
+    public init(timeout: Double? = nil) {
+        self.timeout = timeout
+    }
 
     /// The report `vidorient inspect` prints.
     public func inspect(_ path: String) throws(InputError) -> MediaReport {
@@ -12,7 +18,12 @@ public struct Prober: Sendable {
 
     /// The raw facts, before `MediaReport` judges them.
     public func probe(_ path: String) throws(InputError) -> MediaProbe {
-        try Prober.probe(MediaFile(path: path)).probe
+        let file = try MediaFile(path: path, timeout: timeout)
+        do {
+            return try Prober.probe(file).probe
+        } catch {
+            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s") : error
+        }
     }
 
     /// Probes an open file. The decoder that read the first frame comes back too, positioned
@@ -31,8 +42,27 @@ public struct Prober: Sendable {
         var decoder: VideoDecoder?
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
             (evidence, decoder) = Prober.videoEvidence(file: file, stream: streams[index], report: &reports[index])
+            if file.headerDescribesStreams || file.formatName.hasPrefix("mov,mp4") {
+                evidence = Prober.addBoxEvidence(to: evidence!, path: path, trackID: Int(streams[index].pointee.id))
+            }
         }
         return (MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence), decoder)
+    }
+
+    /// What FFmpeg hides in MP4/QuickTime: the track and movie matrices apart, the track's own
+    /// metadata, timed-metadata keys. Headers only; a file the box layer cannot read keeps
+    /// FFmpeg's view alone.
+    static func addBoxEvidence(to evidence: VideoEvidence, path: String, trackID: Int) -> VideoEvidence {
+        guard let structure = try? MovieStructure(path: path),
+            let boxes = structure.videoEvidence(trackID: trackID, streamIndex: evidence.streamIndex)
+        else { return evidence }
+        var merged = evidence
+        merged.trackID = boxes.trackID
+        merged.trackMatrix = boxes.trackMatrix
+        merged.movieMatrix = boxes.movieMatrix
+        merged.trackTags = boxes.trackTags
+        merged.timedMetadataKeys = boxes.timedMetadataKeys
+        return merged
     }
 
     static func format(_ file: MediaFile) -> FormatReport {

@@ -45,9 +45,8 @@ struct Inspect: ParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder.vidorient()
-            let data = reports.count == 1 && files.count == 1 ? try encoder.encode(reports[0]) : try encoder.encode(reports)
-            print(String(decoding: data, as: UTF8.self))
+            let encoder = JSONText()
+            print(reports.count == 1 && files.count == 1 ? try encoder.encode(reports[0]) : try encoder.encode(reports))
         } else {
             let terminal = Terminal.standardOutput
             print(reports.map { HumanReport(report: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")

@@ -81,9 +81,8 @@ struct OrientationCommand: ParsableCommand {
             OrientationDescription($0, storedWidth: size.width, storedHeight: size.height)
         }
         if json {
-            let encoder = JSONEncoder.vidorient()
-            let data = descriptions.count == 1 ? try encoder.encode(descriptions[0]) : try encoder.encode(descriptions)
-            print(String(decoding: data, as: UTF8.self))
+            let encoder = JSONText()
+            print(descriptions.count == 1 ? try encoder.encode(descriptions[0]) : try encoder.encode(descriptions))
             return
         }
         let terminal = Terminal.standardOutput

@@ -158,8 +158,7 @@ struct Thumbnail: ParsableCommand {
         }
         let written = results.withLock { $0.compactMap { $0 } }
         if json {
-            let data = try JSONEncoder.vidorient().encode(written)
-            print(String(decoding: data, as: UTF8.self))
+            print(try JSONText().encode(written))
         } else {
             for item in written {
                 print("\(item.input) -> \(item.output) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")

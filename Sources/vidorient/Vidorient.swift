@@ -10,7 +10,7 @@ struct Vidorient: ParsableCommand {
             clockwise rotation. Exit status: 0 success, 2 an input could not be read, 64 bad usage.
             """,
         version: "0.1.0",
-        subcommands: [Inspect.self, Thumbnail.self, OrientationCommand.self]
+        subcommands: [Inspect.self, Thumbnail.self, Fix.self, Audit.self, OrientationCommand.self]
     )
 }
 

@@ -156,11 +156,11 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
             #expect(codes(r).contains("matrix-invalid"))
             #expect(r.video?.rotation == nil && r.video?.exifOrientation == nil && r.video?.camera == nil)
             if entries[0].isFinite {
-                let json = String(decoding: try JSONEncoder.vidorient().encode(r), as: UTF8.self)
+                let json = try JSONText().encode(r)
                 #expect(!json.lowercased().contains("nan"))
             } else {
                 // A non-finite entry cannot be written as a JSON number: encoding must fail loudly, not lie.
-                #expect(throws: (any Error).self) { try JSONEncoder.vidorient().encode(r) }
+                #expect(throws: (any Error).self) { try JSONText().encode(r) }
             }
         }
     }
@@ -197,7 +197,7 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
     @Test func everyKeyIsPresentEvenWhenUnknown() throws {
         let r = report(stream: StreamReport(index: 0, type: "video"))
         let object = try #require(
-            try JSONSerialization.jsonObject(with: JSONEncoder.vidorient().encode(r)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(JSONText().encode(r).utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["schema_version", "path", "format", "streams", "video", "findings"])
         #expect(object["schema_version"] as? Int == 1)
         let video = try #require(object["video"] as? [String: Any])
@@ -218,7 +218,7 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
     @Test func reportRoundTripsThroughJSON() throws {
         let original = report(
             evidence: VideoEvidence(streamIndex: 0, containerMatrix: DisplayMatrix(.leftMirrored, width: 568, height: 320)))
-        let decoded = try JSONDecoder().decode(MediaReport.self, from: JSONEncoder.vidorient().encode(original))
+        let decoded = try JSONDecoder().decode(MediaReport.self, from: Data(JSONText().encode(original).utf8))
         #expect(decoded == original)
     }
 

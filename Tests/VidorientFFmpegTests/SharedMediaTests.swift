@@ -88,6 +88,11 @@ struct SharedMediaTests {
         #expect(report.format.tags["com.apple.quicktime.model"] == "iPhone 4S")
         let location = try #require(report.format.location)
         #expect(abs(location.latitude - 40.7248) < 1e-9 && abs(location.longitude + 73.9883) < 1e-9)
+        // The video track's own metadata, which FFmpeg 5.1 does not read, names the camera.
+        #expect(report.video?.camera == .back)
+        #expect(report.video?.cameraEvidence == "track metadata com.apple.quicktime.camera.identifier = Back")
+        #expect(report.video?.trackMatrix == [0, 1, 0, -1, 0, 0, 320, 0, 1])
+        #expect(report.video?.movieMatrix == DisplayMatrix.identity.entries)
         #expect(report.streams[0].profile == "LC")
         #expect(report.streams[1].profile == "Baseline")
         #expect(report.streams[1].pixelFormat == "yuv420p")
@@ -102,6 +107,7 @@ struct SharedMediaTests {
         #expect(video.dolbyVision == "8.4")
         #expect(video.colorPrimaries == "bt2020")
         #expect(report.streams.filter { $0.codecTag == "mebx" }.count == 3)
+        #expect(report.video?.timedMetadataKeys.contains("com.apple.quicktime.video-orientation") == true)
     }
 
     @Test func htcTrackTitleIsAHintNotAnOrientation() throws {

@@ -1,0 +1,106 @@
+import VidorientCore
+
+/// How audit results are written. Every format streams: a record is written when its file is
+/// done, and nothing but the summary's counts is kept.
+public enum AuditFormat: String, Sendable, CaseIterable {
+    /// Findings as files finish, then counts per code.
+    case human
+    /// One document: `{"files": [...], "schema_version": 1, "summary": {...}}`.
+    case json
+    /// One compact object per file, one per line, as files finish; shards concatenate.
+    case jsonl
+    /// One row per finding: path, severity, code, message, action.
+    case csv
+}
+
+public struct AuditWriter: Sendable {
+    public let format: AuditFormat
+    /// Human output: show info findings too.
+    public let showInfo: Bool
+    public let colors: Bool
+    private let encoder = JSONText(pretty: false)
+
+    public init(format: AuditFormat, showInfo: Bool = false, colors: Bool = false) {
+        self.format = format
+        self.showInfo = showInfo
+        self.colors = colors
+    }
+
+    public func begin() -> String {
+        switch format {
+        case .json: "{\"files\":["
+        case .csv: "path,severity,code,message,action\n"
+        case .human, .jsonl: ""
+        }
+    }
+
+    /// The text for one file; `first` tells JSON whether a comma goes before it.
+    public func record(_ record: AuditRecord, first: Bool) -> String {
+        switch format {
+        case .jsonl:
+            return json(record) + "\n"
+        case .json:
+            return (first ? "\n" : ",\n") + json(record)
+        case .csv:
+            return record.findings.map { finding in
+                [record.path, finding.severity.rawValue, finding.code, finding.message, finding.action ?? ""]
+                    .map(AuditWriter.csvField).joined(separator: ",") + "\n"
+            }.joined()
+        case .human:
+            let shown = record.findings.filter { showInfo || $0.severity > .info }
+            guard !shown.isEmpty else { return "" }
+            var lines = [paint(record.path, "1")]
+            for finding in shown {
+                let color = finding.severity == .error ? "31" : (finding.severity == .warning ? "33" : "36")
+                lines.append("  " + paint(finding.severity.rawValue.padded(8), color) + "\(finding.code): \(finding.message)")
+                if let action = finding.action { lines.append("  " + "".padded(8) + paint("→ \(action)", "2")) }
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+
+    public func end(_ summary: AuditSummary) -> String {
+        switch format {
+        case .json:
+            return "\n],\"schema_version\":\(MediaReport.currentSchemaVersion),\"summary\":\(json(summary))}\n"
+        case .csv, .jsonl:
+            return ""
+        case .human:
+            var lines: [String] = []
+            let rate = summary.filesPerSecond.rounded()
+            lines.append(
+                "\(summary.files) files in \(String(format3(summary.seconds))) s (\(Int(rate)) files/s)"
+                    + (summary.shard.map { ", shard \($0)" } ?? "") + ": \(summary.filesWithFindings) with findings, "
+                    + "\(summary.failing) at or above \(summary.failOn.rawValue), \(summary.unreadable) unreadable")
+            let codes = summary.findingsByCode.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            for (code, count) in codes { lines.append("  " + code.padded(24) + String(count)) }
+            for (kind, count) in summary.skipped.sorted(by: { $0.key < $1.key }) {
+                lines.append("  skipped: " + kind.padded(15) + String(count))
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+
+    private func json(_ value: some Encodable) -> String {
+        // Report types encode every value as JSON can hold it; nothing here can fail.
+        (try? encoder.encode(value)) ?? "null"
+    }
+
+    private func paint(_ text: String, _ code: String) -> String {
+        colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled.
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+
+    private func format3(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+}
+
+extension String {
+    func padded(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,148 @@
+public import VidorientCore
+
+/// What `fix` is asked to do to each video track's orientation.
+public enum OrientationChange: Sendable, Hashable {
+    /// Make the track show this orientation, whatever it had.
+    case set(Orientation)
+    /// Apply this after what the track already does: the new orientation is
+    /// `current.followed(by: turn)`, so `+90` turns the picture as shown a further quarter clockwise.
+    case compose(Orientation)
+
+    /// Orientation 1: the identity matrix.
+    public static let reset = OrientationChange.set(.up)
+
+    /// `--rotate` values: `90` (clockwise degrees, any multiple of 90) sets the rotation, a sign
+    /// (`+90`, `-90`) composes with the current orientation; `mirrored` mirrors first in both.
+    /// nil unless the number is a multiple of 90.
+    public init?(rotate text: String, mirrored: Bool) {
+        guard let degrees = Int(text), let turn = Orientation(rotation: degrees, mirrored: mirrored) else {
+            return nil
+        }
+        self = text.hasPrefix("+") || text.hasPrefix("-") ? .compose(turn) : .set(turn)
+    }
+
+    /// The orientation a track that now shows `current` gets.
+    public func target(from current: Orientation) -> Orientation {
+        switch self {
+        case .set(let orientation): orientation
+        case .compose(let turn): current.followed(by: turn)
+        }
+    }
+}
+
+/// The plan for one file: which matrices change, from what to what, and where their 36 bytes
+/// are. Every video track's `tkhd` matrix is set, with the translation Apple writes for the
+/// track's `tkhd` width and height; with `resetMovieMatrix`, a non-identity `mvhd` matrix becomes
+/// the identity. No other byte of the file is touched.
+public struct MatrixFix: Sendable, Hashable {
+    public struct Patch: Sendable, Hashable {
+        /// The track, or nil for the movie header.
+        public var trackID: UInt32?
+        public var before: StoredMatrix
+        public var after: StoredMatrix
+
+        /// Bytes that differ between the old and new 36.
+        public var changedByteCount: Int { zip(before.bytes, after.bytes).filter { $0 != $1 }.count }
+    }
+
+    /// One per video track in file order, then the movie header's when it is reset; unchanged
+    /// ones (already as asked) are included, with no changed bytes.
+    public var patches: [Patch]
+    /// Messages worth a person's attention, such as a movie matrix that still rotates.
+    public var warnings: [String]
+
+    public var bytesChanged: Int { patches.reduce(0) { $0 + $1.changedByteCount } }
+
+    /// Plans the change, or refuses what cannot be changed safely: a fragmented file, a file
+    /// without a video track, and, for `.compose`, a matrix that is not one of the eight.
+    public init(_ movie: MovieStructure, change: OrientationChange, resetMovieMatrix: Bool = false)
+        throws(ISOBMFFError)
+    {
+        if movie.topLevelBoxes.contains(where: { $0.type == "moof" }) {
+            throw .unsupported("fragmented mp4 (moof) is not supported")
+        }
+        if movie.isFragmented { throw .unsupported("fragmented mp4 (mvex) is not supported") }
+        let videoTracks = movie.videoTracks
+        guard !videoTracks.isEmpty else { throw .unsupported("no video track") }
+
+        patches = []
+        for track in videoTracks {
+            let current = track.matrix.matrix.analysis
+            let target: Orientation
+            switch change {
+            case .set(let orientation):
+                target = orientation
+            case .compose:
+                guard let orientation = current.orientation else {
+                    let what = current.rotation.map { "rotates \(Int($0.rounded()))°" } ?? "cannot be inverted"
+                    throw .unsupported(
+                        "the matrix of track \(track.trackID) \(what), which is not one of the eight orientations, "
+                            + "so there is nothing to turn relative to; set an orientation instead")
+                }
+                target = change.target(from: orientation)
+            }
+            let after = MatrixFix.matrix(for: target, track: track)
+            patches.append(
+                Patch(trackID: track.trackID, before: track.matrix, after: StoredMatrix(fixedPoint: after, offset: track.matrix.offset)))
+        }
+
+        let movieMatrix = movie.movieHeader.matrix
+        let identity = DisplayMatrix.identity.fixedPoint
+        warnings = []
+        if movieMatrix.fixedPoint != identity {
+            if resetMovieMatrix {
+                patches.append(
+                    Patch(trackID: nil, before: movieMatrix, after: StoredMatrix(fixedPoint: identity, offset: movieMatrix.offset)))
+            } else {
+                warnings.append(
+                    "the movie matrix (mvhd) is not the identity, so players apply it after the track's; "
+                        + "add --reset-movie-matrix to reset it")
+            }
+        }
+    }
+
+    /// Apple's matrix for `orientation` on this track: the translation keeps the picture at the
+    /// origin, computed from the `tkhd` width and height (the picture before the matrix, as
+    /// iPhones write them); from the sample entry's size when the `tkhd` has none.
+    static func matrix(for orientation: Orientation, track: Track) -> [Int32] {
+        var width = track.width, height = track.height
+        if width == 0 || height == 0, let codedWidth = track.codedWidth, let codedHeight = track.codedHeight {
+            (width, height) = (Double(codedWidth), Double(codedHeight))
+        }
+        // The 16.16 integers themselves, so that a fractional width (anamorphic video) gives an
+        // exact translation in 1/65536 pixel instead of a rounded one.
+        var matrix = DisplayMatrix(orientation, width: Int(width * 65536), height: Int(height * 65536))
+        matrix.tx /= 65536
+        matrix.ty /= 65536
+        return matrix.fixedPoint
+    }
+
+    /// `bytes` (a whole file) with every patch applied.
+    public func applied(to bytes: [UInt8]) -> [UInt8] {
+        var result = bytes
+        for patch in patches {
+            let start = Int(patch.after.offset)
+            result.replaceSubrange(start..<start + StoredMatrix.byteCount, with: patch.after.bytes)
+        }
+        return result
+    }
+
+    /// What reading the file back must give: `movie` with the new matrices and nothing else
+    /// changed. Verification compares the whole structure, so a write that strayed elsewhere
+    /// in the header is caught too.
+    public func expectedStructure(from movie: MovieStructure) -> MovieStructure {
+        var expected = movie
+        for patch in patches {
+            if let trackID = patch.trackID {
+                for index in expected.tracks.indices where expected.tracks[index].trackID == trackID
+                    && expected.tracks[index].matrix.offset == patch.before.offset
+                {
+                    expected.tracks[index].matrix = patch.after
+                }
+            } else {
+                expected.movieHeader.matrix = patch.after
+            }
+        }
+        return expected
+    }
+}
