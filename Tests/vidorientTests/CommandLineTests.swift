@@ -224,3 +224,76 @@ struct Run {
         #expect(run.stderr.contains("could not write '/no/such/folder/x.png'"))
     }
 }
+
+@Suite struct AuditCommandTests {
+    @Test func jsonlStreamsOneLinePerFileAndExitsOneOnWarnings() throws {
+        let run = try Run.vidorient(["audit", "--jsonl", Run.media("")])
+        #expect(run.status == 1)
+        #expect(!run.stderr.contains("\r"), "no progress line when stderr is not a terminal")
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 34, "every TestMedia video, photo and bad file; audio .m4a is not a default extension")
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let mirrored = objects.first { ($0["path"] as? String)?.hasSuffix("orient-7.mp4") == true }
+        #expect(((mirrored?["findings"] as? [[String: Any]])?.first?["code"] as? String) == "mirrored")
+        #expect(((mirrored?["findings"] as? [[String: Any]])?.first?["action"] as? String)?.contains("vidorient fix") == true)
+    }
+
+    @Test func onlyUnreadableFilesExitTwo() throws {
+        let run = try Run.vidorient(["audit", Run.media("bad-random.mp4"), Run.media("orient-6.mp4")])
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("unreadable"))
+        #expect(try Run.vidorient(["audit", Run.media("orient-6.mp4"), Run.media("orient-8.jpg")]).status == 0)
+        #expect(try Run.vidorient(["audit", "--fail-on", "error", Run.media("orient-5.mp4")]).status == 0)
+    }
+
+    @Test func aFileNobodyMayReadIsReportedNotFatal() throws {
+        let folder = try ThumbnailCommandTests.temporaryFolder("audit-perm")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let locked = folder.appendingPathComponent("locked.mp4")
+        let open = folder.appendingPathComponent("open.mp4")
+        try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: locked.path)
+        try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: open.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: open.path)
+        let prefix = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let run = try Run.vidorient(["audit", "--csv", folder.path], prefix: prefix)
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("\(locked.path),error,unreadable,could not be probed: permission denied"))
+        #expect(!run.stdout.contains(open.path))
+    }
+
+    @Test func oneJSONDocumentWithASummary() throws {
+        let run = try Run.vidorient(["audit", "--json", Run.media("orient-2.mp4"), Run.media("orient-3.mp4")])
+        let object = try #require(run.json as? [String: Any])
+        #expect((object["files"] as? [Any])?.count == 2)
+        let summary = try #require(object["summary"] as? [String: Any])
+        #expect(summary["files"] as? Int == 2)
+        #expect((summary["findings_by_code"] as? [String: Int])?["mirrored"] == 1)
+        #expect(summary["exit_status"] as? Int == 1)
+    }
+
+    @Test func filesFromStandardInputWithShards() throws {
+        let list = Run.packageRoot.appendingPathComponent("TestMedia").path
+        let all = try Run.vidorient(["audit", "--jsonl", list])
+        var union: [String] = []
+        for k in 1...3 {
+            let part = try Run.vidorient(["audit", "--jsonl", "--shard", "\(k)/3", list])
+            union += part.stdout.split(separator: "\n").map(String.init)
+        }
+        func paths(_ lines: [String]) -> [String] {
+            lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["path"] as? String }.sorted()
+        }
+        #expect(paths(union) == paths(all.stdout.split(separator: "\n").map(String.init)))
+    }
+
+    @Test(arguments: [
+        ["audit"], ["audit", "--shard", "4/3", "x"], ["audit", "--json", "--csv", "x"], ["audit", "-0", "x"],
+        ["audit", "--fail-on", "loud", "x"], ["audit", "--jobs", "0", "x"],
+    ])
+    func badUsageExits64(arguments: [String]) throws {
+        let run = try Run.vidorient(arguments)
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Synchronization
+import Testing
+import VidorientAudit
+import VidorientCore
+
+/// A small library on disk: every TestMedia case, nested folders, a symbolic link loop, a link
+/// to a file, a directory named like a video, and a file that is not media at all.
+struct Library {
+    let root: URL
+    static let testMedia = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("TestMedia")
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-library-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let fm = FileManager.default
+        try fm.createDirectory(at: root.appendingPathComponent("trips/2024"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: root.appendingPathComponent("folder.mp4"), withIntermediateDirectories: true)
+        for name in try fm.contentsOfDirectory(atPath: Library.testMedia.path)
+        where MediaPaths.isMedia(name) || name.hasSuffix(".m4a") {
+            let target = name.hasPrefix("orient-") ? "trips/2024/\(name)" : name
+            try fm.copyItem(at: Library.testMedia.appendingPathComponent(name), to: root.appendingPathComponent(target))
+        }
+        try fm.copyItem(
+            at: Library.testMedia.appendingPathComponent("orient-6.mp4"),
+            to: root.appendingPathComponent("folder.mp4/inside.mp4"))
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("trips/loop").path, withDestinationPath: "..")
+        try fm.createSymbolicLink(
+            atPath: root.appendingPathComponent("link-to-clip.mp4").path, withDestinationPath: "trips/2024/orient-7.mp4")
+        try Data("not media".utf8).write(to: root.appendingPathComponent("notes.txt"))
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+
+    /// Every regular file's bytes, to show the audit changed none.
+    func snapshot() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root.path)!
+        while let relative = enumerator.nextObject() as? String {
+            let path = root.appendingPathComponent(relative).path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil
+            else { continue }
+            files[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        return files
+    }
+}
+
+/// Runs an audit and keeps every record, for inspection in tests.
+func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void = { _ in }) -> (records: [AuditRecord], notes: [WalkNote], summary: AuditSummary) {
+    var options = AuditOptions()
+    configure(&options)
+    let records = Mutex<[AuditRecord]>([])
+    let notes = Mutex<[WalkNote]>([])
+    let summary = Auditor(options: options).run(
+        source, record: { record in records.withLock { $0.append(record) } },
+        note: { note in notes.withLock { $0.append(note) } })
+    return (records.withLock { $0 }, notes.withLock { $0 }, summary)
+}
+
+@Suite struct AuditTests {
+    @Test func everyFindingIsTheExpectedOne() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let before = try library.snapshot()
+        let run = audit(.walk([library.root.path]))
+        let byName = Dictionary(uniqueKeysWithValues: run.records.map { (($0.path as NSString).lastPathComponent, $0) })
+
+        // Every media file once; links not followed, so neither the loop nor the linked clip.
+        #expect(run.records.count == Set(run.records.map(\.path)).count)
+        #expect(byName["link-to-clip.mp4"] == nil)
+        #expect(byName["audio-only.m4a"] == nil, "audio is not in the default extensions")
+        #expect(byName["notes.txt"] == nil)
+        #expect(byName["inside.mp4"] != nil, "a directory named like a video is walked into")
+        #expect(run.notes.map(\.kind).contains(.symlinkSkipped))
+
+        func codes(_ name: String) -> [String] { byName[name]?.findings.map(\.code) ?? ["<missing>"] }
+        for n in 1...8 {
+            let mirrored = Orientation(exif: n)!.isMirrored
+            for name in ["orient-\(n).mp4", "orient-\(n)-hevc.mov", "orient-\(n).jpg"] {
+                #expect(codes(name) == (mirrored ? ["mirrored"] : []), "\(name)")
+                #expect(byName[name]?.video?.exifOrientation == n, "\(name)")
+            }
+        }
+        #expect(codes("odd-angle-30.mp4") == ["odd-angle"])
+        #expect(codes("scaled-2x.mp4") == ["matrix-scale"])
+        #expect(codes("anamorphic-6.mp4") == ["sar-rotated"])
+        #expect(codes("audio-first.mov") == [])
+        #expect(byName["audio-first.mov"]?.video?.index == 1)
+        // Headers alone cannot see an SEI; the deep pass below does.
+        #expect(codes("sei-90.mp4") == [])
+        for bad in ["bad-empty.mp4", "bad-random.mp4", "bad-text.mp4", "bad-truncated.mp4"] {
+            #expect(codes(bad) == ["unreadable"], "\(bad)")
+        }
+        #expect(run.summary.unreadable == 4)
+        #expect(run.summary.exitStatus == 1)
+        #expect(try library.snapshot() == before, "the audit must not change a byte")
+    }
+
+    @Test func deepAuditDecodesAndFindsTheSEI() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let run = audit(.walk([library.root.path])) { $0.deep = true }
+        let sei = try #require(run.records.first { $0.path.hasSuffix("/sei-90.mp4") })
+        #expect(sei.findings.map(\.code) == ["codec-orientation"])
+        #expect(sei.video?.exifOrientation == 6)
+        // The fast and the deep pass agree on everything else.
+        let fast = audit(.walk([library.root.path]))
+        for record in run.records where !record.path.hasSuffix("/sei-90.mp4") {
+            let other = try #require(fast.records.first { $0.path == record.path })
+            #expect(record.findings.map(\.code) == other.findings.map(\.code), "\(record.path)")
+            #expect(record.video?.exifOrientation == other.video?.exifOrientation, "\(record.path)")
+            #expect(record.video?.displayWidth == other.video?.displayWidth, "\(record.path)")
+        }
+    }
+
+    @Test func followingLinksDetectsTheLoop() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let run = audit(.walk([library.root.path])) { $0.walk.followSymlinks = true }
+        #expect(run.notes.contains { $0.kind == .symlinkLoop && $0.path.hasSuffix("trips/loop") })
+        #expect(run.records.contains { $0.path.hasSuffix("/link-to-clip.mp4") })
+        #expect(run.records.count == Set(run.records.map(\.path)).count)
+    }
+
+    @Test func shardsAddUpToTheWhole() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let whole = Set(audit(.walk([library.root.path])).records.map(\.path))
+        var parts: [Set<String>] = []
+        for k in 1...3 {
+            parts.append(Set(audit(.walk([library.root.path])) { $0.walk.shard = Shard("\(k)/3") }.records.map(\.path)))
+        }
+        #expect(parts.reduce(Set<String>()) { $0.union($1) } == whole)
+        #expect(parts.map(\.count).reduce(0, +) == whole.count, "no file in two shards")
+        #expect(parts.allSatisfy { !$0.isEmpty })
+    }
+
+    @Test func filesWithoutPicturesWhenIncluded() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let records = audit(.walk([library.root.path])) { $0.walk.include = ["*.m4a"] }.records
+        #expect(records.count == 2)
+        #expect(records.allSatisfy { $0.findings.map(\.code) == ["no-video"] && $0.video == nil })
+    }
+
+    @Test func includeAndExclude() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let jpegs = audit(.walk([library.root.path])) { $0.walk.include = ["*.jpg"] }.records
+        #expect(jpegs.count == 9 && jpegs.allSatisfy { $0.path.hasSuffix(".jpg") })
+        let noTrips = audit(.walk([library.root.path])) { $0.walk.exclude = ["*/trips"] }.records
+        #expect(!noTrips.contains { $0.path.contains("/trips/") })
+        #expect(noTrips.contains { $0.path.hasSuffix("/odd-angle-30.mp4") })
+    }
+
+    @Test func pathListsWithNewlinesOrNULs() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let paths = ["trips/2024/orient-2.mp4", "bad-text.mp4", "odd-angle-30.mp4"].map { library.root.appendingPathComponent($0).path }
+        for nul in [false, true] {
+            let list = library.root.appendingPathComponent(nul ? "list0" : "list")
+            try Data(paths.joined(separator: nul ? "\0" : "\n").utf8).write(to: list)
+            let run = audit(.list(try PathList(path: list.path, nulSeparated: nul)))
+            #expect(Set(run.records.map(\.path)) == Set(paths))
+        }
+    }
+
+    @Test func exitStatusFollowsFailOn() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let root = library.root.path
+        #expect(audit(.walk([root + "/trips/2024/orient-6.mp4"])).summary.exitStatus == 0)
+        #expect(audit(.walk([root + "/trips/2024/orient-2.mp4"])).summary.exitStatus == 1)
+        #expect(audit(.walk([root + "/trips/2024/orient-2.mp4"])) { $0.failOn = .error }.summary.exitStatus == 0)
+        #expect(audit(.walk([root + "/anamorphic-6.mp4"])) { $0.failOn = .info }.summary.exitStatus == 1)
+        #expect(audit(.walk([root + "/bad-random.mp4"])).summary.exitStatus == 2)
+        #expect(audit(.walk([root + "/bad-random.mp4", root + "/trips/2024/orient-2.mp4"])).summary.exitStatus == 1)
+        #expect(audit(.walk([root + "/no-such-file.mp4"])).summary.exitStatus == 2)
+    }
+
+    @Test func writersProduceWhatTheyPromise() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let run = audit(.walk([library.root.path]))
+        // JSONL: one parseable object per line, each with path, video and findings.
+        let jsonl = AuditWriter(format: .jsonl)
+        for record in run.records {
+            let line = jsonl.record(record, first: false)
+            #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == ["schema_version", "path", "video", "findings"])
+        }
+        // JSON: one document whatever the number of files.
+        let json = AuditWriter(format: .json)
+        var document = json.begin()
+        for (index, record) in run.records.enumerated() { document += json.record(record, first: index == 0) }
+        document += json.end(run.summary)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any])
+        #expect((object["files"] as? [Any])?.count == run.records.count)
+        #expect((object["summary"] as? [String: Any])?["files"] as? Int == run.records.count)
+        // CSV: a header and one row per finding, commas and quotes escaped.
+        let csv = AuditWriter(format: .csv)
+        let rows = run.records.map { csv.record($0, first: false) }.joined()
+        #expect(rows.split(separator: "\n").count == run.records.map(\.findings.count).reduce(0, +))
+        #expect(AuditWriter(format: .csv).begin() == "path,severity,code,message,action\n")
+        let tricky = AuditRecord(
+            path: "a, \"b\".mp4", video: nil, findings: [Finding(code: "x", severity: .info, message: "m")])
+        #expect(csv.record(tricky, first: true) == "\"a, \"\"b\"\".mp4\",info,x,m,\n")
+    }
+}
