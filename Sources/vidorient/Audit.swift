@@ -101,13 +101,16 @@ struct Audit: ParsableCommand {
             source = .walk(paths)
         }
         let progress = ProgressLine(enabled: !noProgress && isatty(STDERR_FILENO) == 1)
+        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
         write(writer.begin())
         let summary = Auditor(options: options).run(
             source,
             record: { record in
-                progress.clear()
-                write(writer.record(record, first: first))
+                let text = writer.record(record, first: first)
+                // Only a terminal shows stdout and stderr on one screen: clear the line first there.
+                if !text.isEmpty && stdoutIsTerminal { progress.clear() }
+                write(text)
                 first = false
             },
             note: { note in
