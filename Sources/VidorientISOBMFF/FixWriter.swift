@@ -44,7 +44,11 @@ extension MatrixFix {
         switch mode {
         case .replace:
             try FileSystem.checkWritable(path, status)
-            try FileSystem.checkFolderWritable(of: path)
+            // A replacement is a new file: other names of the old one would keep the old content.
+            guard status.st_nlink <= 1 else {
+                throw .unsupported("the file has \(status.st_nlink) hard links, which a replacement would split; use --in-place")
+            }
+            try FileSystem.checkFolderWritable(of: FileSystem.resolved(path))
         case .inPlace:
             try FileSystem.checkWritable(path, status)
         case .copy(let output):
@@ -57,12 +61,13 @@ extension MatrixFix {
         switch mode {
         case .replace:
             guard plan.bytesChanged > 0 else { return result }
+            // Through a symbolic link to the file it names: the link itself stays a link.
             result.bytesWritten = try FileSystem.writeFixedCopy(
-                of: input, status: status, plan: plan, expected: expected, to: path, replacing: true)
+                of: input, status: status, plan: plan, expected: expected, to: FileSystem.resolved(path), replacing: true)
             result.writtenPath = path
         case .copy(let output):
             result.bytesWritten = try FileSystem.writeFixedCopy(
-                of: input, status: status, plan: plan, expected: expected, to: output, replacing: false)
+                of: input, status: status, plan: plan, expected: expected, to: FileSystem.resolved(output), replacing: false)
             result.writtenPath = output
         case .inPlace:
             guard plan.bytesChanged > 0 else { return result }
@@ -77,6 +82,13 @@ extension MatrixFix {
 /// The file-system steps of `fix`, each one refusing cleanly rather than leaving a half-done job.
 enum FileSystem {
     static func errnoReason(_ code: Int32 = errno) -> String { String(cString: strerror(code)).lowercased() }
+
+    /// `path` with symbolic links resolved, when it exists; as given otherwise.
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
 
     static func split(_ path: String) -> (folder: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
@@ -103,15 +115,16 @@ enum FileSystem {
         }
     }
 
-    static func checkOutput(_ output: String, input: stat) throws(ISOBMFFError) {
+    static func checkOutput(_ given: String, input: stat) throws(ISOBMFFError) {
+        let output = resolved(given)
         var existing = stat()
         if stat(output, &existing) == 0 {
-            if existing.st_mode & S_IFMT == S_IFDIR { throw ISOBMFFError(.io, "output '\(output)' is a directory") }
+            if existing.st_mode & S_IFMT == S_IFDIR { throw ISOBMFFError(.io, "output '\(given)' is a directory") }
             if existing.st_dev == input.st_dev && existing.st_ino == input.st_ino {
-                throw ISOBMFFError(.io, "output '\(output)' is the input itself; leave out -o to fix it in place")
+                throw ISOBMFFError(.io, "output '\(given)' is the input itself; leave out -o to fix it in place")
             }
             do { try checkWritable(output, existing) } catch {
-                throw ISOBMFFError(.io, "output '\(output)': \(error.reason)")
+                throw ISOBMFFError(.io, "output '\(given)': \(error.reason)")
             }
         }
         try checkFolderWritable(of: output)

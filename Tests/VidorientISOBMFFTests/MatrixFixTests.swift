@@ -229,6 +229,29 @@ enum Clip: String, CaseIterable {
         #expect(try manager.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.hasSuffix(".partial") })
     }
 
+    @Test func linksStayWhatTheyAre() throws {
+        let folder = try TemporaryFolder("links")
+        defer { folder.remove() }
+        let manager = FileManager.default
+        // A symbolic link: the file it names is replaced, the link stays a link.
+        let real = try folder.copy(TestMedia.path("orient-6.mp4"), as: "real.mp4")
+        let link = folder.path("link.mp4")
+        try manager.createSymbolicLink(atPath: link, withDestinationPath: "real.mp4")
+        let result = try MatrixFix.fix(path: link, change: .reset)
+        #expect(result.writtenPath == link)
+        #expect(try manager.destinationOfSymbolicLink(atPath: link) == "real.mp4")
+        #expect(try MovieStructure(path: real).videoTracks.first?.matrix.fixedPoint == DisplayMatrix.identity.fixedPoint)
+        // A hard link: a replacement would leave the other name with the old content, so only
+        // in place is allowed, and both names see the change.
+        let other = folder.path("other.mp4")
+        try manager.linkItem(atPath: real, toPath: other)
+        let refused = try #require(throws: ISOBMFFError.self) { try MatrixFix.fix(path: real, change: .set(.down)) }
+        #expect(refused.reason == "the file has 2 hard links, which a replacement would split; use --in-place")
+        _ = try MatrixFix.fix(path: real, change: .set(.down), mode: .inPlace)
+        #expect(try MovieStructure(path: other).videoTracks.first?.matrix.fixedPoint == Truth.matrix(3, width: 96, height: 160))
+        #expect(try manager.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.hasSuffix(".partial") })
+    }
+
     @Test func readOnlyFileIsRefusedEvenForRoot() throws {
         let folder = try TemporaryFolder("read-only")
         defer { folder.remove() }

@@ -1,0 +1,30 @@
+// libFuzzer target for the box reader and the matrix fix (see Fuzz/README.md).
+// Built by Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` against the module sources.
+import VidorientCore
+import VidorientISOBMFF
+
+/// One input: it must read or throw, never crash or read out of bounds (ASan watches the
+/// unsafe buffer code); what it reports must hold; fixing it in memory must read back as planned.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    let source = MemoryBytes(bytes)
+    guard let movie = try? MovieStructure(source) else { return 0 }
+    for matrix in movie.tracks.map(\.matrix) + [movie.movieHeader.matrix] {
+        let start = Int(matrix.offset)
+        precondition(start >= 0 && start + StoredMatrix.byteCount <= bytes.count, "matrix offset outside the file")
+        precondition(Array(bytes[start..<start + StoredMatrix.byteCount]) == matrix.bytes, "matrix not at its offset")
+    }
+    precondition(movie.moov.offset + movie.moov.size <= Int64(bytes.count), "moov outside the file")
+    for track in movie.tracks where !track.timedMetadataKeys.isEmpty {
+        _ = try? track.timedMetadataSamples(in: source, maximumSamples: 64)
+    }
+    for change in [OrientationChange.set(.rightMirrored), .compose(.left)] {
+        guard let plan = try? MatrixFix(movie, change: change, resetMovieMatrix: true) else { continue }
+        let fixed = plan.applied(to: bytes)
+        precondition(fixed.count == bytes.count, "the fix changed the size")
+        let reread = try? MovieStructure(MemoryBytes(fixed))
+        precondition(reread == plan.expectedStructure(from: movie), "the fixed file does not read back as planned")
+    }
+    return 0
+}
