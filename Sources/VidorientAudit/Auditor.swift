@@ -15,8 +15,8 @@ public struct AuditOptions: Sendable {
     public var jobs = processorCount
     /// Seconds after which a file's probe gives up and the file is reported.
     public var timeout: Double? = 30
-    /// Decode every video's first frame with FFmpeg (finds H.264/HEVC orientation SEI and
-    /// undecodable files) instead of reading MP4/QuickTime headers alone.
+    /// Probe every file with FFmpeg, decoding each video's first frame (finds H.264/HEVC
+    /// orientation SEI and undecodable frames), instead of reading MP4/QuickTime headers alone.
     public var deep = false
     /// Findings at or above this make the exit status 1.
     public var failOn: Severity = .warning
@@ -232,7 +232,7 @@ public struct Auditor: Sendable {
             return AuditRecord(path: path, video: report.video, findings: report.findings)
         }
         do {
-            let report = try Prober(timeout: options.timeout).inspect(path)
+            let report = try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspect(path)
             return AuditRecord(path: path, video: report.video, findings: report.findings)
         } catch {
             let timedOut = error.reason.hasPrefix("timed out")

@@ -6,9 +6,13 @@ import VidorientISOBMFF
 public struct Prober: Sendable {
     /// Seconds after which reading a file gives up; nil waits as long as it takes.
     public var timeout: Double?
+    /// Decode the first video frame even where reading its NAL units is enough (H.264, HEVC):
+    /// slower, but it also proves the frame decodes.
+    public var decodesFirstFrame: Bool
 
-    public init(timeout: Double? = nil) {
+    public init(timeout: Double? = nil, decodesFirstFrame: Bool = false) {
         self.timeout = timeout
+        self.decodesFirstFrame = decodesFirstFrame
     }
 
     /// The report `vidorient inspect` prints.
@@ -20,7 +24,7 @@ public struct Prober: Sendable {
     public func probe(_ path: String) throws(InputError) -> MediaProbe {
         let file = try MediaFile(path: path, timeout: timeout)
         do {
-            return try Prober.probe(file).probe
+            return try Prober.probe(file, decode: decodesFirstFrame).probe
         } catch {
             throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s") : error
         }
@@ -28,7 +32,7 @@ public struct Prober: Sendable {
 
     /// Probes an open file. The decoder that read the first frame comes back too, positioned
     /// after it, so that a thumbnail of an early frame costs no second open and decode.
-    static func probe(_ file: MediaFile) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?) {
+    static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?) {
         let path = file.path
         if !file.headerDescribesStreams {
             do { try file.findStreamInfo() } catch {
@@ -41,12 +45,67 @@ public struct Prober: Sendable {
         var evidence: VideoEvidence?
         var decoder: VideoDecoder?
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
-            (evidence, decoder) = Prober.videoEvidence(file: file, stream: streams[index], report: &reports[index])
+            (evidence, decoder) = Prober.videoEvidence(
+                file: file, stream: streams[index], report: &reports[index], decode: decode)
             if file.headerDescribesStreams || file.formatName.hasPrefix("mov,mp4") {
                 evidence = Prober.addBoxEvidence(to: evidence!, path: path, trackID: Int(streams[index].pointee.id))
             }
         }
         return (MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence), decoder)
+    }
+
+    static func seiCodec(_ id: AVCodecID) -> DisplayOrientationSEI.Codec? {
+        switch id {
+        case AV_CODEC_ID_H264: .h264
+        case AV_CODEC_ID_HEVC: .hevc
+        default: nil
+        }
+    }
+
+    /// H.264 and HEVC without decoding: the display-orientation SEI is read from the first
+    /// packets' NAL units, and a parser (which reads parameter sets, not pictures) gives the
+    /// pixel format and profile. Decoding a 10-bit HEVC frame costs more than the rest of
+    /// `inspect` together.
+    static func scanForSEI(
+        file: MediaFile, stream: UnsafeMutablePointer<AVStream>, codec: DisplayOrientationSEI.Codec,
+        evidence: inout VideoEvidence, report: inout StreamReport
+    ) {
+        let par = stream.pointee.codecpar.pointee
+        let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
+        let framing = DisplayOrientationSEI.framing(extradata: extradata, codec: codec)
+        guard let packet = av_packet_alloc() else { return }
+        defer {
+            var owned: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&owned)
+        }
+        let parser = ParameterSetParser(stream: stream)
+        var seen = 0
+        // The SEI travels with the first access unit; a few more cover streams that open on a
+        // non-key frame.
+        while seen < 8 {
+            do {
+                guard try file.read(into: packet) else { break }
+            } catch {
+                evidence.firstFrameError = error.description
+                break
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == stream.pointee.index, let data = packet.pointee.data else { continue }
+            seen += 1
+            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+            parser?.parse(bytes)
+            if let sei = DisplayOrientationSEI.find(in: bytes, codec: codec, framing: framing) {
+                evidence.frameMatrix = sei.matrix
+            }
+            if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 { break }
+        }
+        if seen == 0 && evidence.firstFrameError == nil { evidence.firstFrameError = "no packet in the stream" }
+        if let parser {
+            if report.pixelFormat == nil { setPixelFormat(&report, AVPixelFormat(parser.pixelFormat)) }
+            if report.profile == nil, parser.profile >= 0 {
+                report.profile = avcodec_profile_name(par.codec_id, parser.profile).map { String(cString: $0) }
+            }
+        }
     }
 
     /// What FFmpeg hides in MP4/QuickTime: the track and movie matrices apart, the track's own
@@ -184,9 +243,9 @@ public struct Prober: Sendable {
     /// The container's matrix, then the first frame: its SEI or EXIF orientation, and the
     /// stream facts only a decoder knows (pixel format, profile, aspect ratio) when the header
     /// did not say.
-    static func videoEvidence(file: MediaFile, stream: UnsafeMutablePointer<AVStream>, report: inout StreamReport)
-        -> (VideoEvidence, VideoDecoder?)
-    {
+    static func videoEvidence(
+        file: MediaFile, stream: UnsafeMutablePointer<AVStream>, report: inout StreamReport, decode: Bool
+    ) -> (VideoEvidence, VideoDecoder?) {
         let codecID = stream.pointee.codecpar.pointee.codec_id
         let isStill = [AV_CODEC_ID_MJPEG, AV_CODEC_ID_PNG, AV_CODEC_ID_WEBP, AV_CODEC_ID_TIFF, AV_CODEC_ID_BMP]
             .contains(codecID)
@@ -196,6 +255,10 @@ public struct Prober: Sendable {
         }
         // Only this stream's packets are read from here on.
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        if !decode, let sei = seiCodec(codecID) {
+            scanForSEI(file: file, stream: stream, codec: sei, evidence: &evidence, report: &report)
+            return (evidence, nil)
+        }
         do {
             let decoder = try VideoDecoder(stream: stream, reducedResolution: isStill)
             guard try decoder.decodeFirstFrame(from: file) else {

@@ -119,7 +119,8 @@ final class Session {
     /// Probes the file (the report decides the orientation) and keeps it open for decoding.
     init(path: String, request: ThumbnailRequest) throws(InputError) {
         let opened = try MediaFile(path: path)
-        let probed = try Prober.probe(opened)
+        // Decoding here too: the frame the probe decodes is often the one the thumbnail wants.
+        let probed = try Prober.probe(opened, decode: true)
         report = MediaReport(probe: probed.probe)
         guard let video = report.video else { throw InputError(path: path, reason: "no video stream to render") }
         self.path = path

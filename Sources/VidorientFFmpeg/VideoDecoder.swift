@@ -101,3 +101,42 @@ final class VideoDecoder {
         return true
     }
 }
+
+/// libavcodec's bitstream parser for one stream: reads parameter sets (SPS/PPS/VPS) from
+/// extradata and packets and reports the pixel format and profile, decoding no picture.
+final class ParameterSetParser {
+    private let parser: UnsafeMutablePointer<AVCodecParserContext>
+    private let context: UnsafeMutablePointer<AVCodecContext>
+
+    init?(stream: UnsafeMutablePointer<AVStream>) {
+        guard let parser = av_parser_init(Int32(stream.pointee.codecpar.pointee.codec_id.rawValue)) else { return nil }
+        guard let context = avcodec_alloc_context3(nil) else {
+            av_parser_close(parser)
+            return nil
+        }
+        self.parser = parser
+        self.context = context
+        // Whole access units come from the demuxer: nothing to reassemble.
+        parser.pointee.flags |= PARSER_FLAG_COMPLETE_FRAMES
+        _ = avcodec_parameters_to_context(context, stream.pointee.codecpar)
+    }
+
+    deinit {
+        av_parser_close(parser)
+        var owned: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&owned)
+    }
+
+    func parse(_ bytes: [UInt8]) {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize: Int32 = 0
+        _ = bytes.withUnsafeBufferPointer { buffer in
+            av_parser_parse2(
+                parser, context, &output, &outputSize, buffer.baseAddress, Int32(buffer.count), Int64.min, Int64.min, 0)
+        }
+    }
+
+    /// AV_PIX_FMT_NONE (-1) until a sequence parameter set has been read.
+    var pixelFormat: Int32 { parser.pointee.format }
+    var profile: Int32 { context.pointee.profile }
+}

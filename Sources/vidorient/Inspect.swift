@@ -27,13 +27,16 @@ struct Inspect: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
     var verbose = false
 
+    @Flag(help: "Decode the first video frame (H.264/HEVC SEI is otherwise read without decoding).")
+    var deep = false
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file to inspect") }
     }
 
     func run() throws {
         FFmpegLog.setVerbose(verbose)
-        let prober = Prober()
+        let prober = Prober(decodesFirstFrame: deep)
         var reports: [MediaReport] = []
         var failed = false
         for file in files {
