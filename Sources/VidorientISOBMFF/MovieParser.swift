@@ -8,6 +8,10 @@ struct MovieParser<Source: ByteSource> {
     /// QuickTime `keys` tables are a few hundred bytes; a larger one is not metadata worth reading.
     static var maximumKeyTableSize: Int { 1 << 20 }
 
+    static var imageBrands: Set<FourCC> {
+        ["heic", "heix", "heim", "heis", "mif1", "mif2", "msf1", "avif", "avis", "jpeg", "avci"]
+    }
+
     init(_ source: Source) { walker = BoxWalker(source) }
 
     mutating func parse() throws(ISOBMFFError) -> MovieStructure {
@@ -22,10 +26,6 @@ struct MovieParser<Source: ByteSource> {
         else { throw .malformed("not an mp4 or quicktime file (no 'ftyp', 'moov' or 'mdat' box at the start)") }
 
         let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil)
-        let moovs = top.filter { $0.type == "moov" }
-        guard let moov = moovs.first else { throw .malformed("no 'moov' box (an incomplete recording or download?)") }
-        guard moovs.count == 1 else { throw .malformed("\(moovs.count) 'moov' boxes") }
-
         var majorBrand: FourCC?
         var compatibleBrands: [FourCC] = []
         if let ftyp = top.first(where: { $0.type == "ftyp" }) {
@@ -34,6 +34,15 @@ struct MovieParser<Source: ByteSource> {
             try cursor.skip(4)  // minor version
             while cursor.remaining >= 4 { compatibleBrands.append(try cursor.fourCC()) }
         }
+        let moovs = top.filter { $0.type == "moov" }
+        guard let moov = moovs.first else {
+            // HEIF and AVIF still images are ISO-BMFF too, with `meta` where a movie has `moov`.
+            if let brand = majorBrand, Self.imageBrands.contains(brand) {
+                throw .unsupported("a heif/avif image ('\(brand)'), not a movie: no 'moov' box")
+            }
+            throw .malformed("no 'moov' box (an incomplete recording or download?)")
+        }
+        guard moovs.count == 1 else { throw .malformed("\(moovs.count) 'moov' boxes") }
 
         let children = try walker.children(of: moov, depth: 1)
         let mvhds = children.filter { $0.type == "mvhd" }

@@ -90,6 +90,18 @@ import VidorientISOBMFF
         #expect(error.kind == .unsupported)
     }
 
+    @Test func stillImagesAreNamedAsSuch() throws {
+        // The opening of an iPhone HEIC: ftyp 'heic' (compatible mif1, heic), then a meta box.
+        let ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+        let meta: [UInt8] = [0, 0, 0, 12] + Array("meta".utf8) + [0, 0, 0, 0]
+        let error = try #require(throws: ISOBMFFError.self) { try MovieStructure(MemoryBytes(ftyp + meta)) }
+        #expect(error.reason == "a heif/avif image ('heic'), not a movie: no 'moov' box")
+        // The same without an image brand is a movie that lost its moov.
+        let mp4: [UInt8] = [0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 2, 0]
+        let lost = try #require(throws: ISOBMFFError.self) { try MovieStructure(MemoryBytes(mp4 + meta)) }
+        #expect(lost.reason.hasPrefix("no 'moov' box"))
+    }
+
     @Test func sixtyFourBitSizesAndSizeZeroAreRead() throws {
         // orient-6.mp4 rewritten by hand: mdat with a 64-bit size, then moov last with size 0.
         let original = try bytes(TestMedia.path("orient-6.mp4"))
