@@ -142,22 +142,18 @@ public struct DisplayOrientationSEI: Sendable, Hashable {
         var offset = 0
         // Messages until the RBSP trailing bits (a single 0x80).
         while offset < rbsp.count && !(rbsp[offset] == 0x80 && offset == rbsp.count - 1) {
-            var type = 0
-            while offset < rbsp.count && rbsp[offset] == 0xFF {
-                type += 255
-                offset += 1
+            // Type and size: runs of 0xFF, each worth 255, then the last byte.
+            func value() -> Int? {
+                var total = 0
+                while offset < rbsp.count && rbsp[offset] == 0xFF {
+                    total += 255
+                    offset += 1
+                }
+                guard offset < rbsp.count else { return nil }
+                defer { offset += 1 }
+                return total + Int(rbsp[offset])
             }
-            guard offset < rbsp.count else { return nil }
-            type += Int(rbsp[offset])
-            offset += 1
-            var size = 0
-            while offset < rbsp.count && rbsp[offset] == 0xFF {
-                size += 255
-                offset += 1
-            }
-            guard offset < rbsp.count else { return nil }
-            size += Int(rbsp[offset])
-            offset += 1
+            guard let type = value(), let size = value() else { return nil }
             guard offset + size <= rbsp.count else { return nil }
             if type == 47 {
                 var bits = BitReader(rbsp[offset..<offset + size])
