@@ -118,3 +118,31 @@ struct Manifest: Sendable {
         #expect(missing.reason == "no such file or directory")
     }
 }
+
+@Suite struct SEITests {
+    /// An SEI written by FFmpeg's own h264_metadata filter: flips come before the anticlockwise
+    /// turn (H.264 D.2.27), so "rotate 90, flip horizontal" is a transpose, EXIF 5. Reading the
+    /// NAL units ourselves and FFmpeg's decoder must agree.
+    @Test(arguments: [("rotate=90:flip=horizontal", 5), ("rotate=90", 8), ("rotate=180:flip=vertical", 2), ("rotate=270:flip=horizontal", 7)])
+    func ourSEIReaderAgreesWithFFmpegsDecoder(options: String, exif: Int) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-sei-\(getpid())-\(exif)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("sei.mp4").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", Manifest.folder.appendingPathComponent("orient-1.mp4").path,
+            "-c", "copy", "-bsf:v", "h264_metadata=display_orientation=insert:\(options)", clip,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let fast = try #require(try Prober().inspect(clip).video)
+        let deep = try #require(try Prober(decodesFirstFrame: true).inspect(clip).video)
+        #expect(fast.orientationSource == .sei)
+        #expect(fast.exifOrientation == exif)
+        #expect(deep.exifOrientation == exif)
+        #expect(fast.matrix == deep.matrix)
+    }
+}
