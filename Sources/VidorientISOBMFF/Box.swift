@@ -41,7 +41,9 @@ struct BoxWalker<Source: ByteSource> {
         guard 0 <= start, start <= end, end <= source.size else {
             throw .malformed("box contents from \(start) to \(end) lie outside the file (\(source.size) bytes)")
         }
-        let container = parent.map { "its parent '\($0.type)' at \($0.offset)" } ?? "the file"
+        // Only error messages need it: building the string for every list of boxes cost more
+        // than the walk itself.
+        var container: String { parent.map { "its parent '\($0.type)' at \($0.offset)" } ?? "the file" }
         var found: [BoxHeader] = []
         var position = start
         while position < end {

@@ -32,7 +32,7 @@ public struct MovieStructure: Sendable, Hashable {
 
     /// Reads the structure of the file at `path`.
     public init(path: String) throws(ISOBMFFError) {
-        try self.init(FileBytes(path: path))
+        try self.init(ReadAheadBytes(FileBytes(path: path)))
     }
 
     /// Reads the structure of `source`, which must hold the whole file.
