@@ -5,6 +5,20 @@ import Musl
 #endif
 public import VidorientCore
 
+/// Which files count as media when a directory is walked.
+public enum MediaPaths {
+    /// Extensions of the videos and photos vidorient reads, lowercase.
+    public static let mediaExtensions: Set<String> = [
+        "mp4", "m4v", "mov", "qt", "3gp", "3g2", "mkv", "webm", "avi", "mts", "m2ts", "ts", "mpg", "mpeg", "wmv",
+        "flv", "jpg", "jpeg", "png", "heic", "heif", "webp", "tif", "tiff", "bmp",
+    ]
+
+    public static func isMedia(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return mediaExtensions.contains(path[path.index(after: dot)...].lowercased())
+    }
+}
+
 /// Which files of a library to audit, and how to find them.
 public struct WalkOptions: Sendable {
     /// Globs (fnmatch, `*` crossing `/`) matched against the whole path and the file name; when
@@ -73,6 +87,14 @@ public struct LibraryWalk {
 
     public init(options: WalkOptions) {
         self.options = options
+    }
+
+    /// Every file the walk finds, in order, with what it passed over.
+    public func files(_ roots: [String]) -> (files: [String], notes: [WalkNote]) {
+        var files: [String] = []
+        var notes: [WalkNote] = []
+        walk(roots, file: { files.append($0) }, note: { notes.append($0) })
+        return (files, notes)
     }
 
     public func walk(_ roots: [String], file: (String) -> Void, note: (WalkNote) -> Void) {

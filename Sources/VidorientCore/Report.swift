@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
-
 // The report `inspect` prints. Every key is always present (null when unknown), so each type
 // encodes its optionals explicitly instead of relying on the synthesized `encodeIfPresent`.
 
@@ -452,13 +446,4 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "could not read '\(path)': \(reason)" }
-}
-
-extension JSONEncoder {
-    /// The encoder every machine-readable output uses: sorted keys for stable output.
-    public static func vidorient(pretty: Bool = true) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
 }

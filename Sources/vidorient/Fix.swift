@@ -2,11 +2,6 @@ import ArgumentParser
 import VidorientCore
 import VidorientISOBMFF
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -99,9 +94,8 @@ struct Fix: ParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder.vidorient()
-            let data = results.count == 1 && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results)
-            print(String(decoding: data, as: UTF8.self))
+            let encoder = JSONText()
+            print(results.count == 1 && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
         } else {
             let terminal = Terminal.standardOutput
             print(results.map { FixReport(result: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")

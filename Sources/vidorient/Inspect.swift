@@ -2,11 +2,6 @@ import ArgumentParser
 import VidorientCore
 import VidorientFFmpeg
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(

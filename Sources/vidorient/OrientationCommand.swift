@@ -1,11 +1,6 @@
 import ArgumentParser
 import VidorientCore
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct OrientationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,13 +1,9 @@
 import ArgumentParser
 import Synchronization
+import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,7 +93,7 @@ struct Thumbnail: ParsableCommand {
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
         guard (output == nil) != (outDir == nil) else { throw ValidationError("give exactly one of -o OUT and --out-dir DIR") }
-        if output != nil, inputs.count > 1 || MediaPaths.expand(inputs).count > 1 {
+        if output != nil, inputs.count > 1 || Thumbnail.expand(inputs).files.count > 1 {
             throw ValidationError("-o takes one input; use --out-dir for several")
         }
         if let at, TimePoint(parsing: at) == nil {
@@ -130,7 +126,12 @@ struct Thumbnail: ParsableCommand {
 
     func run() throws {
         FFmpegLog.setVerbose(verbose)
-        let files = MediaPaths.expand(inputs)
+        let (files, notes) = Thumbnail.expand(inputs)
+        var failed = false
+        for note in notes where note.kind != .symlinkSkipped {
+            Terminal.warn("could not read '\(note.path)': \(note.reason)")
+            failed = true
+        }
         let format = imageFormat!
         let targets = try files.enumerated().map { index, file in try target(for: file, index: index, format: format) }
         let duplicates = Dictionary(grouping: targets, by: { $0 }).filter { $0.value.count > 1 }.keys
@@ -164,7 +165,26 @@ struct Thumbnail: ParsableCommand {
                 print("\(item.input) -> \(item.output) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
             }
         }
-        if failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
+        if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
+    }
+
+    /// Files as given, directories walked for media files (the same walk as `audit`).
+    static func expand(_ inputs: [String]) -> (files: [String], notes: [WalkNote]) {
+        var files: [String] = []
+        var notes: [WalkNote] = []
+        let walk = LibraryWalk(options: WalkOptions())
+        for input in inputs {
+            var status = stat()
+            if stat(input, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                let found = walk.files([input])
+                files += found.files
+                notes += found.notes
+            } else {
+                // A file that is missing or unreadable is reported by the thumbnailer, in order.
+                files.append(input)
+            }
+        }
+        return (files, notes)
     }
 
     /// What was written for one input.
