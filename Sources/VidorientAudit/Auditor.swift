@@ -227,8 +227,10 @@ public struct Auditor: Sendable {
     /// One file: MP4/QuickTime from its headers (or with FFmpeg when `deep`), anything else
     /// with FFmpeg. A file that cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
-        if !options.deep, let structure = try? MovieStructure(path: path) {
-            let report = MediaReport(probe: structure.mediaProbe(path: path))
+        if !options.deep, let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
+            let structure = try? MovieStructure(source)
+        {
+            let report = MediaReport(probe: structure.mediaProbe(path: path, source: source))
             return AuditRecord(path: path, video: report.video, findings: report.findings)
         }
         do {

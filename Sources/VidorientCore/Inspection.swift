@@ -59,6 +59,8 @@ public struct VideoEvidence: Sendable, Hashable {
     public var trackTags: [String: String]
     /// The keys that timed-metadata (`mebx`) tracks of the file declare.
     public var timedMetadataKeys: [String]
+    /// Apple's `com.apple.quicktime.video-orientation` values over time, when a track holds them.
+    public var timedOrientation: [TimedOrientation] = []
 
     public init(
         streamIndex: Int, containerMatrix: DisplayMatrix? = nil, frameMatrix: DisplayMatrix? = nil,
@@ -77,6 +79,18 @@ public struct VideoEvidence: Sendable, Hashable {
         self.movieMatrix = movieMatrix
         self.trackTags = trackTags
         self.timedMetadataKeys = timedMetadataKeys
+    }
+}
+
+/// One value of Apple's `com.apple.quicktime.video-orientation` timed metadata: the EXIF-style
+/// orientation (`CGImagePropertyOrientation`) the device reported from `time` on.
+public struct TimedOrientation: Sendable, Hashable, Codable {
+    public var time: Double
+    public var value: Int
+
+    public init(time: Double, value: Int) {
+        self.time = time
+        self.value = value
     }
 }
 
@@ -158,6 +172,16 @@ extension VideoReport {
         movieMatrix = evidence.movieMatrix?.entries.map(VideoReport.tidy)
         trackMetadata = evidence.trackTags
         timedMetadataKeys = evidence.timedMetadataKeys
+        timedVideoOrientation = evidence.timedOrientation
+        let stated = Set(evidence.timedOrientation.map(\.value))
+        if let shown = exifOrientation, !stated.isEmpty, stated != [shown] {
+            findings.append(
+                Finding(
+                    code: "timed-orientation-differs", severity: .info,
+                    message:
+                        "the timed metadata's com.apple.quicktime.video-orientation says \(stated.sorted().map(String.init).joined(separator: ", ")) but the picture is shown as orientation \(shown)"
+                ))
+        }
         (camera, cameraEvidence) = VideoReport.camera(
             stream: stream, trackTags: evidence.trackTags, format: format, analysis: analysis,
             source: orientationSource, findings: &findings)

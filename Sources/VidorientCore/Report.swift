@@ -346,6 +346,8 @@ public struct VideoReport: Sendable, Hashable, Codable {
     public var trackMetadata: [String: String]
     /// Keys declared by the file's timed-metadata (`mebx`) tracks.
     public var timedMetadataKeys: [String]
+    /// `com.apple.quicktime.video-orientation` over time (iPhones write it); empty when absent.
+    public var timedVideoOrientation: [TimedOrientation]
 
     /// Rounds away fixed-point noise (16.16 resolves 1.5e-5) so that 90 prints as 90.
     static func tidy(_ value: Double) -> Double {
@@ -368,7 +370,7 @@ public struct VideoReport: Sendable, Hashable, Codable {
         case rotation, mirrored, exifOrientation = "exif_orientation", orientationSource = "orientation_source"
         case sources, layout, camera, cameraEvidence = "camera_evidence", ffprobeRotation = "ffprobe_rotation"
         case trackMatrix = "track_matrix", movieMatrix = "movie_matrix", trackMetadata = "track_metadata"
-        case timedMetadataKeys = "timed_metadata_keys"
+        case timedMetadataKeys = "timed_metadata_keys", timedVideoOrientation = "timed_video_orientation"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -398,6 +400,7 @@ public struct VideoReport: Sendable, Hashable, Codable {
         try c.encode(movieMatrix, forKey: .movieMatrix)
         try c.encode(trackMetadata, forKey: .trackMetadata)
         try c.encode(timedMetadataKeys, forKey: .timedMetadataKeys)
+        try c.encode(timedVideoOrientation, forKey: .timedVideoOrientation)
     }
 }
 

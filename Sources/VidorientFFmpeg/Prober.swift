@@ -112,8 +112,9 @@ public struct Prober: Sendable {
     /// metadata, timed-metadata keys. Headers only; a file the box layer cannot read keeps
     /// FFmpeg's view alone.
     static func addBoxEvidence(to evidence: VideoEvidence, path: String, trackID: Int) -> VideoEvidence {
-        guard let structure = try? MovieStructure(path: path),
-            let boxes = structure.videoEvidence(trackID: trackID, streamIndex: evidence.streamIndex)
+        guard let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
+            let structure = try? MovieStructure(source),
+            let boxes = structure.videoEvidence(trackID: trackID, streamIndex: evidence.streamIndex, source: source)
         else { return evidence }
         var merged = evidence
         merged.trackID = boxes.trackID
@@ -121,6 +122,7 @@ public struct Prober: Sendable {
         merged.movieMatrix = boxes.movieMatrix
         merged.trackTags = boxes.trackTags
         merged.timedMetadataKeys = boxes.timedMetadataKeys
+        merged.timedOrientation = boxes.timedOrientation
         return merged
     }
 

@@ -4,7 +4,8 @@ extension MovieStructure {
     /// The facts `MediaReport` decides on, from box headers alone: no FFmpeg, no decoding. This
     /// is `audit`'s fast path. It sees the container's orientation (tkhd and mvhd apart), track
     /// metadata and sizes; not what only a decoder sees (an H.264/HEVC orientation SEI).
-    public func mediaProbe(path: String) -> MediaProbe {
+    /// - Parameter source: the file, for the few bytes of timed orientation metadata.
+    public func mediaProbe(path: String, source: some ByteSource) -> MediaProbe {
         let streams = tracks.enumerated().map { index, track in track.streamReport(index: index) }
         let tags = MovieStructure.tags(metadata)
         let seconds = movieHeader.timescale > 0 ? Double(movieHeader.duration) / Double(movieHeader.timescale) : nil
@@ -16,25 +17,45 @@ extension MovieStructure {
             creationTime: nil, streamCount: tracks.count, location: iso6709.flatMap(Location.init(iso6709:)),
             tags: tags)
         let evidence = MediaProbe.primaryVideoIndex(in: streams).map { index in
-            videoEvidence(track: tracks[index], streamIndex: index)
+            videoEvidence(track: tracks[index], streamIndex: index, source: source)
         }
         return MediaProbe(path: path, format: format, streams: streams, video: evidence)
     }
 
-    /// What the box layer adds to FFmpeg's view of the track with this ID.
-    public func videoEvidence(trackID: Int, streamIndex: Int) -> VideoEvidence? {
-        tracks.first { Int($0.trackID) == trackID }.map { videoEvidence(track: $0, streamIndex: streamIndex) }
+    /// Apple's `com.apple.quicktime.video-orientation` values, from whichever timed-metadata
+    /// track declares the key. Reads those samples (a few bytes each, at most 1024 of them);
+    /// empty when no track has the key or its samples cannot be read.
+    public func timedVideoOrientation(in source: some ByteSource) -> [TimedOrientation] {
+        let key = "com.apple.quicktime.video-orientation"
+        for track in tracks where track.timedMetadataKeys.contains(where: { $0.name == key }) {
+            guard let samples = try? track.timedMetadataSamples(in: source) else { continue }
+            return samples.compactMap { sample in
+                guard let item = sample.items.first(where: { $0.key == key }), case .integer(let value) = item.value
+                else { return nil }
+                return TimedOrientation(time: sample.time, value: Int(value))
+            }
+        }
+        return []
     }
 
-    func videoEvidence(track: Track, streamIndex: Int) -> VideoEvidence {
+    /// What the box layer adds to FFmpeg's view of the track with this ID.
+    public func videoEvidence(trackID: Int, streamIndex: Int, source: some ByteSource) -> VideoEvidence? {
+        tracks.first { Int($0.trackID) == trackID }.map {
+            videoEvidence(track: $0, streamIndex: streamIndex, source: source)
+        }
+    }
+
+    func videoEvidence(track: Track, streamIndex: Int, source: some ByteSource) -> VideoEvidence {
         // As FFmpeg's mov demuxer: the track's matrix, then the movie's; no matrix for identity.
         let product = movieHeader.matrix.matrix.after(track.matrix.matrix)
         let timedKeys = tracks.flatMap { $0.timedMetadataKeys.map(\.name) }
         var seen = Set<String>()
-        return VideoEvidence(
+        var evidence = VideoEvidence(
             streamIndex: streamIndex, containerMatrix: product.isIdentity ? nil : product, trackID: Int(track.trackID),
             trackMatrix: track.matrix.matrix, movieMatrix: movieHeader.matrix.matrix,
             trackTags: MovieStructure.tags(track.metadata), timedMetadataKeys: timedKeys.filter { seen.insert($0).inserted })
+        evidence.timedOrientation = timedVideoOrientation(in: source)
+        return evidence
     }
 
     static func tags(_ items: [MetadataItem]) -> [String: String] {

@@ -165,6 +165,14 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
         }
     }
 
+    @Test func timedOrientationThatDisagreesIsAFinding() {
+        var evidence = VideoEvidence(streamIndex: 0, containerMatrix: DisplayMatrix(.right, width: 568, height: 320))
+        evidence.timedOrientation = [TimedOrientation(time: 0, value: 6)]
+        #expect(codes(report(evidence: evidence)).isEmpty)
+        evidence.timedOrientation = [TimedOrientation(time: 0, value: 6), TimedOrientation(time: 2.5, value: 1)]
+        #expect(codes(report(evidence: evidence)) == ["timed-orientation-differs"])
+    }
+
     @Test func trackTitleRotationHint() {
         let r = report(stream: videoStream(tags: ["title": "htc_video_rotA-090"]))
         #expect(codes(r) == ["track-title-rotation"])

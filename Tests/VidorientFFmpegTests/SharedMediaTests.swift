@@ -108,6 +108,9 @@ struct SharedMediaTests {
         #expect(video.colorPrimaries == "bt2020")
         #expect(report.streams.filter { $0.codecTag == "mebx" }.count == 3)
         #expect(report.video?.timedMetadataKeys.contains("com.apple.quicktime.video-orientation") == true)
+        // The iPhone's own record of how it was held agrees with the matrix.
+        #expect(report.video?.timedVideoOrientation == [TimedOrientation(time: 0, value: 6)])
+        #expect(!report.findings.contains { $0.code == "timed-orientation-differs" })
     }
 
     @Test func htcTrackTitleIsAHintNotAnOrientation() throws {
