@@ -62,15 +62,23 @@ final class MediaFile {
 
     var formatName: String { context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown" }
 
-    /// ISO-BMFF and QuickTime describe every stream in the header (`moov`), so FFmpeg's
-    /// stream-info pass, which decodes a few frames of every stream, adds nothing we need;
-    /// unless a picture's size is missing, as for cover art, whose size is inside the image.
-    var headerDescribesStreams: Bool {
-        guard formatName.hasPrefix("mov,mp4"), !streams.isEmpty else { return false }
-        return streams.allSatisfy { stream in
+    /// Whether FFmpeg's stream-info pass, which decodes a few frames of every stream, is
+    /// needed. Not for ISO-BMFF and QuickTime, whose header (`moov`) describes every stream,
+    /// unless a picture's size is missing (cover art keeps it inside the image). Not for a
+    /// lone image either: the one frame vidorient decodes itself says everything.
+    var needsStreamInfo: Bool {
+        if isImage { return false }
+        guard formatName.hasPrefix("mov,mp4"), !streams.isEmpty else { return true }
+        return !streams.allSatisfy { stream in
             let par = stream.pointee.codecpar.pointee
             return par.codec_type != AVMEDIA_TYPE_VIDEO || (par.width > 0 && par.height > 0)
         }
+    }
+
+    /// A still image read by one of FFmpeg's image demuxers (`image2`, `jpeg_pipe`, `png_pipe`…).
+    var isImage: Bool {
+        (formatName == "image2" || formatName.hasSuffix("_pipe")) && streams.count == 1
+            && streams[0].pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
     }
 
     func findStreamInfo() throws(FFmpegError) {

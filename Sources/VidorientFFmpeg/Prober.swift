@@ -34,7 +34,7 @@ public struct Prober: Sendable {
     /// after it, so that a thumbnail of an early frame costs no second open and decode.
     static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?) {
         let path = file.path
-        if !file.headerDescribesStreams {
+        if file.needsStreamInfo {
             do { try file.findStreamInfo() } catch {
                 throw InputError(path: path, reason: "could not read the streams: \(error)")
             }
@@ -47,7 +47,7 @@ public struct Prober: Sendable {
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
             (evidence, decoder) = Prober.videoEvidence(
                 file: file, stream: streams[index], report: &reports[index], decode: decode)
-            if file.headerDescribesStreams || file.formatName.hasPrefix("mov,mp4") {
+            if file.formatName.hasPrefix("mov,mp4") {
                 evidence = Prober.addBoxEvidence(to: evidence!, path: path, trackID: Int(streams[index].pointee.id))
             }
         }
@@ -273,6 +273,12 @@ public struct Prober: Sendable {
             }
             evidence.exifOrientationTag = MediaFile.tags(frame.pointee.metadata)["Orientation"]
             if report.pixelFormat == nil { setPixelFormat(&report, AVPixelFormat(frame.pointee.format)) }
+            // Without the stream-info pass an image's size comes from its decoder: the coded size,
+            // which is the full one even when decoding at reduced resolution.
+            if report.codedWidth == nil, decoder.context.pointee.coded_width > 0 {
+                report.codedWidth = Int(decoder.context.pointee.coded_width)
+                report.codedHeight = Int(decoder.context.pointee.coded_height)
+            }
             if report.profile == nil {
                 report.profile = avcodec_profile_name(codecID, decoder.context.pointee.profile).map { String(cString: $0) }
             }

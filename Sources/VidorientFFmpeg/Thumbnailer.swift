@@ -137,7 +137,7 @@ final class Session {
         }
         // Photos were probed at reduced resolution: open again at full size.
         file = try MediaFile(path: path)
-        if !file.headerDescribesStreams {
+        if file.needsStreamInfo {
             do { try file.findStreamInfo() } catch {
                 throw InputError(path: path, reason: "could not read the streams: \(error)")
             }
