@@ -224,13 +224,19 @@ public struct Auditor: Sendable {
         return summary
     }
 
-    /// One file: MP4/QuickTime from its headers (or with FFmpeg when `deep`), anything else
-    /// with FFmpeg. A file that cannot be read becomes an `unreadable` or `timeout` finding.
+    /// One file: MP4/QuickTime from its box headers and JPEG from its markers (both with FFmpeg
+    /// when `deep`), anything else with FFmpeg. A file that cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
         if !options.deep, let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
             let structure = try? MovieStructure(source)
         {
             let report = MediaReport(probe: structure.mediaProbe(path: path, source: source))
+            return AuditRecord(path: path, video: report.video, findings: report.findings)
+        }
+        if !options.deep, let jpeg = JPEGHeader(path: path) {
+            var status = stat()
+            let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
+            let report = MediaReport(probe: jpeg.mediaProbe(path: path, size: size))
             return AuditRecord(path: path, video: report.video, findings: report.findings)
         }
         do {

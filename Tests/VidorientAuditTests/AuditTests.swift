@@ -211,3 +211,31 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         #expect(csv.record(tricky, first: true) == "\"a, \"\"b\"\".mp4\",info,x,m,\n")
     }
 }
+
+@Suite struct FastPathAgreementTests {
+    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/media")
+
+    /// The header-only readers (box layer, JPEG markers) must say what FFmpeg says.
+    @Test func fastAndDeepAgreeOnEveryRealFile() throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: Self.shared.path)) ?? []
+        let media = names.filter { MediaPaths.isMedia($0) }.sorted()
+        try #require(!media.isEmpty || !FileManager.default.fileExists(atPath: Self.shared.path))
+        var deep = AuditOptions()
+        deep.deep = true
+        for name in media {
+            let path = Self.shared.appendingPathComponent(name).path
+            let fast = Auditor.audit(path, options: AuditOptions())
+            let slow = Auditor.audit(path, options: deep)
+            #expect(fast.findings.map(\.code) == slow.findings.map(\.code), "\(name)")
+            let (f, s) = (fast.video, slow.video)
+            #expect(f?.exifOrientation == s?.exifOrientation, "\(name)")
+            #expect(f?.rotation == s?.rotation && f?.mirrored == s?.mirrored, "\(name)")
+            #expect(f?.displayWidth == s?.displayWidth && f?.displayHeight == s?.displayHeight, "\(name)")
+            #expect(f?.codedWidth == s?.codedWidth && f?.codedHeight == s?.codedHeight, "\(name)")
+            #expect(f?.orientationSource == s?.orientationSource, "\(name)")
+            #expect(f?.matrix == s?.matrix, "\(name)")
+            #expect(f?.camera == s?.camera, "\(name)")
+        }
+    }
+}
