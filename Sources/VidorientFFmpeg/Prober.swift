@@ -262,7 +262,7 @@ public struct Prober: Sendable {
             return (evidence, nil)
         }
         do {
-            let decoder = try VideoDecoder(stream: stream, reducedResolution: isStill)
+            let decoder = try VideoDecoder(stream: stream, lowres: isStill ? Int.max : 0)
             guard try decoder.decodeFirstFrame(from: file) else {
                 evidence.firstFrameError = "no frame in the stream"
                 return (evidence, nil)

@@ -145,8 +145,19 @@ final class Session {
         guard video.index < file.streams.count else { throw InputError(path: path, reason: "the video stream vanished") }
         let stream = file.streams[video.index]
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        // A photo much larger than the picture wanted decodes at a fraction of its size (JPEG
+        // offers 1/2, 1/4, 1/8), never below what the picture needs.
+        var lowres = 0
+        if let width = video.codedWidth, let height = video.codedHeight, !request.asStored || request.width != nil {
+            let geometry = ThumbnailGeometry(
+                storedWidth: width, storedHeight: height, sampleAspectRatio: 1, video: request.asStored ? nil : video,
+                request: request)
+            while lowres < 3, width >> (lowres + 1) >= geometry.scaledWidth, height >> (lowres + 1) >= geometry.scaledHeight {
+                lowres += 1
+            }
+        }
         do {
-            decoder = try VideoDecoder(stream: stream, reducedResolution: false)
+            decoder = try VideoDecoder(stream: stream, lowres: lowres)
         } catch {
             throw InputError(path: path, reason: "could not open the decoder: \(error)")
         }

@@ -9,9 +9,10 @@ final class VideoDecoder {
     /// The end of the stream was signalled: only frames already inside are left.
     private var drained = false
 
-    /// - Parameter reducedResolution: decode at the smallest size the decoder offers (JPEG
-    ///   can decode at 1/8): enough when only side data and metadata are wanted.
-    init(stream: UnsafeMutablePointer<AVStream>, reducedResolution: Bool = false) throws(FFmpegError) {
+    /// - Parameter lowres: decode at 1/2^lowres of the size, where the decoder can (JPEG down
+    ///   to 1/8), capped at what it offers; `Int.max` for the smallest, enough when only side
+    ///   data and metadata are wanted.
+    init(stream: UnsafeMutablePointer<AVStream>, lowres: Int = 0) throws(FFmpegError) {
         guard let codec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
             throw FFmpegError(code: vo_averror_decoder_not_found())
         }
@@ -37,7 +38,7 @@ final class VideoDecoder {
         context.pointee.pkt_timebase = stream.pointee.time_base
         // One thread: frame threading delays the first frame by a frame per thread.
         context.pointee.thread_count = 1
-        if reducedResolution { context.pointee.lowres = Int32(codec.pointee.max_lowres) }
+        context.pointee.lowres = Int32(min(max(0, lowres), Int(codec.pointee.max_lowres)))
         try FFmpegError.check(avcodec_open2(context, codec, nil))
     }
 
