@@ -80,27 +80,18 @@ struct Fix: ParsableCommand {
 
     func run() throws {
         guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
-        var results: [FixResult] = []
-        var failed = false
-        for file in files {
-            do {
+        let terminal = Terminal.standardOutput
+        try reportEach(files, json: json, human: { FixReport(result: $0, terminal: terminal).text }) { file in
+            do throws(ISOBMFFError) {
                 let result = try MatrixFix.fix(
                     path: file, change: change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun)
                 for warning in result.warnings { Terminal.warn("warning: '\(file)': \(warning)") }
-                results.append(result)
+                return result
             } catch {
                 Terminal.warn("could not fix '\(file)': \(error.reason)")
-                failed = true
+                return nil
             }
         }
-        if json {
-            let encoder = JSONText()
-            print(results.count == 1 && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
-        } else {
-            let terminal = Terminal.standardOutput
-            print(results.map { FixReport(result: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")
-        }
-        if failed { throw ExitStatus.unreadableInput }
     }
 }
 

@@ -32,24 +32,15 @@ struct Inspect: ParsableCommand {
     func run() throws {
         FFmpegLog.setVerbose(verbose)
         let prober = Prober(decodesFirstFrame: deep)
-        var reports: [MediaReport] = []
-        var failed = false
-        for file in files {
-            do {
-                reports.append(try prober.inspect(file))
+        let terminal = Terminal.standardOutput
+        try reportEach(files, json: json, human: { HumanReport(report: $0, terminal: terminal).text }) { file in
+            do throws(InputError) {
+                return try prober.inspect(file)
             } catch {
                 Terminal.warn(error.description)
-                failed = true
+                return nil
             }
         }
-        if json {
-            let encoder = JSONText()
-            print(reports.count == 1 && files.count == 1 ? try encoder.encode(reports[0]) : try encoder.encode(reports))
-        } else {
-            let terminal = Terminal.standardOutput
-            print(reports.map { HumanReport(report: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")
-        }
-        if failed { throw ExitStatus.unreadableInput }
     }
 }
 
