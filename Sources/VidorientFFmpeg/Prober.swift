@@ -30,8 +30,9 @@ public struct Prober: Sendable {
         }
     }
 
-    /// Probes an open file. The decoder that read the first frame comes back too, positioned
-    /// after it, so that a thumbnail of an early frame costs no second open and decode.
+    /// Probes an open file. When `decode` made a full-size decoder read the first frame, that
+    /// decoder comes back too, holding it, so that a thumbnail of an early frame costs no second
+    /// open and decode.
     static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?) {
         let path = file.path
         if file.needsStreamInfo {
@@ -45,11 +46,13 @@ public struct Prober: Sendable {
         var evidence: VideoEvidence?
         var decoder: VideoDecoder?
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
-            (evidence, decoder) = Prober.videoEvidence(
+            var found: VideoEvidence
+            (found, decoder) = Prober.videoEvidence(
                 file: file, stream: streams[index], report: &reports[index], decode: decode)
             if file.formatName.hasPrefix("mov,mp4") {
-                evidence = Prober.addBoxEvidence(to: evidence!, path: path, trackID: Int(streams[index].pointee.id))
+                found = Prober.addBoxEvidence(to: found, path: path, trackID: Int(streams[index].pointee.id))
             }
+            evidence = found
         }
         return (MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence), decoder)
     }
