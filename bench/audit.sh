@@ -18,7 +18,7 @@
 #   library-sub    every 10th file of library, hard-linked: the same mix at a tenth of the size
 #   library-x10    BENCH_TIMES (default 10) hard-linked copies of library: the memory check
 # Waits (up to BENCH_MAX_WAIT s) for the 1-minute load average to drop under BENCH_MAX_LOAD
-# before measuring, and records it. Takes about 15 minutes.
+# before measuring, and records it. Takes 10 to 30 minutes, depending on how busy the machine is.
 #
 # Environment:
 #   VIDORIENT_BIN    measure this binary, do not build
@@ -37,7 +37,7 @@
 set -euo pipefail
 
 NAME=audit.sh
-usage() { sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "${BASH_SOURCE[0]}"; }
 
 INVOCATION="bash bench/audit.sh $*"
 for v in VIDORIENT_BIN BENCH_FILES BENCH_TIMES BENCH_ROUNDS BENCH_REPS BENCH_MAX_LOAD BENCH_MAX_WAIT BENCH_MAX_OTHERS BENCH_RETRIES BENCH_GATE_WAIT BENCH_WORK; do

@@ -148,7 +148,7 @@ def render(tmp):
     w("### How it is measured")
     w("")
     w("```sh")
-    w("bash bench/audit.sh --write   # from any directory; about 20 minutes here; knobs in its header")
+    w("bash bench/audit.sh --write   # from any directory; 10 to 30 minutes here; knobs in its header")
     w("```")
     w("")
     w("builds vidorient as users get it (`swift build -c release --static-swift-stdlib --scratch-path .build-release`) "

@@ -35,7 +35,7 @@
 set -euo pipefail
 
 NAME=thumbnail.sh
-usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "${BASH_SOURCE[0]}"; }
 
 # what was run, with the settings that differ from the defaults
 INVOCATION="bash bench/thumbnail.sh $*"

@@ -290,7 +290,7 @@ def render(tmp):
     w("### How it is measured")
     w("")
     w("```sh")
-    w("bash bench/thumbnail.sh --write   # from any directory; about 15 minutes here; knobs in its header")
+    w("bash bench/thumbnail.sh --write   # from any directory; 15 to 30 minutes here; knobs in its header")
     w("```")
     w("")
     w("builds vidorient as users get it (`swift build -c release --static-swift-stdlib --scratch-path .build-release`) "

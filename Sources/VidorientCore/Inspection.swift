@@ -118,7 +118,9 @@ extension VideoReport {
         codec = stream.codec
         codedWidth = stream.codedWidth
         codedHeight = stream.codedHeight
-        sampleAspectRatio = stream.sampleAspectRatio
+        // Square when the file does not say, as players (and ffprobe, after decoding) assume:
+        // the header-only and decoding paths then report the same value.
+        sampleAspectRatio = stream.sampleAspectRatio ?? "1:1"
         ffprobeRotation = evidence.containerMatrix?.ffprobeRotation
 
         // Each source's say. The container decides when it carries a rotation: it is what
