@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "VidorientCore", targets: ["VidorientCore"]),
         .library(name: "VidorientFFmpeg", targets: ["VidorientFFmpeg"]),
         .library(name: "VidorientISOBMFF", targets: ["VidorientISOBMFF"]),
+        .library(name: "VidorientPhoto", targets: ["VidorientPhoto"]),
         .library(name: "VidorientAudit", targets: ["VidorientAudit"]),
     ],
     dependencies: [
@@ -28,6 +29,9 @@ let package = Package(
         .target(name: "VidorientFFmpeg", dependencies: ["VidorientCore", "VidorientISOBMFF", "CFFmpeg"]),
         // Reads MP4/QuickTime box headers and rewrites display matrices in place. Pure Swift, no FFmpeg.
         .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
+        // Reads photos' orientation evidence from their own bytes: EXIF/TIFF, JPEG, PNG, WebP,
+        // TIFF/raw, HEIF/AVIF items, XMP and sidecars. Pure Swift, no FFmpeg.
+        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
         .target(name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF"]),
         // Argument parsing, printing and exit codes.
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore"]),
         .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
         .testTarget(name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore"]),
+        .testTarget(name: "VidorientPhotoTests", dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF"]),
         .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore"]),
         // Runs the built `vidorient` binary end to end.
         .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF"]),

@@ -1,0 +1,134 @@
+/// What a file is, decided once, from its first bytes and never from its name: every command
+/// asks `MediaFormat(signature:)` and sends the file down the photo path or the video path.
+///
+/// A JPEG named `.mp4` is a JPEG; a HEIC named `.jpg` is a HEIC. The vocabulary is the
+/// project's own (FFmpeg's demuxer names stay inside the FFmpeg target).
+public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
+    case jpeg
+    case png
+    /// TIFF and the TIFF-based raws (DNG, CR2, NEF, ARW, …): `II*\0` or `MM\0*`.
+    case tiff
+    /// `RIFF....WEBP`.
+    case webp
+    /// An ISO-BMFF file whose `ftyp` names an image brand: HEIC, HEIF, AVIF and their sequences.
+    case heif(brand: String)
+    /// An ISO-BMFF or QuickTime movie: MP4, MOV, 3GP, M4A.
+    case movie
+    /// Something FFmpeg may read (Matroska, AVI, MPEG-TS, GIF, …), named when the signature is known.
+    case other(name: String?)
+
+    /// How many leading bytes `init(signature:)` wants to see; fewer are fine for short files.
+    public static let signatureLength = 64
+
+    /// The format of a file whose first bytes are `head`.
+    public init(signature head: [UInt8]) {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + prefix.count && head[offset..<offset + prefix.count].elementsEqual(prefix)
+        }
+        func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
+        if starts([0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if starts(ascii("II*\0")) || starts(ascii("MM\0*")) {
+            self = .tiff
+        } else if starts(ascii("RIFF")) && starts(ascii("WEBP"), at: 8) {
+            self = .webp
+        } else if starts(ascii("ftyp"), at: 4) {
+            self = MediaFormat.isoFormat(ftyp: head)
+        } else if let name = MediaFormat.foreignName(head) {
+            self = .other(name: name)
+        } else if head.count >= 8, MediaFormat.movieFirstBoxes.contains(String(decoding: head[4..<8], as: UTF8.self)) {
+            // QuickTime files may open with `wide`, `mdat` or `moov` and no `ftyp`.
+            self = .movie
+        } else {
+            self = .other(name: nil)
+        }
+    }
+
+    /// Photo formats go down the photo path (pure-Swift readers, no FFmpeg to inspect).
+    public var isPhoto: Bool {
+        switch self {
+        case .jpeg, .png, .tiff, .webp, .heif: true
+        case .movie, .other: false
+        }
+    }
+
+    /// Short lowercase name, as reports print it: `jpeg`, `heic`, `avif`, `mp4/mov`.
+    public var description: String {
+        switch self {
+        case .jpeg: "jpeg"
+        case .png: "png"
+        case .tiff: "tiff"
+        case .webp: "webp"
+        case .heif(let brand): MediaFormat.heifName(brand: brand)
+        case .movie: "mp4/mov"
+        case .other(let name): name ?? "unknown"
+        }
+    }
+
+    /// Image brands of ISO/IEC 23008-12 (HEIF) and the AV1 image format. `msf1`, `hevc`, `hevx`
+    /// and `avis` are image sequences; a file that lists them is still read for its primary item.
+    static let imageBrands: Set<String> = [
+        "mif1", "mif2", "msf1", "heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "avif", "avis",
+        "avio", "MiHE", "MiHA", "MiHB", "MiAn", "jpeg", "jpgs",
+    ]
+
+    /// The brand that names the format best: the major brand when it is an image brand, else the
+    /// first compatible one that is.
+    static func isoFormat(ftyp head: [UInt8]) -> MediaFormat {
+        guard head.count >= 16 else { return .movie }
+        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        let end = min(head.count, max(16, size))
+        func brand(at offset: Int) -> String { String(decoding: head[offset..<offset + 4], as: UTF8.self) }
+        let major = brand(at: 8)
+        var brands = [major]
+        var offset = 16
+        while offset + 4 <= end {
+            brands.append(brand(at: offset))
+            offset += 4
+        }
+        guard let image = brands.first(where: imageBrands.contains) else { return .movie }
+        // A movie that merely lists an image brand among many stays a movie when its major brand
+        // is a movie brand (qt, isom, mp41, …) and it names no HEIF/AVIF codec brand.
+        let codecBrands: Set<String> = ["heic", "heix", "heim", "heis", "avif", "avis", "mif1", "mif2", "msf1"]
+        if !imageBrands.contains(major), !brands.contains(where: codecBrands.contains) { return .movie }
+        let named = brands.first(where: { ["heic", "heix", "heim", "heis", "avif", "avis"].contains($0) })
+        return .heif(brand: named ?? image)
+    }
+
+    static func heifName(brand: String) -> String {
+        switch brand {
+        case "avif", "avis", "avio": "avif"
+        case "heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs": "heic"
+        default: "heif"
+        }
+    }
+
+    /// Types a QuickTime file without `ftyp` may start with.
+    static let movieFirstBoxes: Set<String> = ["moov", "mdat", "free", "skip", "wide", "pnot", "uuid"]
+
+    /// Names for formats that are certainly not ISO-BMFF, so that a Matroska file named `.mp4` is
+    /// named as Matroska rather than read as a box with an absurd size.
+    static func foreignName(_ head: [UInt8]) -> String? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + prefix.count && head[offset..<offset + prefix.count].elementsEqual(prefix)
+        }
+        let ascii = { (text: String) in Array(text.utf8) }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return "matroska/webm" }
+        if starts(ascii("RIFF")) {
+            if starts(ascii("AVI "), at: 8) { return "avi" }
+            if starts(ascii("WAVE"), at: 8) { return "wav" }
+            return "riff"
+        }
+        if starts(ascii("GIF8")) { return "gif" }
+        if starts(ascii("OggS")) { return "ogg" }
+        if starts(ascii("fLaC")) { return "flac" }
+        if starts(ascii("ID3")) { return "mp3" }
+        if starts(ascii("FLV\u{1}")) { return "flv" }
+        if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11]) { return "asf/wmv" }
+        if starts([0x00, 0x00, 0x01, 0xBA]) { return "mpeg program stream" }
+        if head.count > 188 && head[0] == 0x47 && head[188] == 0x47 { return "mpeg transport stream" }
+        return nil
+    }
+}
