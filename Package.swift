@@ -23,17 +23,27 @@ let package = Package(
                 .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "pkg-config"])
             ]
         ),
+        // libheif and libjpeg-turbo, found through pkg-config.
+        .systemLibrary(name: "CLibHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev", "pkg-config"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
-        .target(name: "VidorientFFmpeg", dependencies: ["VidorientCore", "VidorientISOBMFF", "CFFmpeg"]),
+        .target(
+            name: "VidorientFFmpeg",
+            dependencies: ["VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding", "CFFmpeg"]),
         // Reads MP4/QuickTime box headers and rewrites display matrices in place. Pure Swift, no FFmpeg.
         .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
         // Reads photos' orientation evidence from their own bytes: EXIF/TIFF, JPEG, PNG, WebP,
         // TIFF/raw, HEIF/AVIF items, XMP and sidecars. Pure Swift, no FFmpeg.
         .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF"]),
+        // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
+        // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
+        .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
-        .target(name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF"]),
+        .target(
+            name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto"]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
             name: "vidorient",

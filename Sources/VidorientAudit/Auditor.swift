@@ -8,6 +8,7 @@ import Synchronization
 public import VidorientCore
 import VidorientFFmpeg
 import VidorientISOBMFF
+import VidorientPhoto
 
 public struct AuditOptions: Sendable {
     public var walk = WalkOptions()
@@ -29,13 +30,20 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var schemaVersion: Int
     public var path: String
     public var video: VideoReport?
+    public var photo: PhotoReport?
     public var findings: [Finding]
 
-    public init(path: String, video: VideoReport?, findings: [Finding]) {
+    public init(path: String, video: VideoReport?, photo: PhotoReport? = nil, findings: [Finding]) {
         self.schemaVersion = MediaReport.currentSchemaVersion
         self.path = path
         self.video = video
+        self.photo = photo
         self.findings = findings
+    }
+
+    /// The record of a report: its video or photo, and its findings.
+    public init(_ report: MediaReport) {
+        self.init(path: report.path, video: report.video, photo: report.photo, findings: report.findings)
     }
 
     /// The codes that mean the file itself could not be probed.
@@ -43,13 +51,14 @@ public struct AuditRecord: Sendable, Hashable, Codable {
 
     public var isUnreadable: Bool { findings.contains { AuditRecord.unreadableCodes.contains($0.code) } }
 
-    enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version", path, video, findings }
+    enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version", path, video, photo, findings }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
         try c.encode(path, forKey: .path)
         try c.encode(video, forKey: .video)
+        try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
     }
 }
@@ -224,24 +233,21 @@ public struct Auditor: Sendable {
         return summary
     }
 
-    /// One file: MP4/QuickTime from its box headers and JPEG from its markers (both with FFmpeg
-    /// when `deep`), anything else with FFmpeg. A file that cannot be read becomes an `unreadable` or `timeout` finding.
+    /// One file: MP4/QuickTime from its box headers and photos from their own headers, chunks and
+    /// boxes (no FFmpeg; `deep` decodes them with it), anything else with FFmpeg. A file that
+    /// cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
-        if !options.deep, let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
-            let structure = try? MovieStructure(source)
-        {
-            let report = MediaReport(probe: structure.mediaProbe(path: path, source: source))
-            return AuditRecord(path: path, video: report.video, findings: report.findings)
-        }
-        if !options.deep, let jpeg = JPEGHeader(path: path) {
-            var status = stat()
-            let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
-            let report = MediaReport(probe: jpeg.mediaProbe(path: path, size: size))
-            return AuditRecord(path: path, video: report.video, findings: report.findings)
-        }
         do {
-            let report = try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspect(path)
-            return AuditRecord(path: path, video: report.video, findings: report.findings)
+            let format = try PhotoReader.format(of: path)
+            if !options.deep, format.isPhoto {
+                return AuditRecord(MediaReport(photo: try PhotoReader.read(path: path, format: format)))
+            }
+            if !options.deep, format == .movie, let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
+                let structure = try? MovieStructure(source)
+            {
+                return AuditRecord(MediaReport(probe: structure.mediaProbe(path: path, source: source)))
+            }
+            return AuditRecord(try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspect(path))
         } catch {
             let timedOut = error.reason.hasPrefix("timed out")
             return AuditRecord(

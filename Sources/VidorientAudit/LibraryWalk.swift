@@ -10,7 +10,9 @@ public enum MediaPaths {
     /// Extensions of the videos and photos vidorient reads, lowercase.
     public static let mediaExtensions: Set<String> = [
         "mp4", "m4v", "mov", "qt", "3gp", "3g2", "mkv", "webm", "avi", "mts", "m2ts", "ts", "mpg", "mpeg", "wmv",
-        "flv", "jpg", "jpeg", "png", "heic", "heif", "webp", "tif", "tiff", "bmp",
+        "flv", "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "bmp", "gif",
+        // TIFF-based raws, read for their orientation tag and embedded previews.
+        "dng", "cr2", "nef", "nrw", "arw", "srw", "orf", "pef", "rw2", "raf",
     ]
 
     public static func isMedia(_ path: String) -> Bool {

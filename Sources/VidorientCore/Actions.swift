@@ -29,8 +29,10 @@ extension MediaReport {
                 findings[index].action = fix(current ?? nearest)
             case "matrix-invalid":
                 findings[index].action = fix(nil)
-            case "orientation-conflict":
+            case "orientation-conflict", "sidecar-conflict":
                 findings[index].action = "check which is right: \(compare)"
+            case "pixels-already-rotated":
+                findings[index].action = "if \(compare) shows the stored pixels upright: exiftool -n -Orientation=1 \(file)"
             case "codec-orientation":
                 findings[index].action = fix(current).map { "to make container-only players agree: \($0)" }
             case "exif-invalid":

@@ -105,8 +105,10 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Types a QuickTime file without `ftyp` may start with.
-    static let movieFirstBoxes: Set<String> = ["moov", "mdat", "free", "skip", "wide", "pnot", "uuid"]
+    /// Types an ISO-BMFF or QuickTime file without `ftyp` may start with (QuickTime, fragments).
+    static let movieFirstBoxes: Set<String> = [
+        "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "styp", "sidx", "junk", "pdin", "moof",
+    ]
 
     /// Names for formats that are certainly not ISO-BMFF, so that a Matroska file named `.mp4` is
     /// named as Matroska rather than read as a box with an absurd size.

@@ -26,8 +26,8 @@ public struct PhotoEvidence: Sendable, Hashable {
     /// What the reader met that did not stop it: a bad CRC in an ancillary PNG chunk, EXIF after
     /// the image data, an IFD offset loop.
     public var readerFindings: [Finding]
-    /// A motion photo's video (Samsung `mpvd`, Google `MotionPhoto` trailers), probed from its own
-    /// boxes, with its own orientation.
+    /// A motion photo's video (Samsung's `mpvd` box), probed from its own boxes, with its own
+    /// orientation.
     public var motionVideo: MediaProbe?
 
     public init(path: String, format: MediaFormat) {

@@ -4,29 +4,33 @@
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
     /// Bumped when a key changes meaning or disappears; new keys do not bump it.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
 
     public var schemaVersion: Int
     public var path: String
     public var format: FormatReport
     public var streams: [StreamReport]
-    /// The primary video stream's orientation; nil when the file has no video.
+    /// The primary video stream's orientation; nil when the file has no video (photos included).
     public var video: VideoReport?
+    /// A photo's orientation; nil for videos and audio.
+    public var photo: PhotoReport?
     public var findings: [Finding]
 
     public init(
-        path: String, format: FormatReport, streams: [StreamReport], video: VideoReport?, findings: [Finding]
+        path: String, format: FormatReport, streams: [StreamReport], video: VideoReport?, photo: PhotoReport? = nil,
+        findings: [Finding]
     ) {
         self.schemaVersion = MediaReport.currentSchemaVersion
         self.path = path
         self.format = format
         self.streams = streams
         self.video = video
+        self.photo = photo
         self.findings = findings
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, format, streams, video, findings
+        case schemaVersion = "schema_version", path, format, streams, video, photo, findings
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -36,6 +40,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
         try c.encode(format, forKey: .format)
         try c.encode(streams, forKey: .streams)
         try c.encode(video, forKey: .video)
+        try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
     }
 }

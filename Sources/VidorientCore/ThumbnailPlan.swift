@@ -92,8 +92,6 @@ public struct ThumbnailGeometry: Sendable, Hashable {
     public init(
         storedWidth: Int, storedHeight: Int, sampleAspectRatio: Double, video: VideoReport?, request: ThumbnailRequest
     ) {
-        let stretchedWidth = Double(storedWidth) * (sampleAspectRatio > 0 ? sampleAspectRatio : 1)
-        let stretchedHeight = Double(storedHeight)
         var orientation: Orientation? = nil
         var oddAngle: Double? = nil
         var mirrored = false
@@ -105,6 +103,25 @@ public struct ThumbnailGeometry: Sendable, Hashable {
                 mirrored = video.mirrored ?? false
             }
         }
+        self.init(
+            storedWidth: storedWidth, storedHeight: storedHeight, sampleAspectRatio: sampleAspectRatio,
+            orientation: orientation, oddAngle: oddAngle, mirrored: mirrored, request: request)
+    }
+
+    /// A photo's geometry: square pixels, and one of the eight orientations (nil or `asStored`:
+    /// the pixels as stored).
+    public init(storedWidth: Int, storedHeight: Int, orientation: Orientation?, request: ThumbnailRequest) {
+        self.init(
+            storedWidth: storedWidth, storedHeight: storedHeight, sampleAspectRatio: 1,
+            orientation: request.asStored ? nil : orientation, oddAngle: nil, mirrored: false, request: request)
+    }
+
+    init(
+        storedWidth: Int, storedHeight: Int, sampleAspectRatio: Double, orientation: Orientation?, oddAngle: Double?,
+        mirrored: Bool, request: ThumbnailRequest
+    ) {
+        let stretchedWidth = Double(storedWidth) * (sampleAspectRatio > 0 ? sampleAspectRatio : 1)
+        let stretchedHeight = Double(storedHeight)
         // The displayed size before any requested scaling.
         var shownWidth = stretchedWidth, shownHeight = stretchedHeight
         if let orientation, orientation.swapsDimensions { swap(&shownWidth, &shownHeight) }

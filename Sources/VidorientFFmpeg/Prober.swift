@@ -1,6 +1,7 @@
 import CFFmpeg
 public import VidorientCore
 import VidorientISOBMFF
+import VidorientPhoto
 
 /// Reads a file with FFmpeg and reports its streams and orientation.
 public struct Prober: Sendable {
@@ -15,9 +16,28 @@ public struct Prober: Sendable {
         self.decodesFirstFrame = decodesFirstFrame
     }
 
-    /// The report `vidorient inspect` prints.
+    /// The report `vidorient inspect` prints. What the file is decides the path: photos are read
+    /// by the pure-Swift photo readers (no FFmpeg), everything else by FFmpeg and the box layer.
     public func inspect(_ path: String) throws(InputError) -> MediaReport {
-        MediaReport(probe: try probe(path))
+        let format = try PhotoReader.format(of: path)
+        if format.isPhoto && !decodesFirstFrame { return MediaReport(photo: try PhotoReader.read(path: path, format: format)) }
+        if format.isPhoto { return try Prober.inspectPhotoDecoding(path, format: format) }
+        return MediaReport(probe: try probe(path))
+    }
+
+    /// `--deep` on a photo: the report from its headers, and proof that its pixels decode.
+    static func inspectPhotoDecoding(_ path: String, format: MediaFormat) throws(InputError) -> MediaReport {
+        let frames = try PhotoFrames(path: path, format: format)
+        var report = frames.report
+        do {
+            _ = try frames.frame(ThumbnailRequest(width: 64, height: 64))
+        } catch {
+            report.findings.append(
+                Finding(
+                    code: "first-frame-unreadable", severity: .warning,
+                    message: "could not decode the picture (\(error.reason))"))
+        }
+        return report
     }
 
     /// The raw facts, before `MediaReport` judges them.

@@ -1,5 +1,6 @@
 import CFFmpeg
 public import VidorientCore
+import VidorientPhoto
 
 /// Upright pictures of videos and photos, with the orientation `inspect` reports: the report is
 /// made first, by the same `Prober`, and its decision is what gets applied.
@@ -17,6 +18,8 @@ public struct Thumbnailer: Sendable {
 
     /// The frame `request` asks for; a representative one when it names no time.
     public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
+        let format = try PhotoReader.format(of: path)
+        if format.isPhoto { return try PhotoFrames(path: path, format: format).frame(request) }
         let session = try Session(path: path, request: request)
         let report = session.report
         let still = session.isStill
@@ -45,6 +48,14 @@ public struct Thumbnailer: Sendable {
         throws(InputError) -> Picture
     {
         let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
+        let format = try PhotoReader.format(of: path)
+        if format.isPhoto {
+            // A photo has one picture: the sheet shows it once per tile, as contact sheets of stills do.
+            let frames = try PhotoFrames(path: path, format: format)
+            let tile = try frames.frame(request).picture
+            let grid = Picture.grid(Array(repeating: tile, count: max(1, columns * rows)), columns: columns)
+            return grid.captioned(Thumbnailer.header(frames.report, path: path))
+        }
         let session = try Session(path: path, request: request)
         let report = session.report
         let count = max(1, columns * rows)
@@ -68,7 +79,9 @@ public struct Thumbnailer: Sendable {
         let video = frame.report.video
         let stored = ["STORED", "\(frame.stored.width)x\(frame.stored.height)", "AS DECODED"]
         var shown = ["DISPLAYED", "\(frame.picture.width)x\(frame.picture.height)"]
-        if let rotation = video?.rotation {
+        if let photo = frame.report.photo {
+            shown.append("EXIF \(photo.exifOrientation) " + (photo.mirrored ? "MIRROR+" : "") + "CW \(photo.rotation)°")
+        } else if let rotation = video?.rotation {
             let exif = video?.exifOrientation.map { "EXIF \($0) " } ?? ""
             shown.append(exif + (video?.mirrored == true ? "MIRROR+" : "") + "CW \(Thumbnailer.degrees(rotation))°")
         } else {
@@ -82,6 +95,11 @@ public struct Thumbnailer: Sendable {
         var second: [String] = []
         if let duration = report.format.duration { second.append(timestamp(duration)) }
         var third: [String] = []
+        if let photo = report.photo {
+            if let width = photo.displayWidth, let height = photo.displayHeight { second.append("\(width)x\(height)") }
+            third.append("EXIF \(photo.exifOrientation)")
+            third.append((photo.mirrored ? "MIRROR+" : "") + "CW \(photo.rotation)°")
+        }
         if let video = report.video {
             if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)x\(height)") }
             if let exif = video.exifOrientation { third.append("EXIF \(exif)") }

@@ -1,3 +1,5 @@
+import VidorientCore
+
 /// Reads a `MovieStructure` from box headers and the small fixed-size boxes that describe the
 /// movie (`ftyp`, `mvhd`, `tkhd`, `hdlr`, `mdhd`, `stsd`, `meta`). It follows known paths only,
 /// never reads sample tables or media data, and lets `BoxWalker` check every size first.
@@ -18,12 +20,13 @@ struct MovieParser<Source: ByteSource> {
         let size = source.size
         guard size > 0 else { throw .malformed("file is empty") }
         let head = try source.read(at: 0, count: Int(min(size, 512)))
-        if let format = FileSignature.foreignFormat(head) {
-            throw .unsupported("not an mp4 or quicktime file (\(format))")
+        // What the file is is decided in one place, from its signature.
+        switch MediaFormat(signature: Array(head.prefix(MediaFormat.signatureLength))) {
+        case .movie, .heif: break
+        case .other(name: nil):
+            throw .malformed("not an mp4 or quicktime file (no 'ftyp', 'moov' or 'mdat' box at the start)")
+        case let format: throw .unsupported("not an mp4 or quicktime file (\(format))")
         }
-        guard size >= 8,
-            FileSignature.firstBoxTypes.contains(FourCC(rawValue: head[4..<8].reduce(0) { $0 << 8 | UInt32($1) }))
-        else { throw .malformed("not an mp4 or quicktime file (no 'ftyp', 'moov' or 'mdat' box at the start)") }
 
         let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil)
         var majorBrand: FourCC?

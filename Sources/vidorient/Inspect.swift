@@ -54,7 +54,9 @@ struct HumanReport {
         func row(_ label: String, _ value: String, style: Terminal.Style = .dim) {
             lines.append("  " + terminal.paint(label.padding(12), style) + value)
         }
-        if let video = report.video {
+        if let photo = report.photo {
+            photoRows(photo, row: row)
+        } else if let video = report.video {
             row("orientation", orientation(video))
             if let width = video.displayWidth, let height = video.displayHeight {
                 row("displayed", "\(width)x\(height) \(video.layout?.rawValue ?? "")")
@@ -72,10 +74,13 @@ struct HumanReport {
             row("orientation", "no video stream")
         }
         let format = report.format
-        var container = format.longName ?? format.name
-        if let duration = format.duration { container += ", \(fixed(duration, 3)) s" }
-        if let size = format.size { container += ", \(size) bytes" }
-        row("container", container)
+        if report.photo == nil {
+            var container = format.longName ?? format.name
+            if let duration = format.duration { container += ", \(fixed(duration, 3)) s" }
+            if let size = format.size { container += ", \(size) bytes" }
+            row("container", container)
+            captureRows(tags: format.tags, row: row)
+        }
         if let location = format.location {
             row("location", "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
                 + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
@@ -86,6 +91,58 @@ struct HumanReport {
             row(finding.severity.rawValue, "\(finding.code): \(finding.message)", style: style)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A photo: the verdict, the sizes, what decided, every other statement, then the camera facts.
+    private func photoRows(_ photo: PhotoReport, row: (String, String, Terminal.Style) -> Void) {
+        let turn = photo.rotation == 0 ? "no rotation" : "rotate \(photo.rotation)° clockwise"
+        let what = photo.mirrored ? "mirror, then \(turn)" : turn
+        row("orientation", terminal.paint("EXIF \(photo.exifOrientation): \(what)", .green), .dim)
+        if let width = photo.displayWidth, let height = photo.displayHeight {
+            row("displayed", "\(width)x\(height) \(photo.layout?.rawValue ?? "")", .dim)
+        }
+        let stored = "\(photo.storedWidth.map(String.init) ?? "?")x\(photo.storedHeight.map(String.init) ?? "?")"
+        let coding = [photo.formatDetail ?? photo.format, photo.codec].compactMap { $0 }
+        row("stored", "\(stored), \(coding.joined(separator: ", "))", .dim)
+        let decided: String =
+            switch photo.orientationSource {
+            case .heif: "HEIF irot/imir"
+            case .exif: "EXIF Orientation"
+            case .xmp: "XMP tiff:Orientation"
+            case .none: "nothing: no source rotates or mirrors"
+            }
+        row("decided by", decided + (photo.sources.first.map { " (\($0.location))" } ?? ""), .dim)
+        for source in photo.sources.dropFirst() {
+            let value = source.value.map { "\($0)" } ?? "?"
+            row("also", "\(source.source.rawValue) \(value) at \(source.location)", .dim)
+        }
+        if let camera = photo.camera {
+            row("camera", "\(camera.rawValue) (\(photo.cameraEvidence ?? "no evidence"))", .dim)
+        }
+        let device = [photo.make, photo.model].compactMap { $0 }.joined(separator: " ")
+        if !device.isEmpty { row("device", device, .dim) }
+        if let lens = photo.lensModel { row("lens", lens, .dim) }
+        if let date = photo.captureDate { row("taken", date, .dim) }
+        if let gps = photo.gps { row("gps", gps ? "present" : "none", .dim) }
+        for preview in photo.previews {
+            let size = preview.width.flatMap { w in preview.height.map { "\(w)x\($0)" } } ?? "size unknown"
+            row("preview", "\(preview.codec) \(size) (\(preview.location))", .dim)
+        }
+        if !photo.auxiliary.isEmpty { row("auxiliary", photo.auxiliary.joined(separator: ", "), .dim) }
+        if let motion = photo.motionVideo {
+            row("motion video", "\(orientation(motion)), \(motion.displayWidth ?? 0)x\(motion.displayHeight ?? 0)", .dim)
+        }
+        if let size = report.format.size { row("file", "\(size) bytes", .dim) }
+    }
+
+    /// Make, model and date of a video, from the tags phones write.
+    private func captureRows(tags: [String: String], row: (String, String, Terminal.Style) -> Void) {
+        let make = tags["com.apple.quicktime.make"] ?? tags["com.android.manufacturer"] ?? tags["make"]
+        let model = tags["com.apple.quicktime.model"] ?? tags["com.android.model"] ?? tags["model"]
+        let device = [make, model].compactMap { $0 }.joined(separator: " ")
+        if !device.isEmpty { row("device", device, .dim) }
+        if let lens = tags["com.apple.quicktime.camera.lens_model"] { row("lens", lens, .dim) }
+        if let date = tags["com.apple.quicktime.creationdate"] ?? tags["creation_time"] { row("taken", date, .dim) }
     }
 
     private func orientation(_ video: VideoReport) -> String {

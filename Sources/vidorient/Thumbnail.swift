@@ -230,7 +230,7 @@ struct Thumbnail: ParsableCommand {
                 let frame = try thumbnailer.frame(file, request: request)
                 picture = frame.picture
                 time = frame.time
-                exif = request.asStored ? nil : frame.report.video?.exifOrientation
+                exif = request.asStored ? nil : frame.report.displayOrientation?.exif
             }
         } catch {
             throw OutputError(description: error.description)

@@ -1,0 +1,142 @@
+import CFFmpeg
+import VidorientCore
+import VidorientISOBMFF
+import VidorientPhoto
+import VidorientPhotoDecoding
+
+/// A photo's picture for thumbnails: the report is made first, by the photo readers, and its
+/// decision is what gets applied, once, on the small picture (as libvips does).
+///
+/// Pixels come from the cheapest decoder that gives enough of them: libheif for HEIF (a thumbnail
+/// item when it is large enough, transformations off), libjpeg-turbo with DCT scaling for JPEG and
+/// for a raw file's embedded JPEG preview, FFmpeg for PNG, WebP and TIFF.
+struct PhotoFrames {
+    let path: String
+    let report: MediaReport
+    let evidence: PhotoEvidence
+
+    init(path: String, format: MediaFormat) throws(InputError) {
+        self.path = path
+        evidence = try PhotoReader.read(path: path, format: format)
+        report = MediaReport(photo: evidence)
+    }
+
+    /// The photo as `request` asks: upright (unless `asStored`), fitted to the requested size.
+    func frame(_ request: ThumbnailRequest) throws(InputError) -> Thumbnailer.Frame {
+        guard let photo = report.photo else { throw InputError(path: path, reason: "not a photo") }
+        let transforms = evidence.heif?.transforms ?? []
+        // The stored size as displayed before the orientation: a HEIF clean aperture crops first.
+        let crop = HEIFItemTransform.storedCrop(
+            width: evidence.storedWidth ?? 0, height: evidence.storedHeight ?? 0, transforms: transforms)
+        let preview = rawPreview
+        var storedWidth = crop?.width ?? evidence.storedWidth ?? 0
+        var storedHeight = crop?.height ?? evidence.storedHeight ?? 0
+        if let preview, let width = preview.width, let height = preview.height { (storedWidth, storedHeight) = (width, height) }
+        guard storedWidth > 0, storedHeight > 0 else { throw InputError(path: path, reason: "the photo states no size") }
+        let geometry = ThumbnailGeometry(
+            storedWidth: storedWidth, storedHeight: storedHeight, orientation: photo.orientation, request: request)
+        var stored = try decodeStored(
+            minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
+        if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {
+            stored = try PictureScaler.scale(stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
+        }
+        return Thumbnailer.Frame(picture: geometry.orient(stored), stored: stored, time: nil, report: report)
+    }
+
+    /// A raw file's largest embedded JPEG preview: raw sensor data is not a picture FFmpeg decodes.
+    var rawPreview: EmbeddedImage? {
+        guard evidence.format == .tiff, let detail = evidence.formatDetail, detail != "tiff" else { return nil }
+        return evidence.previews.first { $0.codec == "jpeg" && $0.offset != nil && $0.width != nil }
+    }
+
+    /// The stored pixels at a size no smaller than asked where the decoder can shrink while decoding.
+    private func decodeStored(minimumWidth: Int, minimumHeight: Int, crop: PixelRect?, preview: EmbeddedImage?)
+        throws(InputError) -> Picture
+    {
+        switch evidence.format {
+        case .heif:
+            // A clean aperture crops the full picture: ask for enough pixels that the crop still covers the request.
+            let fullWidth = evidence.storedWidth ?? minimumWidth, fullHeight = evidence.storedHeight ?? minimumHeight
+            let needWidth = crop.map { minimumWidth * fullWidth / max(1, $0.width) + 1 } ?? minimumWidth
+            let needHeight = crop.map { minimumHeight * fullHeight / max(1, $0.height) + 1 } ?? minimumHeight
+            let decoded = try HEIFDecoder.decode(path: path, minimumWidth: needWidth, minimumHeight: needHeight)
+            guard let crop else { return decoded.picture }
+            return decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture))
+        case .jpeg:
+            return try decodeJPEG(try bytes(at: 0, count: evidence.fileSize), minimumWidth, minimumHeight)
+        case .tiff where preview != nil:
+            return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
+        default:
+            return try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight)
+        }
+    }
+
+    private func decodeJPEG(_ jpeg: [UInt8], _ minimumWidth: Int, _ minimumHeight: Int) throws(InputError) -> Picture {
+        do {
+            return try JPEGDecoder.decode(jpeg, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+        } catch {
+            throw InputError(path: path, reason: "could not decode the jpeg: \(error)")
+        }
+    }
+
+    private func bytes(at offset: Int, count: Int?) throws(InputError) -> [UInt8] {
+        do {
+            let file = try FileBytes(path: path)
+            return try file.read(at: Int64(offset), count: count ?? Int(file.size))
+        } catch {
+            throw InputError(path: path, reason: error.reason)
+        }
+    }
+}
+
+/// A still picture decoded by FFmpeg (PNG, WebP, TIFF, BMP, GIF) and scaled in one swscale pass.
+enum FFmpegStill {
+    static func decode(path: String, width: Int, height: Int) throws(InputError) -> Picture {
+        let file = try MediaFile(path: path)
+        if file.needsStreamInfo {
+            do { try file.findStreamInfo() } catch {
+                throw InputError(path: path, reason: "could not read the streams: \(error)")
+            }
+        }
+        guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO })
+        else { throw InputError(path: path, reason: "no picture in the file") }
+        do {
+            let decoder = try VideoDecoder(stream: stream)
+            guard try decoder.decodeFirstFrame(from: file) else {
+                throw InputError(path: path, reason: "no frame could be decoded")
+            }
+            let scaler = try Scaler(frame: decoder.frame, width: width, height: height)
+            return scaler.picture(from: decoder.frame)
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw InputError(path: path, reason: "could not decode the picture: \(error)")
+        }
+    }
+}
+
+/// Resamples an RGB picture with swscale: area averaging for reductions, bicubic otherwise.
+enum PictureScaler {
+    static func scale(_ picture: Picture, width: Int, height: Int, path: String) throws(InputError) -> Picture {
+        let reduction = Double(picture.width) / Double(max(1, width))
+        let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_BITEXACT
+        guard
+            let context = sws_getContext(
+                Int32(picture.width), Int32(picture.height), AV_PIX_FMT_RGB24, Int32(width), Int32(height),
+                AV_PIX_FMT_RGB24, flags, nil, nil, nil)
+        else { throw InputError(path: path, reason: "could not scale the picture to \(width)x\(height)") }
+        defer { sws_freeContext(context) }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        picture.pixels.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { target in
+                var sourcePlanes: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
+                var sourceStrides: [Int32] = [Int32(picture.width * 3), 0, 0, 0]
+                var targetPlanes: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
+                var targetStrides: [Int32] = [Int32(width * 3), 0, 0, 0]
+                _ = sws_scale(
+                    context, &sourcePlanes, &sourceStrides, 0, Int32(picture.height), &targetPlanes, &targetStrides)
+            }
+        }
+        return Picture(width: width, height: height, pixels: pixels)
+    }
+}

@@ -1,0 +1,102 @@
+import CLibHeif
+public import VidorientCore
+
+/// Stored pixels of a HEIF/HEIC/AVIF image through libheif, with libheif's own `irot`, `imir`
+/// and `clap` switched off: the orientation applied afterwards is the one `inspect` decided, so
+/// the report and the picture cannot disagree.
+public enum HEIFDecoder {
+    /// Pixels this decoder agrees to produce at most (a 16-bit HEIF grid can claim 4 billion).
+    public static let maximumPixels = 256 * 1024 * 1024
+
+    /// A decoded picture and what it was decoded from.
+    public struct Decoded: Sendable {
+        /// RGB, as stored: before any transformative property.
+        public var picture: Picture
+        /// True when a thumbnail item was large enough and was decoded instead of the primary item.
+        public var fromThumbnail: Bool
+    }
+
+    /// Decodes the primary item, or the smallest thumbnail item whose stored size covers
+    /// `minimumWidth`×`minimumHeight` in stored pixels (nil: the primary item), as
+    /// `heif-thumbnailer` does.
+    public static func decode(path: String, minimumWidth: Int? = nil, minimumHeight: Int? = nil) throws(InputError)
+        -> Decoded
+    {
+        func failure(_ what: String, _ error: heif_error) -> InputError {
+            InputError(path: path, reason: "\(what): \(String(cString: error.message).lowercased())")
+        }
+        guard let context = heif_context_alloc() else { throw InputError(path: path, reason: "out of memory") }
+        defer { heif_context_free(context) }
+        var error = heif_context_read_from_file(context, path, nil)
+        guard error.code == heif_error_Ok else { throw failure("could not read the heif structure", error) }
+        var primary: OpaquePointer?
+        error = heif_context_get_primary_image_handle(context, &primary)
+        guard error.code == heif_error_Ok, let primary else { throw failure("no primary image", error) }
+        defer { heif_image_handle_release(primary) }
+
+        var handle = primary
+        var fromThumbnail = false
+        if let minimumWidth, let minimumHeight,
+            let thumbnail = smallestThumbnail(of: primary, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+        {
+            handle = thumbnail
+            fromThumbnail = true
+        }
+        defer { if fromThumbnail { heif_image_handle_release(handle) } }
+
+        let width = Int(heif_image_handle_get_ispe_width(handle))
+        let height = Int(heif_image_handle_get_ispe_height(handle))
+        guard width > 0, height > 0 else { throw InputError(path: path, reason: "the image has no size (ispe)") }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
+            throw InputError(
+                path: path, reason: "the image claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
+        }
+        guard let options = heif_decoding_options_alloc() else { throw InputError(path: path, reason: "out of memory") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.ignore_transformations = 1
+        options.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+        guard error.code == heif_error_Ok, let image else { throw failure("could not decode the image", error) }
+        defer { heif_image_release(image) }
+        var stride: Int32 = 0
+        let decodedWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let decodedHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
+        guard decodedWidth > 0, decodedHeight > 0,
+            let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride), Int(stride) >= decodedWidth * 3
+        else { throw InputError(path: path, reason: "libheif returned no pixels") }
+        var pixels = [UInt8](repeating: 0, count: decodedWidth * decodedHeight * 3)
+        pixels.withUnsafeMutableBufferPointer { target in
+            for row in 0..<decodedHeight {
+                (target.baseAddress! + row * decodedWidth * 3).update(
+                    from: plane + row * Int(stride), count: decodedWidth * 3)
+            }
+        }
+        return Decoded(
+            picture: Picture(width: decodedWidth, height: decodedHeight, pixels: pixels), fromThumbnail: fromThumbnail)
+    }
+
+    /// The smallest thumbnail item whose stored size covers `minimumWidth`×`minimumHeight`.
+    static func smallestThumbnail(of primary: OpaquePointer, minimumWidth: Int, minimumHeight: Int) -> OpaquePointer? {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &ids, Int32(count)))
+        var best: (handle: OpaquePointer, pixels: Int)?
+        for id in ids.prefix(listed) {
+            var thumbnail: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(primary, id, &thumbnail).code == heif_error_Ok, let thumbnail else {
+                continue
+            }
+            let width = Int(heif_image_handle_get_ispe_width(thumbnail))
+            let height = Int(heif_image_handle_get_ispe_height(thumbnail))
+            if width >= minimumWidth, height >= minimumHeight, best.map({ width * height < $0.pixels }) ?? true {
+                if let previous = best { heif_image_handle_release(previous.handle) }
+                best = (thumbnail, width * height)
+            } else {
+                heif_image_handle_release(thumbnail)
+            }
+        }
+        return best?.handle
+    }
+}

@@ -1,0 +1,92 @@
+import CTurboJPEG
+public import VidorientCore
+
+/// JPEG pixels through libjpeg-turbo, shrunk while decoding: the DCT scaling that libvips uses
+/// (1/2, 1/4, 1/8, …) picks the smallest scale whose picture still covers what is needed, so a
+/// 320-pixel thumbnail of a 12 MP photo decodes an eighth of the pixels.
+public enum JPEGDecoder {
+    /// Pixels this decoder agrees to produce at most (a JPEG header can claim 65535×65535).
+    public static let maximumPixels = 256 * 1024 * 1024
+
+    /// The stored size the header states, without decoding.
+    public static func size(of jpeg: [UInt8]) throws(JPEGDecodeError) -> (width: Int, height: Int) {
+        let handle = try Handle()
+        return try handle.header(jpeg)
+    }
+
+    /// Decodes `jpeg` at the smallest DCT scale whose size is at least `minimumWidth`×`minimumHeight`
+    /// (nil: full size). The picture is the stored pixels: no orientation is applied.
+    public static func decode(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
+        throws(JPEGDecodeError) -> Picture
+    {
+        let handle = try Handle()
+        let (width, height) = try handle.header(jpeg)
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
+            throw JPEGDecodeError("the jpeg claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
+        }
+        let factor = scale(width: width, height: height, minimumWidth: minimumWidth ?? width, minimumHeight: minimumHeight ?? height)
+        let scaledWidth = Int(vo_tj_scaled(Int32(width), factor))
+        let scaledHeight = Int(vo_tj_scaled(Int32(height), factor))
+        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)
+        // LIMITSCANS bounds a progressive file's scan count (a denial-of-service vector).
+        let flags = TJFLAG_LIMITSCANS | TJFLAG_NOREALLOC
+        let result = jpeg.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { target in
+                tjDecompress2(
+                    handle.pointer, source.baseAddress, UInt(source.count), target.baseAddress, Int32(scaledWidth),
+                    Int32(scaledWidth * 3), Int32(scaledHeight), Int32(TJPF_RGB.rawValue), Int32(flags))
+            }
+        }
+        // A warning (a truncated scan, extraneous bytes) still gives a picture, as every viewer shows one.
+        if result != 0, tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue {
+            throw JPEGDecodeError(handle.message)
+        }
+        return Picture(width: scaledWidth, height: scaledHeight, pixels: pixels)
+    }
+
+    /// The smallest scaling factor libjpeg-turbo offers whose picture covers the minimum size.
+    static func scale(width: Int, height: Int, minimumWidth: Int, minimumHeight: Int) -> tjscalingfactor {
+        var count: Int32 = 0
+        guard let list = tjGetScalingFactors(&count), count > 0 else { return tjscalingfactor(num: 1, denom: 1) }
+        var best = tjscalingfactor(num: 1, denom: 1)
+        var bestPixels = Int.max
+        for index in 0..<Int(count) {
+            let factor = list[index]
+            // Only reductions: enlarging in the DCT is never cheaper than scaling afterwards.
+            guard factor.num <= factor.denom else { continue }
+            let w = Int(vo_tj_scaled(Int32(width), factor)), h = Int(vo_tj_scaled(Int32(height), factor))
+            if w >= minimumWidth, h >= minimumHeight, w * h < bestPixels { (best, bestPixels) = (factor, w * h) }
+        }
+        return best
+    }
+
+    /// Owns one TurboJPEG decompressor.
+    final class Handle {
+        let pointer: tjhandle
+
+        init() throws(JPEGDecodeError) {
+            guard let pointer = tjInitDecompress() else { throw JPEGDecodeError("could not start libjpeg-turbo") }
+            self.pointer = pointer
+        }
+
+        deinit { tjDestroy(pointer) }
+
+        var message: String { String(cString: tjGetErrorStr2(pointer)).lowercased() }
+
+        func header(_ jpeg: [UInt8]) throws(JPEGDecodeError) -> (width: Int, height: Int) {
+            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+            let result = jpeg.withUnsafeBufferPointer {
+                tjDecompressHeader3(pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+            }
+            guard result == 0, width > 0, height > 0 else { throw JPEGDecodeError(message) }
+            return (Int(width), Int(height))
+        }
+    }
+}
+
+/// Why libjpeg-turbo could not decode a JPEG, in its own words, lowercased.
+public struct JPEGDecodeError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) { self.description = description }
+}
