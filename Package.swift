@@ -23,6 +23,8 @@ let package = Package(
                 .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "pkg-config"])
             ]
         ),
+        // zlib, for PNG's CRC-32 and compressed text chunks; used only by VidorientPhoto.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
@@ -31,7 +33,7 @@ let package = Package(
         .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
         // Reads photos' orientation evidence from their own bytes: EXIF/TIFF, JPEG, PNG, WebP,
         // TIFF/raw, HEIF/AVIF items, XMP and sidecars. Pure Swift, no FFmpeg.
-        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF"]),
+        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF", "CZlib"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
         .target(name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF"]),
         // Argument parsing, printing and exit codes.
