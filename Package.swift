@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CLibHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev", "pkg-config"])]),
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
+        // zlib, for PNG's CRC-32 and compressed text chunks; used only by VidorientPhoto.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
         // Reads photos' orientation evidence from their own bytes: EXIF/TIFF, JPEG, PNG, WebP,
         // TIFF/raw, HEIF/AVIF items, XMP and sidecars. Pure Swift, no FFmpeg.
-        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF"]),
+        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF", "CZlib"]),
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
         // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
         .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG"]),

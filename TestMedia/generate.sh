@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every file in vidorient's TestMedia/ folder, then writes
 # manifest.json and checks every file against it (fails loudly on a mismatch).
-# Needs only ffmpeg/ffprobe (5.1, with libx264 and libx265) and python3.
+# Needs ffmpeg/ffprobe (5.1, with libx264 and libx265), python3, cwebp and exiftool (for the photos).
 # Usage: bash TestMedia/generate.sh   (from any directory; overwrites its outputs)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -102,6 +102,9 @@ for n in 1 2 3 4 5 6 7 8; do
 done
 "${FF[@]}" -filter_complex "$UPRIGHT,format=yuvj420p[v]" -map "[v]" "${JPEG[@]}" "${REPRO[@]}" no-exif.jpg
 
+echo "photos: orient-N.png, orient-N-ii.tif, orient-N-mm.tif, orient-N.webp, variants (photos.py)"
+python3 photos.py make
+
 echo "bad-*.mp4"
 : > bad-empty.mp4
 py truncate orient-6.mp4 bad-truncated.mp4
@@ -114,5 +117,6 @@ py manifest
 
 echo "checking every file against manifest.json"
 py check
+python3 photos.py check
 
 echo "total: $(du -sh . | cut -f1) in $(ls | wc -l) files"

@@ -102,7 +102,8 @@ struct HumanReport {
             row("displayed", "\(width)x\(height) \(photo.layout?.rawValue ?? "")", .dim)
         }
         let stored = "\(photo.storedWidth.map(String.init) ?? "?")x\(photo.storedHeight.map(String.init) ?? "?")"
-        let coding = [photo.formatDetail ?? photo.format, photo.codec].compactMap { $0 }
+        var coding = [photo.formatDetail ?? photo.format]
+        if let codec = photo.codec, !coding[0].contains(codec) { coding.append(codec) }
         row("stored", "\(stored), \(coding.joined(separator: ", "))", .dim)
         let decided: String =
             switch photo.orientationSource {

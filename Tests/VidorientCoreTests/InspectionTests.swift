@@ -206,8 +206,9 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
         let r = report(stream: StreamReport(index: 0, type: "video"))
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(JSONText().encode(r).utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["schema_version", "path", "format", "streams", "video", "findings"])
-        #expect(object["schema_version"] as? Int == 1)
+        #expect(Set(object.keys) == ["schema_version", "path", "format", "streams", "video", "photo", "findings"])
+        #expect(object["schema_version"] as? Int == 2)
+        #expect(object["photo"] is NSNull)
         let video = try #require(object["video"] as? [String: Any])
         for key in [
             "index", "codec", "coded_width", "coded_height", "display_width", "display_height", "matrix", "rotation",

@@ -29,6 +29,16 @@ struct Truth: Sendable, CustomTestStringConvertible {
     var testDescription: String { file }
 }
 
+struct PhotoTruth: Sendable, CustomTestStringConvertible {
+    let file: String
+    let exif: Int
+    let width: Int?
+    let height: Int?
+    /// Nil where the README does not say whether the file carries a (zero) `irot` at all.
+    let source: PhotoOrientationSource?
+    var testDescription: String { file }
+}
+
 @Suite(.enabled(if: SharedMedia.isPresent, "../shared/media is absent"))
 struct SharedMediaTests {
     static let truths: [Truth] =
@@ -50,11 +60,33 @@ struct SharedMediaTests {
                 file: "sample_with_htc_rotation_track_name.mkv", exif: 1, rotation: 0, mirrored: false, width: 1080,
                 height: 720, videoIndex: 0, source: .none),
         ]
-        + (1...8).map { n in
-            Truth(
-                file: "Landscape_\(n).jpg", exif: n, rotation: Double(Orientation(exif: n)!.rotation),
-                mirrored: Orientation(exif: n)!.isMirrored, width: 1800, height: 1200, videoIndex: 0, source: .exif)
-        }
+
+    /// The photos' truth, from the shared README (the HEIF files' `irot`, the JPEGs' tag).
+    static let photoTruths: [PhotoTruth] =
+        (1...8).map { n in
+            PhotoTruth(file: "Landscape_\(n).jpg", exif: n, width: 1800, height: 1200, source: .exif)
+        } + [
+            PhotoTruth(file: "denali.webp", exif: 1, width: nil, height: nil, source: .exif),
+            PhotoTruth(file: "samsung-one-ui-6.heic", exif: 6, width: 3000, height: 4000, source: .heif),
+            PhotoTruth(file: "IMG_2682.heic", exif: 1, width: 4032, height: 3024, source: nil),
+            PhotoTruth(file: "8bit-sRGB.avif", exif: 1, width: 1617, height: 1080, source: .none),
+        ]
+
+    @Test(arguments: photoTruths)
+    func photoOrientationMatchesTheKnownTruth(truth: PhotoTruth) throws {
+        let path = try #require(SharedMedia.path(truth.file))
+        let report = try Prober().inspect(path)
+        let photo = try #require(report.photo)
+        #expect(report.video == nil)
+        #expect(photo.exifOrientation == truth.exif)
+        let orientation = try #require(Orientation(exif: truth.exif))
+        #expect(photo.rotation == orientation.rotation && photo.mirrored == orientation.isMirrored)
+        if let width = truth.width { #expect(photo.displayWidth == width && photo.displayHeight == truth.height) }
+        if let source = truth.source { #expect(photo.orientationSource == source) }
+        // No mirror heuristic for photos: the camera is named only where the metadata says so.
+        #expect(photo.camera == nil || photo.cameraEvidence?.hasPrefix("EXIF ") == true)
+        #expect(report.findings.contains { $0.code == "mirrored" } == orientation.isMirrored)
+    }
 
     @Test(arguments: truths)
     func orientationMatchesTheKnownTruth(truth: Truth) throws {
@@ -75,8 +107,9 @@ struct SharedMediaTests {
     @Test func landscapeZeroHasAnOrientationTagOfZero() throws {
         // The README calls it "tag absent"; exiftool and FFmpeg both read Orientation = 0.
         let report = try Prober().inspect(try #require(SharedMedia.path("Landscape_0.jpg")))
-        #expect(report.video?.exifOrientation == 1)
-        #expect(report.video?.displayWidth == 1800 && report.video?.displayHeight == 1200)
+        #expect(report.photo?.exifOrientation == 1)
+        #expect(report.photo?.sources.first?.value == 0)
+        #expect(report.photo?.displayWidth == 1800 && report.photo?.displayHeight == 1200)
         #expect(report.findings.map(\.code) == ["exif-invalid"])
     }
 
@@ -120,7 +153,7 @@ struct SharedMediaTests {
     }
 
     /// ffprobe's own number, read from ffprobe itself: what we report as `ffprobe_rotation`.
-    @Test(arguments: truths.filter { !$0.file.hasSuffix(".jpg") })
+    @Test(arguments: truths)
     func ffprobeRotationIsWhatFFprobePrints(truth: Truth) throws {
         let path = try #require(SharedMedia.path(truth.file))
         let printed = try FFprobe.rotation(path)

@@ -1,0 +1,131 @@
+public import VidorientCore
+import VidorientISOBMFF
+
+/// What an EXIF block (a TIFF structure) says: the metadata a report shows, the IFD0 orientation
+/// entry as stored, and what the walk met on the way.
+public struct EXIFBlock: Sendable, Hashable {
+    public var metadata: EXIFMetadata
+    /// The field type the Orientation was stored with (SHORT normally; LONG or BYTE are accepted).
+    public var orientationType: TIFFType?
+    /// IFD offset loops, unreadable sub-IFDs, skipped entries.
+    public var findings: [Finding]
+
+    /// The `.exif` statement for IFD0's Orientation, when there is one.
+    public func statement(location: String) -> OrientationStatement? {
+        metadata.orientation.map { OrientationStatement(kind: .exif, location: location, rawValue: $0) }
+    }
+}
+
+/// Reads EXIF: IFD0, then the Exif IFD (0x8769), the GPS IFD (0x8825), IFD1 (the thumbnail) by the
+/// next-IFD link, and SubIFDs (0x014A), each visited once.
+public enum EXIFReader {
+    /// Reads a TIFF structure (what follows `Exif\0\0`). `fileOffset` is where its first byte sits in
+    /// the file, so that the thumbnail's offset can be given absolutely; nil when unknown.
+    ///
+    /// Throws only when the header or IFD0 cannot be read; trouble further on becomes a finding.
+    public static func read(tiff: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+        let structure = try TIFFStructure(tiff: tiff)
+        return try read(structure, fileOffset: fileOffset)
+    }
+
+    /// The same for an `APP1`-style payload that may start with `Exif\0\0` (PNG `eXIf` and WebP
+    /// `EXIF` are written both ways); `fileOffset` is the payload's.
+    public static func read(exifPayload payload: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+        if payload.starts(with: exifPrefix) {
+            return try read(tiff: Array(payload.dropFirst(6)), fileOffset: fileOffset.map { $0 + 6 })
+        }
+        return try read(tiff: payload, fileOffset: fileOffset)
+    }
+
+    /// `Exif\0\0`, the identifier before the TIFF header in JPEG's APP1.
+    public static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+
+    public static func read(_ tiff: TIFFStructure, fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+        var walk = IFDWalk(tiff: tiff)
+        guard let ifd0 = try walk.visit(tiff.firstIFDOffset, name: "IFD0", required: true) else {
+            throw PhotoFormatError("ifd0 could not be read")
+        }
+        var metadata = EXIFMetadata(byteOrder: tiff.byteOrderName)
+        var orientationType: TIFFType?
+        if let entry = ifd0[TIFFTag.orientation], let value = tiff.integer(entry) {
+            metadata.orientation = value
+            orientationType = entry.type
+        }
+        metadata.make = ifd0[TIFFTag.make].flatMap { tiff.string($0) }
+        metadata.model = ifd0[TIFFTag.model].flatMap { tiff.string($0) }
+        metadata.software = ifd0[TIFFTag.software].flatMap { tiff.string($0) }
+        metadata.imageWidth = ifd0[TIFFTag.imageWidth].flatMap(tiff.integer)
+        metadata.imageHeight = ifd0[TIFFTag.imageLength].flatMap(tiff.integer)
+
+        if let pointer = ifd0[TIFFTag.exifIFD].flatMap(tiff.integer),
+            let exif = try? walk.visit(pointer, name: "Exif IFD", required: false)
+        {
+            metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
+            metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
+            metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
+            metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
+            metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
+            metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+        }
+        if let pointer = ifd0[TIFFTag.gpsIFD].flatMap(tiff.integer),
+            let gps = try? walk.visit(pointer, name: "GPS IFD", required: false)
+        {
+            metadata.hasGPS = gps[TIFFTag.gpsLatitude] != nil || gps[TIFFTag.gpsLongitude] != nil
+        }
+        if let next = ifd0.nextIFDOffset, let ifd1 = try? walk.visit(next, name: "IFD1", required: false) {
+            metadata.thumbnail = thumbnail(in: ifd1, of: tiff, fileOffset: fileOffset, location: "IFD1")
+        }
+        return EXIFBlock(metadata: metadata, orientationType: orientationType, findings: walk.findings)
+    }
+
+    /// An IFD's JPEG (JPEGInterchangeFormat and its length), with its size from its own frame header.
+    static func thumbnail(in ifd: TIFFDirectory, of tiff: TIFFStructure, fileOffset: Int?, location: String) -> EmbeddedImage? {
+        guard let start = ifd[TIFFTag.jpegInterchangeFormat].flatMap(tiff.integer),
+            let length = ifd[TIFFTag.jpegInterchangeFormatLength].flatMap(tiff.integer), length > 0,
+            start >= 0, start <= tiff.bytes.count, length <= tiff.bytes.count - start
+        else { return nil }
+        let frame = JPEGReader.frameHeader(in: MemoryBytes(Array(tiff.bytes[start..<start + length])))
+        return EmbeddedImage(
+            codec: "jpeg", offset: fileOffset.map { $0 + start }, length: length, width: frame?.width,
+            height: frame?.height, location: location)
+    }
+}
+
+/// The IFDs visited so far, by offset: an offset seen twice ends the walk there (a loop), however
+/// the files link them (next-IFD, Exif pointer, SubIFDs).
+struct IFDWalk {
+    let tiff: TIFFStructure
+    var visited: Set<Int> = []
+    var findings: [Finding] = []
+    /// At most this many IFDs in one file: enough for any camera's raw, small enough to bound time.
+    static let maximumIFDs = 64
+
+    init(tiff: TIFFStructure) { self.tiff = tiff }
+
+    /// The IFD at `offset`, or nil when it was seen before or cannot be read (a finding then, or an
+    /// error when `required`).
+    mutating func visit(_ offset: Int, name: String, required: Bool) throws(PhotoFormatError) -> TIFFDirectory? {
+        guard visited.insert(offset).inserted else {
+            findings.append(
+                Finding(code: "exif-ifd-loop", severity: .warning, message: "\(name) at offset \(offset) was already read: the ifd links loop"))
+            return nil
+        }
+        guard visited.count <= IFDWalk.maximumIFDs else {
+            findings.append(Finding(code: "exif-ifd-limit", severity: .warning, message: "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read"))
+            return nil
+        }
+        do {
+            let directory = try tiff.directory(at: offset)
+            if directory.skippedEntries > 0 {
+                findings.append(
+                    Finding(code: "exif-bad-entry", severity: .info,
+                        message: "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)"))
+            }
+            return directory
+        } catch {
+            if required { throw error }
+            findings.append(Finding(code: "exif-ifd-unreadable", severity: .warning, message: "\(name): \(error.reason)"))
+            return nil
+        }
+    }
+}

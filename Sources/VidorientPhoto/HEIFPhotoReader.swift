@@ -1,0 +1,50 @@
+public import VidorientCore
+public import VidorientISOBMFF
+
+/// HEIF, HEIC and AVIF: the primary item's structure from the box layer (`HEIFStructure`), its
+/// Exif item through the one EXIF reader, its XMP item, and a motion photo's video.
+public enum HEIFPhotoReader {
+    public static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
+        -> PhotoEvidence
+    {
+        let structure: HEIFStructure
+        do {
+            structure = try HEIFStructure(source)
+        } catch {
+            throw PhotoFormatError(error.reason)
+        }
+        var evidence = PhotoEvidence(path: path, format: format)
+        let heif = structure.evidence
+        evidence.heif = heif
+        evidence.codec = heif.tileCodec ?? structure.codec(of: heif.primaryItemID)
+        if let size = structure.storedSize { (evidence.storedWidth, evidence.storedHeight) = (size.width, size.height) }
+        evidence.bitDepth = structure.bitDepth
+        evidence.hasAlpha = heif.auxiliary.contains("alpha")
+        if let columns = heif.gridColumns, let rows = heif.gridRows {
+            evidence.formatDetail = "\(format) grid \(columns)x\(rows)"
+        }
+        if heif.metaAfterMediaData {
+            evidence.formatDetail = (evidence.formatDetail ?? "\(format)") + ", meta after mdat"
+        }
+        // Metadata items are read as far as they go: a broken Exif item is a finding, not an
+        // unreadable photo (the picture and its irot/imir are still there).
+        do {
+            if let exif = try structure.exifTIFF(in: source) {
+                JPEGReader.addEXIF(exif.bytes, fileOffset: exif.offset.map(Int.init), location: "Exif item", to: &evidence)
+            }
+        } catch {
+            evidence.readerFindings.append(
+                Finding(code: "exif-unreadable", severity: .warning, message: "Exif item: \(error.reason)"))
+        }
+        do {
+            if let xmp = try structure.xmp(in: source) {
+                JPEGReader.addXMP(xmp, location: "XMP item", to: &evidence)
+            }
+        } catch {
+            evidence.readerFindings.append(
+                Finding(code: "xmp-unreadable", severity: .warning, message: "XMP item: \(error.reason)"))
+        }
+        evidence.motionVideo = structure.motionVideoProbe(path: path, source: source)
+        return evidence
+    }
+}

@@ -1,0 +1,32 @@
+public import VidorientCore
+import VidorientISOBMFF
+
+/// An XMP sidecar beside a photo: darktable writes `name.ext.xmp`; Lightroom, Capture One and
+/// digiKam (by default) write `name.xmp`. Editors keep the orientation a person chose there
+/// without touching the photo.
+public enum Sidecar {
+    /// The names looked for, in order: `IMG_1.CR2.xmp`, `IMG_1.CR2.XMP`, `IMG_1.xmp`, `IMG_1.XMP`.
+    public static func candidates(forPhotoAt path: String) -> [String] {
+        var names = [path + ".xmp", path + ".XMP"]
+        let slash = path.lastIndex(of: "/")
+        if let dot = path.lastIndex(of: "."), slash.map({ dot > path.index(after: $0) }) ?? (dot > path.startIndex) {
+            let stem = path[..<dot]
+            names += [stem + ".xmp", stem + ".XMP"]
+        }
+        return names
+    }
+
+    /// The first sidecar that exists and states a `tiff:Orientation`, as a `.sidecar` statement
+    /// located by the sidecar's file name; nil when there is none.
+    public static func statement(forPhotoAt path: String) -> OrientationStatement? {
+        for candidate in candidates(forPhotoAt: path) {
+            guard let file = try? FileBytes(path: candidate), file.size <= Int64(XMPOrientation.maximumLength),
+                let bytes = try? file.read(at: 0, count: Int(file.size))
+            else { continue }
+            guard let value = XMPOrientation.value(in: bytes) else { continue }
+            let name = candidate.split(separator: "/").last.map(String.init) ?? candidate
+            return OrientationStatement(kind: .sidecar, location: name, rawValue: value)
+        }
+        return nil
+    }
+}
