@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates every file in vidorient's TestMedia/ folder, then writes
 # manifest.json and checks every file against it (fails loudly on a mismatch).
-# Needs ffmpeg/ffprobe (5.1, with libx264 and libx265), python3, cwebp and exiftool (for the photos).
+# Needs ffmpeg/ffprobe (5.1, with libx264 and libx265), python3, cwebp and exiftool (for the photos),
+# and for the HEIF files libheif's heif-enc/heif-convert/heif-info (1.15) and avifenc (0.11).
 # Usage: bash TestMedia/generate.sh   (from any directory; overwrites its outputs)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -104,6 +105,35 @@ done
 
 echo "photos: orient-N.png, orient-N-ii.tif, orient-N-mm.tif, orient-N.webp, variants (photos.py)"
 python3 photos.py make
+echo "orient-N.heic (HEVC, heif-enc) and orient-N.avif (AV1, avifenc): irot/imir of orientation N"
+hp() { python3 heif.py "$@"; }
+# Core's Orientation.heif for N: "irot imir" (- for none), irot first, then imir.
+heif_props() { case $1 in 1) echo "0 -";; 2) echo "0 1";; 3) echo "2 -";; 4) echo "0 0";;
+  5) echo "3 1";; 6) echo "3 -";; 7) echo "3 0";; 8) echo "1 -";; esac; }
+HEIFTMP=$(mktemp -d)
+trap 'rm -rf "$HEIFTMP"' EXIT
+for n in 1 2 3 4 5 6 7 8; do
+  "${FF[@]}" -filter_complex "$UPRIGHT,$(stored $n),format=rgb24[v]" -map "[v]" -frames:v 1 "$HEIFTMP/$n.png"
+  heif-enc -q 90 "$HEIFTMP/$n.png" -o "orient-$n.heic" > /dev/null
+  hp orient "orient-$n.heic" $n          # heif-enc 1.15 cannot write irot/imir itself
+  read -r irot imir <<< "$(heif_props $n)"
+  args=()
+  ((irot)) && args+=(--irot "$irot")
+  [[ $imir != - ]] && args+=(--imir "$imir")  # avifenc: 0 = top-to-bottom, 1 = left-to-right
+  avifenc -s 6 -j 1 "${args[@]}" "$HEIFTMP/$n.png" "orient-$n.avif" > /dev/null
+done
+
+echo "heic-exif-conflict.heic (irot 3 = orientation 6, EXIF inside says 8), heic-meta-last.heic"
+"${FF[@]}" -filter_complex "$UPRIGHT,$(stored 6),format=yuvj420p[v]" -map "[v]" \
+  "${JPEG[@]}" "${REPRO[@]}" "$HEIFTMP/conflict.jpg"
+py exif "$HEIFTMP/conflict.jpg" 8
+heif-enc -q 90 "$HEIFTMP/conflict.jpg" -o heic-exif-conflict.heic > /dev/null  # copies the EXIF
+hp orient heic-exif-conflict.heic 6
+hp meta-last orient-6.heic heic-meta-last.heic
+
+echo "bad-*.heic"
+hp truncate-meta orient-6.heic bad-meta-truncated.heic
+hp iloc-past-end orient-6.heic bad-iloc-past-end.heic
 
 echo "bad-*.mp4"
 : > bad-empty.mp4
@@ -118,5 +148,6 @@ py manifest
 echo "checking every file against manifest.json"
 py check
 python3 photos.py check
+hp check
 
 echo "total: $(du -sh . | cut -f1) in $(ls | wc -l) files"
