@@ -302,7 +302,7 @@ extension PhotoReport {
                 if case .cleanAperture = $0 { return false }
                 return true
             }
-            let location = turnsOrMirrors.isEmpty ? "no irot or imir" : heif.transforms.map(\.summary).joined(separator: ", ") + " (ipma order)"
+            let location = turnsOrMirrors.isEmpty ? "no irot or imir" : heif.transforms.map(\.summary).joined(separator: ", ") + ", in ipma order"
             let orientation = Orientation(heifTransforms: heif.transforms)
             let statement = OrientationStatement(kind: .heif, location: location, rawValue: nil, orientation: orientation)
             statements.removeAll { $0.kind == .heif }

@@ -16,7 +16,7 @@ public enum HEIFPhotoReader {
         var evidence = PhotoEvidence(path: path, format: format)
         let heif = structure.evidence
         evidence.heif = heif
-        evidence.codec = heif.tileCodec ?? structure.codec(of: heif.primaryItemID)
+        evidence.codec = heif.tileCodec ?? structure.codec(of: structure.primaryItemID)
         if let size = structure.storedSize { (evidence.storedWidth, evidence.storedHeight) = (size.width, size.height) }
         evidence.bitDepth = structure.bitDepth
         evidence.hasAlpha = heif.auxiliary.contains("alpha")
@@ -30,7 +30,7 @@ public enum HEIFPhotoReader {
         // unreadable photo (the picture and its irot/imir are still there).
         do {
             if let exif = try structure.exifTIFF(in: source) {
-                JPEGReader.addEXIF(exif.bytes, fileOffset: exif.offset.map(Int.init), location: "Exif item", to: &evidence)
+                PhotoBytes.addEXIF(exif.bytes, fileOffset: exif.offset.map(Int.init), location: "Exif item", to: &evidence)
             }
         } catch {
             evidence.readerFindings.append(
@@ -38,7 +38,7 @@ public enum HEIFPhotoReader {
         }
         do {
             if let xmp = try structure.xmp(in: source) {
-                JPEGReader.addXMP(xmp, location: "XMP item", to: &evidence)
+                PhotoBytes.addXMP(xmp, location: "XMP item", to: &evidence)
             }
         } catch {
             evidence.readerFindings.append(
