@@ -1,34 +1,61 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for the ISO-BMFF box reader and runs it.
-#   bash Fuzz/run.sh [SECONDS] [extra libFuzzer flags...]     (default 300 s, 2 jobs)
-# Everything it makes (objects, the binary, the corpus, crashes) goes to Fuzz/work/, which git
-# ignores. The seed corpus is TestMedia's MP4/MOV/M4A files, and ../shared/media's when present.
+# Builds a libFuzzer target and runs it.
+#   bash Fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer flags...]
+# TARGET is `isobmff` (the box reader, the default) or `photo` (the photo readers); SECONDS
+# defaults to 300; two jobs. Everything it makes (objects, the binaries, the corpora, crashes)
+# goes to Fuzz/work/, which git ignores. The seed corpus is TestMedia's files of the target's
+# formats, and ../shared/media's when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+target=isobmff
+case "${1:-}" in
+  isobmff | photo) target=$1; shift ;;
+esac
 seconds=${1:-300}
 shift || true
 work=Fuzz/work
-mkdir -p "$work/build" "$work/corpus" "$work/crashes"
+mkdir -p "$work/build" "$work/$target/corpus" "$work/$target/crashes"
 
 # The package's settings (Swift 6, the same upcoming features), optimised, with debug info.
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
   -O -g -parse-as-library)
-# Core is not instrumented: coverage there would only distract the fuzzer from the parser.
-swiftc "${flags[@]}" -wmo -module-name VidorientCore -emit-module -emit-module-path "$work/build/VidorientCore.swiftmodule" \
-  -c -o "$work/build/VidorientCore.o" Sources/VidorientCore/*.swift
-swiftc "${flags[@]}" -sanitize=fuzzer,address -wmo -module-name VidorientISOBMFF -I "$work/build" \
-  -emit-module -emit-module-path "$work/build/VidorientISOBMFF.swiftmodule" \
-  -c -o "$work/build/VidorientISOBMFF.o" Sources/VidorientISOBMFF/*.swift
-swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" -o "$work/isobmff-fuzzer" \
-  Fuzz/ISOBMFFFuzzer.swift "$work/build/VidorientISOBMFF.o" "$work/build/VidorientCore.o"
+# module NAME [swiftc flags...] -- SOURCES: one module object, instrumented unless it is Core.
+module() {
+  local name=$1; shift
+  local extra=()
+  while [ "$1" != "--" ]; do extra+=("$1"); shift; done
+  shift
+  swiftc "${flags[@]}" "${extra[@]}" -wmo -module-name "$name" -I "$work/build" \
+    -emit-module -emit-module-path "$work/build/$name.swiftmodule" -c -o "$work/build/$name.o" "$@"
+}
+# Core is not instrumented: coverage there would only distract the fuzzer from the parsers.
+module VidorientCore -- Sources/VidorientCore/*.swift
+module VidorientISOBMFF -sanitize=fuzzer,address -- Sources/VidorientISOBMFF/*.swift
+objects=("$work/build/VidorientISOBMFF.o" "$work/build/VidorientCore.o")
+link=()
+case $target in
+  isobmff)
+    source=Fuzz/ISOBMFFFuzzer.swift
+    seeds=(TestMedia/*.mp4 TestMedia/*.mov TestMedia/*.m4a ../shared/media/*.mp4 ../shared/media/*.mov ../shared/media/*.MOV)
+    ;;
+  photo)
+    # CZlib is a module map only: point clang at it and link zlib.
+    module VidorientPhoto -sanitize=fuzzer,address -I Sources/CZlib -- Sources/VidorientPhoto/*.swift
+    objects=("$work/build/VidorientPhoto.o" "${objects[@]}")
+    link=(-I Sources/CZlib -lz)
+    source=Fuzz/PhotoFuzzer.swift
+    seeds=(TestMedia/*.jpg TestMedia/*.png TestMedia/*.tif TestMedia/*.webp ../shared/media/*.jpg ../shared/media/*.webp)
+    ;;
+esac
+swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" "${link[@]}" -o "$work/$target-fuzzer" "$source" "${objects[@]}"
 
 # Seeds: whole small files (libFuzzer's default -max_len follows the largest seed).
-for file in TestMedia/*.mp4 TestMedia/*.mov TestMedia/*.m4a ../shared/media/*.mp4 ../shared/media/*.mov ../shared/media/*.MOV; do
-  [ -f "$file" ] && cp -n "$file" "$work/corpus/" 2>/dev/null || true
+for file in "${seeds[@]}"; do
+  [ -f "$file" ] && cp -n "$file" "$work/$target/corpus/" 2>/dev/null || true
 done
 
-# From inside work/: with -jobs, libFuzzer writes its fuzz-N.log files to the current folder.
-cd "$work"
-./isobmff-fuzzer corpus -dict=../isobmff.dict -max_total_time="$seconds" -jobs=2 -workers=2 \
+# From inside the target's folder: with -jobs, libFuzzer writes its fuzz-N.log files to the current folder.
+cd "$work/$target"
+"../$target-fuzzer" corpus -dict="../../$target.dict" -max_total_time="$seconds" -jobs=2 -workers=2 \
   -artifact_prefix=crashes/ -print_final_stats=1 "$@"

@@ -11,22 +11,22 @@ public enum TIFFFileReader {
 
     public static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         let size = Int(source.size)
-        var walked: (tiff: TIFFStructure, images: [Image], block: EXIFBlock)
+        var walked: (tiff: TIFFStructure, images: [Image], block: EXIFBlock, findings: [Finding])
         do {
             walked = try walk(source, length: min(size, headLength))
             // An IFD beyond the head: read as much as the limit allows, once.
-            if size > headLength, walked.block.findings.contains(where: { $0.code == "exif-ifd-unreadable" }) {
+            if size > headLength, walked.findings.contains(where: { $0.code == "exif-ifd-unreadable" }) {
                 walked = try walk(source, length: min(size, maximumLength))
             }
         } catch {
             guard size > headLength else { throw error }
             walked = try walk(source, length: min(size, maximumLength))
         }
-        let (tiff, images, block) = walked
+        let (tiff, images, block, findings) = walked
         var evidence = PhotoEvidence(path: path, format: .tiff)
         evidence.fileSize = size
         evidence.exif = block.metadata
-        evidence.readerFindings = block.findings
+        evidence.readerFindings = findings
         if let statement = block.statement(location: "IFD0") { evidence.statements.append(statement) }
         if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC], xmp.count <= XMPOrientation.maximumLength {
             PhotoBytes.addXMP(tiff.data(xmp), location: "XMP in IFD0 (tag 700)", to: &evidence)
@@ -80,7 +80,8 @@ public enum TIFFFileReader {
 
     /// Reads the first `length` bytes, the EXIF block, and every image IFD: IFD0's chain and each
     /// one's SubIFDs, each once.
-    static func walk(_ source: some ByteSource, length: Int) throws(PhotoFormatError) -> (TIFFStructure, [Image], EXIFBlock) {
+    /// The findings are the EXIF walk's, then the image walk's that differ (a loop met by both is one finding).
+    static func walk(_ source: some ByteSource, length: Int) throws(PhotoFormatError) -> (TIFFStructure, [Image], EXIFBlock, [Finding]) {
         let tiff = try TIFFStructure(tiff: try PhotoBytes.read(source, at: 0, count: length))
         let block = try EXIFReader.read(tiff, fileOffset: 0)
         var walk = IFDWalk(tiff: tiff)
@@ -99,7 +100,7 @@ public enum TIFFFileReader {
                 pending.append((next, "IFD\(chainIndex)"))
             }
         }
-        return (tiff, images, block)
+        return (tiff, images, block, block.findings + walk.findings.filter { !block.findings.contains($0) })
     }
 
     static func image(_ ifd: TIFFDirectory, in tiff: TIFFStructure, name: String) -> Image {

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+import VidorientCore
+import VidorientISOBMFF
+import VidorientPhoto
+
+/// The generated photos and what `TestMedia/manifest.json` says each is, from how it was built.
+enum TestMedia {
+    struct Statement: Decodable, Sendable, Hashable {
+        let kind: String
+        let location: String
+        let rawValue: Int
+        enum CodingKeys: String, CodingKey { case kind, location, rawValue = "raw_value" }
+    }
+
+    struct EXIFFacts: Decodable, Sendable {
+        let make: String?
+        let model: String?
+        let byteOrder: String?
+        let lensModel: String?
+        let dateTimeOriginal: String?
+        let offsetTimeOriginal: String?
+        let pixelXDimension: Int?
+        let pixelYDimension: Int?
+        enum CodingKeys: String, CodingKey {
+            case make, model, byteOrder = "byte_order", lensModel = "lens_model", dateTimeOriginal = "date_time_original"
+            case offsetTimeOriginal = "offset_time_original", pixelXDimension = "pixel_x_dimension"
+            case pixelYDimension = "pixel_y_dimension"
+        }
+    }
+
+    struct Entry: Decodable, Sendable, CustomTestStringConvertible {
+        var name = ""
+        let photoFormat: String?
+        let storedWidth: Int?
+        let storedHeight: Int?
+        let statements: [Statement]?
+        let readerFindings: [String]?
+        let photoError: String?
+        let exif: EXIFFacts?
+        let bad: Bool
+        var testDescription: String { name }
+        var path: String { TestMedia.path(name) }
+
+        enum CodingKeys: String, CodingKey {
+            case photoFormat = "photo_format", storedWidth = "stored_width", storedHeight = "stored_height"
+            case statements, readerFindings = "reader_findings", photoError = "photo_error", exif, bad
+        }
+    }
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("TestMedia")
+
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    static let entries: [Entry] = {
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent("manifest.json")),
+            let decoded = try? JSONDecoder().decode([String: Entry].self, from: data)
+        else { return [] }
+        return decoded.map { name, entry in
+            var entry = entry
+            entry.name = name
+            return entry
+        }.sorted { $0.name < $1.name }
+    }()
+
+    /// Every photo the manifest describes, readable or not.
+    static var photos: [Entry] { entries.filter { $0.photoFormat != nil } }
+}
+
+/// Real phone files beside the project (`../shared/media`); tests using them skip when it is absent.
+enum SharedMedia {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/media")
+
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    static var isPresent: Bool { FileManager.default.fileExists(atPath: path("README.md")) }
+
+    /// The JPEG and WebP files there.
+    static var photos: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { ["jpg", "jpeg", "webp"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+    }
+}
+
+/// The reader for a file's format, as the integrator's dispatch will choose it: by signature.
+func readPhoto(_ path: String) throws -> PhotoEvidence {
+    let file = try FileBytes(path: path)
+    let source = ReadAheadBytes(file)
+    let head = try source.read(at: 0, count: min(Int(source.size), MediaFormat.signatureLength))
+    switch MediaFormat(signature: head) {
+    case .jpeg: return try JPEGReader.read(source, path: path)
+    case .png: return try PNGReader.read(source, path: path)
+    case .webp: return try WebPReader.read(source, path: path)
+    case .tiff: return try TIFFFileReader.read(source, path: path)
+    default: throw ToolError(message: "\(path) is not a photo format these readers read")
+    }
+}
+
+/// Runs a tool and returns its exit status and standard output.
+func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+}
+
+func isInstalled(_ tool: String) -> Bool {
+    (try? run("sh", ["-c", "command -v \(tool)"]).status) == 0
+}
+
+struct ToolError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// A TIFF structure written in the test, independently of the reader: IFDs of (tag, type, count,
+/// value bytes) entries; values longer than 4 bytes go after the IFD, at the offset the entry gives.
+struct TIFFBuilder {
+    struct Entry {
+        var tag: UInt16
+        var type: UInt16
+        var count: UInt32
+        var value: [UInt8]
+        /// Written as the entry's value/offset field verbatim instead of `value` (to point anywhere).
+        var rawOffset: UInt32? = nil
+    }
+
+    var little: Bool
+
+    func u16(_ v: UInt16) -> [UInt8] { little ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)] }
+    func u32(_ v: UInt32) -> [UInt8] {
+        let b = [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        return little ? b.reversed() : b
+    }
+
+    /// Entries' helpers.
+    func short(_ tag: UInt16, _ values: UInt16...) -> Entry { Entry(tag: tag, type: 3, count: UInt32(values.count), value: values.flatMap(u16)) }
+    func long(_ tag: UInt16, _ values: UInt32...) -> Entry { Entry(tag: tag, type: 4, count: UInt32(values.count), value: values.flatMap(u32)) }
+    func ascii(_ tag: UInt16, _ text: String) -> Entry {
+        let bytes = Array(text.utf8) + [0]
+        return Entry(tag: tag, type: 2, count: UInt32(bytes.count), value: bytes)
+    }
+
+    /// Header plus one IFD at offset 8 (with `next` as its link), then `extra` bytes appended.
+    func build(_ entries: [Entry], next: UInt32 = 0, extra: [UInt8] = []) -> [UInt8] {
+        var out = (little ? Array("II".utf8) : Array("MM".utf8)) + u16(42) + u32(8)
+        let dataStart = 8 + 2 + 12 * entries.count + 4
+        var data: [UInt8] = []
+        out += u16(UInt16(entries.count))
+        for entry in entries {
+            out += u16(entry.tag) + u16(entry.type) + u32(entry.count)
+            if let raw = entry.rawOffset {
+                out += u32(raw)
+            } else if entry.value.count <= 4 {
+                out += entry.value + [UInt8](repeating: 0, count: 4 - entry.value.count)
+            } else {
+                out += u32(UInt32(dataStart + data.count))
+                data += entry.value
+            }
+        }
+        return out + u32(next) + data + extra
+    }
+
+    /// An IFD to place at a known offset (for Exif/GPS/IFD1 pointers): its bytes, values following it.
+    func ifd(_ entries: [Entry], at offset: Int, next: UInt32 = 0) -> [UInt8] {
+        let dataStart = offset + 2 + 12 * entries.count + 4
+        var data: [UInt8] = []
+        var out = u16(UInt16(entries.count))
+        for entry in entries {
+            out += u16(entry.tag) + u16(entry.type) + u32(entry.count)
+            if entry.value.count <= 4 {
+                out += entry.value + [UInt8](repeating: 0, count: 4 - entry.value.count)
+            } else {
+                out += u32(UInt32(dataStart + data.count))
+                data += entry.value
+            }
+        }
+        return out + u32(next) + data
+    }
+}
+
+/// The smallest JPEG header a frame reader needs: SOI, SOF0 (8-bit, 3 components), SOS.
+func tinyJPEG(width: Int, height: Int, marker: UInt8 = 0xC0) -> [UInt8] {
+    let sof: [UInt8] = [0xFF, marker, 0, 17, 8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
+        + [1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+    return [0xFF, 0xD8] + sof + [0xFF, 0xDA, 0, 2, 0xFF, 0xD9]
+}
