@@ -206,12 +206,12 @@ public struct HEIFStructure: Sendable, Hashable {
             }
             return nil
         }
-        for association in primary.properties {
-            if case .colour(let type) = association.property {
-                evidence.colourType = type.description
-                break
-            }
-        }
+        // A grid's colour is often stated on its tiles only (iPhone).
+        evidence.colourType = ([primaryItemID] + (grid?.tiles.prefix(1) ?? [])).lazy.compactMap { id in
+            self.item(id)?.properties.lazy.compactMap { association -> String? in
+                if case .colour(let type) = association.property { type.description } else { nil }
+            }.first
+        }.first
         evidence.metaAfterMediaData = metaAfterMediaData
         return evidence
     }
