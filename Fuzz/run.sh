@@ -2,7 +2,7 @@
 # Builds the libFuzzer target for the ISO-BMFF box reader and runs it.
 #   bash Fuzz/run.sh [SECONDS] [extra libFuzzer flags...]     (default 300 s, 2 jobs)
 # Everything it makes (objects, the binary, the corpus, crashes) goes to Fuzz/work/, which git
-# ignores. The seed corpus is TestMedia's MP4/MOV/M4A files, and ../shared/media's when present.
+# ignores. The seed corpus is TestMedia's MP4/MOV/M4A/HEIC/AVIF files, and ../shared/media's when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -24,7 +24,7 @@ swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" -o "$work/isobmff
   Fuzz/ISOBMFFFuzzer.swift "$work/build/VidorientISOBMFF.o" "$work/build/VidorientCore.o"
 
 # Seeds: whole small files (libFuzzer's default -max_len follows the largest seed).
-for file in TestMedia/*.mp4 TestMedia/*.mov TestMedia/*.m4a ../shared/media/*.mp4 ../shared/media/*.mov ../shared/media/*.MOV; do
+for file in TestMedia/*.mp4 TestMedia/*.mov TestMedia/*.m4a TestMedia/*.heic TestMedia/*.avif ../shared/media/*.mp4 ../shared/media/*.mov ../shared/media/*.MOV; do
   [ -f "$file" ] && cp -n "$file" "$work/corpus/" 2>/dev/null || true
 done
 
