@@ -182,6 +182,8 @@ enum HEIFBytes {
         ("iloc starts past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 1 << 30, 4)])), "starts past the end of the file"),
         ("huge tile count", HEIFBytes.file(grid: [0, 0, 255, 255] + HEIFBytes.be16(160) + HEIFBytes.be16(96)), "is 256x256 tiles but has 2 'dimg' references"),
         ("huge output", HEIFBytes.file(grid: [0, 1, 0, 1] + HEIFBytes.be32(100_000) + HEIFBytes.be32(100_000)), "claims an output of 100000x100000 pixels"),
+        ("largest output", HEIFBytes.file(grid: [0, 1, 0, 1] + HEIFBytes.be32(-1) + HEIFBytes.be32(-1)), "claims an output of 4294967295x4294967295 pixels"),
+        ("extents of no bytes", HEIFBytes.file(locations: HEIFBytes.full("iloc", version: 1, [0, 0] + HEIFBytes.be16(1) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(0) + HEIFBytes.be16(65535))), "claims 65535 extents in 0 bytes"),
         ("output the tiles cannot cover", HEIFBytes.file(grid: [0, 0, 0, 1] + HEIFBytes.be16(4000) + HEIFBytes.be16(96)), "cannot cover 4000x96"),
         ("circular dimg", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 1, [2, 3]), ("dimg", 2, [1])])), "derived from itself"),
         ("self dimg", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 4, [4]), ("dimg", 1, [2, 3])])), "item 4 is derived from itself"),
