@@ -1,4 +1,4 @@
-// libFuzzer target for the box reader and the matrix fix (see Fuzz/README.md).
+// libFuzzer target for the box reader, the HEIF item reader and the matrix fix (see Fuzz/README.md).
 // Built by Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` against the module sources.
 import VidorientCore
 import VidorientISOBMFF
@@ -9,6 +9,7 @@ import VidorientISOBMFF
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     let source = MemoryBytes(bytes)
+    fuzzHEIF(source)
     guard let movie = try? MovieStructure(source) else { return 0 }
     for matrix in movie.tracks.map(\.matrix) + [movie.movieHeader.matrix] {
         let start = Int(matrix.offset)
@@ -27,4 +28,27 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         precondition(reread == plan.expectedStructure(from: movie), "the fixed file does not read back as planned")
     }
     return 0
+}
+
+/// The HEIF item reader: every extent it accepts lies inside the file, and what it derives from
+/// an accepted file (evidence, Exif, XMP, the motion video) is computed without a crash.
+func fuzzHEIF(_ source: MemoryBytes) {
+    guard let heif = try? HEIFStructure(source) else { return }
+    for item in heif.items where item.constructionMethod != 2 {
+        for extent in item.extents {
+            precondition(extent.offset >= 0 && extent.length >= 0 && extent.offset + extent.length <= source.size,
+                "item extent outside the file")
+        }
+    }
+    precondition(heif.item(heif.primaryItemID) != nil, "primary item missing")
+    if let grid = heif.grid { precondition(grid.tiles.count == grid.rows * grid.columns, "grid tile count") }
+    _ = heif.evidence
+    _ = heif.orientation
+    _ = heif.storedSize
+    _ = heif.bitDepth
+    if let exif = try? heif.exifTIFF(in: source), let offset = exif.offset {
+        precondition(offset >= 0 && offset + Int64(exif.bytes.count) <= source.size, "exif outside the file")
+    }
+    _ = try? heif.xmp(in: source)
+    _ = heif.motionVideoProbe(path: "fuzz", source: source)
 }

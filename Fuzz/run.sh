@@ -37,7 +37,7 @@ link=()
 case $target in
   isobmff)
     source=Fuzz/ISOBMFFFuzzer.swift
-    seeds=(TestMedia/*.mp4 TestMedia/*.mov TestMedia/*.m4a ../shared/media/*.mp4 ../shared/media/*.mov ../shared/media/*.MOV)
+    seeds=(TestMedia/*.mp4 TestMedia/*.mov TestMedia/*.m4a TestMedia/*.heic TestMedia/*.avif ../shared/media/*.heic ../shared/media/*.avif ../shared/media/*.mp4 ../shared/media/*.mov ../shared/media/*.MOV)
     ;;
   photo)
     # CZlib is a module map only: point clang at it and link zlib.

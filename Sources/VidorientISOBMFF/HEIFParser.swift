@@ -80,7 +80,8 @@ struct HEIFParser<Source: ByteSource> {
         var structure = HEIFStructure(
             fileSize: source.size, majorBrand: major, compatibleBrands: compatible, topLevelBoxes: top.map(box),
             meta: box(meta), metaAfterMediaData: firstMdat.map { $0.offset < meta.offset } ?? false,
-            primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box))
+            primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box),
+            motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
         try Self.checkDerivationIsAcyclic(structure)
         if structure.primaryItem.type == "grid" {
             structure.grid = try readGrid(structure)
@@ -164,7 +165,9 @@ struct HEIFParser<Source: ByteSource> {
             let base = Int64(bitPattern: try cursor.uint(baseSize))
             let extentCount = Int(try cursor.uint16())
             let extentSize = indexSize + offsetSize + lengthSize
-            guard extentCount == 0 || extentSize == 0 || extentCount <= cursor.remaining / extentSize else {
+            // With 0-byte offsets and lengths an extent takes no bytes: only one makes sense
+            // ("the whole file"), and more would be an allocation the bytes do not pay for.
+            guard extentSize == 0 ? extentCount <= 1 : extentCount <= cursor.remaining / extentSize else {
                 throw .malformed("'iloc' entry of item \(id) claims \(extentCount) extents in \(cursor.remaining) bytes")
             }
             // Offsets count from the file's start for method 0, from `idat`'s payload for method 1.
@@ -352,7 +355,9 @@ struct HEIFParser<Source: ByteSource> {
         let fieldSize = flags & 1 != 0 ? 4 : 2
         let width = Int64(try cursor.uint(fieldSize))
         let height = Int64(try cursor.uint(fieldSize))
-        guard width > 0, height > 0, width * height <= Self.maximumGridPixels else {
+        guard width > 0, height > 0, width <= Self.maximumGridPixels, height <= Self.maximumGridPixels,
+            width * height <= Self.maximumGridPixels
+        else {
             throw .malformed("grid item \(id) claims an output of \(width)x\(height) pixels")
         }
         let tiles = structure.referenced(from: id, type: "dimg")

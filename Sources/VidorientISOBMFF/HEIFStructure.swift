@@ -103,6 +103,8 @@ public struct HEIFStructure: Sendable, Hashable {
     public var grid: Grid?
     /// A Samsung motion photo's top-level `mpvd` box, which holds a whole MP4.
     public var motionVideoBox: MovieStructure.TopLevelBox?
+    /// The absolute byte range of the motion photo's video: the `mpvd` box's payload.
+    public var motionVideoRange: Range<Int64>?
 
     /// Reads the structure of the file at `path`.
     public init(path: String) throws(ISOBMFFError) {
@@ -118,7 +120,8 @@ public struct HEIFStructure: Sendable, Hashable {
     init(
         fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [MovieStructure.TopLevelBox],
         meta: MovieStructure.TopLevelBox, metaAfterMediaData: Bool, primaryItemID: UInt32, items: [Item],
-        references: [Reference], grid: Grid?, motionVideoBox: MovieStructure.TopLevelBox?
+        references: [Reference], grid: Grid?, motionVideoBox: MovieStructure.TopLevelBox?,
+        motionVideoRange: Range<Int64>?
     ) {
         self.fileSize = fileSize
         self.majorBrand = majorBrand
@@ -131,6 +134,7 @@ public struct HEIFStructure: Sendable, Hashable {
         self.references = references
         self.grid = grid
         self.motionVideoBox = motionVideoBox
+        self.motionVideoRange = motionVideoRange
     }
 
     public func item(_ id: UInt32) -> Item? { items.first { $0.id == id } }
@@ -194,10 +198,12 @@ public struct HEIFStructure: Sendable, Hashable {
         evidence.thumbnails = referring(to: primaryItemID, type: "thmb").compactMap { id in
             guard let thumbnail = item(id) else { return nil }
             let size = thumbnail.spatialExtent
-            let single = thumbnail.extents.count == 1 && thumbnail.constructionMethod != 2 ? thumbnail.extents.first : nil
+            // Method 2 extents are offsets into other items, not the file: no offset or length.
+            let inFile = thumbnail.constructionMethod != 2
+            let single = thumbnail.extents.count == 1 && inFile ? thumbnail.extents.first : nil
             return EmbeddedImage(
                 codec: codec(of: id) ?? thumbnail.type.description, offset: single.map { Int($0.offset) },
-                length: Int(thumbnail.extents.reduce(0) { $0 + $1.length }), width: size?.width,
+                length: inFile ? Int(thumbnail.extents.reduce(0) { $0 + $1.length }) : 0, width: size?.width,
                 height: size?.height, location: "thumbnail item \(id)")
         }
         evidence.auxiliary = referring(to: primaryItemID, type: "auxl").compactMap { id in
@@ -206,12 +212,12 @@ public struct HEIFStructure: Sendable, Hashable {
             }
             return nil
         }
-        for association in primary.properties {
-            if case .colour(let type) = association.property {
-                evidence.colourType = type.description
-                break
-            }
-        }
+        // A grid's colour is often stated on its tiles only (iPhone).
+        evidence.colourType = ([primaryItemID] + (grid?.tiles.prefix(1) ?? [])).lazy.compactMap { id in
+            self.item(id)?.properties.lazy.compactMap { association -> String? in
+                if case .colour(let type) = association.property { type.description } else { nil }
+            }.first
+        }.first
         evidence.metaAfterMediaData = metaAfterMediaData
         return evidence
     }
@@ -308,14 +314,6 @@ public struct HEIFStructure: Sendable, Hashable {
         guard start >= 0, data.count >= start + 4 else { return false }
         let head = Array(data[start..<start + 4])
         return head == [0x49, 0x49, 0x2A, 0x00] || head == [0x4D, 0x4D, 0x00, 0x2A]
-    }
-
-    /// The absolute byte range of a Samsung motion photo's video: the `mpvd` box's payload.
-    public var motionVideoRange: Range<Int64>? {
-        motionVideoBox.map { box in
-            let header: Int64 = box.size > UInt32.max ? 16 : 8
-            return box.offset + header..<box.offset + box.size
-        }
     }
 
     /// The motion photo's video, probed from its own boxes with its own orientation; nil when

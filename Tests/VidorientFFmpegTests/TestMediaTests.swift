@@ -48,8 +48,11 @@ struct Manifest: Sendable {
         }.sorted { $0.name < $1.name }
     }()
 
-    static var good: [Entry] { entries.filter { !$0.bad } }
-    static var bad: [Entry] { entries.filter(\.bad) }
+    /// What FFmpeg reads: FFmpeg 5.1 cannot read HEIF items, so HEIC/AVIF files (and the bad
+    /// ones) are VidorientISOBMFF's to test.
+    static var good: [Entry] { entries.filter { !$0.bad && !isHEIF($0.name) } }
+    static var bad: [Entry] { entries.filter { $0.bad && !isHEIF($0.name) } }
+    static func isHEIF(_ name: String) -> Bool { name.hasSuffix(".heic") || name.hasSuffix(".avif") }
 }
 
 @Suite struct TestMediaTests {
