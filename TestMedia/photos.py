@@ -329,7 +329,7 @@ def files():
     cut = good.index(b"IDAT") - 4
     add("bad-png-length.png", good[:cut] + struct.pack(">I", 1 << 30) + good[cut + 4:], "png", None, None, [],
         error="past the end of the file", note="orient-1.png with IDAT's length set to 1 GiB")
-    add("bad-tiff-loop.tif", tiff_file(6, little=False, loop=True), "tiff", 6, 6, [statement("exif", "IFD0", 6)],
+    add("tiff-ifd-loop.tif", tiff_file(6, little=False, loop=True), "tiff", 6, 6, [statement("exif", "IFD0", 6)],
         ["exif-ifd-loop"], exif=dict(maker, byte_order="MM"),
         note="orient-6-mm.tif whose IFD0 next-IFD link points at IFD0 itself: read once, the loop is a finding")
     return out

@@ -37,6 +37,18 @@ public enum EXIFReader {
         return try read(tiff: payload, fileOffset: fileOffset)
     }
 
+    /// The same for a HEIF `Exif` item's data (ISO/IEC 23008-12 annex A.2.1): a 4-byte big-endian
+    /// offset to the TIFF header from the end of that field (usually 6, past `Exif\0\0`), then the
+    /// bytes. `fileOffset` is the item data's first byte in the file.
+    public static func read(heifExifItem item: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+        guard item.count >= 4 else { throw PhotoFormatError("exif item is \(item.count) bytes, too short for its header offset") }
+        let skip = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
+        guard skip <= item.count - 4 else {
+            throw PhotoFormatError("exif item's tiff header offset \(skip) is past its \(item.count) bytes")
+        }
+        return try read(tiff: Array(item[(4 + skip)...]), fileOffset: fileOffset.map { $0 + 4 + skip })
+    }
+
     /// `Exif\0\0`, the identifier before the TIFF header in JPEG's APP1.
     public static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 

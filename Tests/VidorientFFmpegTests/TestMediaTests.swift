@@ -22,6 +22,9 @@ struct Manifest: Sendable {
         let ffprobeRotation: Int?
         let sampleAspectRatio: String?
         let bad: Bool
+        /// Set for photos; those without a decoder matrix (PNG, TIFF, WebP and the photo variants)
+        /// are the photo readers' cases (VidorientPhotoTests), not FFmpeg's.
+        let photoFormat: String?
         var testDescription: String { name }
 
         var path: String { Manifest.folder.appendingPathComponent(name).path }
@@ -31,6 +34,7 @@ struct Manifest: Sendable {
             case storedHeight = "stored_height", displayWidth = "display_width", displayHeight = "display_height"
             case exifOrientation = "exif_orientation", rotation, mirrored, orientationSource = "orientation_source"
             case matrix, ffprobeRotation = "ffprobe_rotation", sampleAspectRatio = "sample_aspect_ratio", bad
+            case photoFormat = "photo_format"
         }
     }
 
@@ -41,7 +45,7 @@ struct Manifest: Sendable {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent("manifest.json")),
             let decoded = try? JSONDecoder().decode([String: Entry].self, from: data)
         else { return [] }
-        return decoded.map { name, entry in
+        return decoded.filter { $0.value.photoFormat == nil || $0.value.matrix != nil }.map { name, entry in
             var entry = entry
             entry.name = name
             return entry

@@ -185,6 +185,15 @@ import VidorientPhoto
         #expect(try EXIFReader.read(exifPayload: EXIFReader.exifPrefix + tiff, fileOffset: nil).metadata.orientation == 7)
     }
 
+    @Test func heifExifItem() throws {
+        let t = TIFFBuilder(little: false)
+        let tiff = t.build([t.short(0x0112, 6)])
+        #expect(try EXIFReader.read(heifExifItem: [0, 0, 0, 6] + EXIFReader.exifPrefix + tiff, fileOffset: nil).metadata.orientation == 6)
+        #expect(try EXIFReader.read(heifExifItem: [0, 0, 0, 0] + tiff, fileOffset: nil).metadata.orientation == 6)
+        #expect(throws: PhotoFormatError.self) { try EXIFReader.read(heifExifItem: [0xFF, 0, 0, 0] + tiff, fileOffset: nil) }
+        #expect(throws: PhotoFormatError.self) { try EXIFReader.read(heifExifItem: [0, 0], fileOffset: nil) }
+    }
+
     /// Every prefix and every single-byte change of a valid block reads or throws, never traps.
     @Test func truncationsAndCorruptions() {
         let t = TIFFBuilder(little: false)
