@@ -311,7 +311,7 @@ def files():
     add("jpeg-xmp-conflict.jpg", jpeg(6, exif=six, xmp=xmp_packet(8, element=True, prefix="t")), "jpeg", 6, 6,
         [statement("exif", "APP1 EXIF IFD0", 6), statement("xmp", "XMP in APP1", 8)], exif=maker,
         note="EXIF says 6 (and the pixels need 6); XMP says 8, in element form under the prefix 't'")
-    add("sidecar-6.jpg", jpeg(6, exif=exif_tiff(1, pixel_size=(96, 160))), "jpeg", 6, 6,
+    add("sidecar-6.jpg", jpeg(6, exif=exif_tiff(1, pixel_size=(96, 160))), "jpeg", 6, 1,
         [statement("exif", "APP1 EXIF IFD0", 1), statement("sidecar", "sidecar-6.jpg.xmp", 6)], exif=maker,
         note="stored for 6, EXIF says 1; the sidecar sidecar-6.jpg.xmp says 6 (an editor's choice)")
     out["sidecar-6.jpg.xmp"] = (xmp_packet(6), None)
@@ -329,9 +329,9 @@ def files():
     cut = good.index(b"IDAT") - 4
     add("bad-png-length.png", good[:cut] + struct.pack(">I", 1 << 30) + good[cut + 4:], "png", None, None, [],
         error="past the end of the file", note="orient-1.png with IDAT's length set to 1 GiB")
-    add("tiff-ifd-loop.tif", tiff_file(6, little=False, loop=True), "tiff", 6, 6, [statement("exif", "IFD0", 6)],
-        ["exif-ifd-loop"], exif=dict(maker, byte_order="MM"),
-        note="orient-6-mm.tif whose IFD0 next-IFD link points at IFD0 itself: read once, the loop is a finding")
+    add("bad-tiff-loop.tif", tiff_file(6, little=False, loop=True), "tiff", None, None, [],
+        error="the ifd links loop", note="orient-6-mm.tif whose IFD0 next-IFD link points at IFD0 itself: "
+        "in a TIFF file the links are its structure, so a loop is a bad file")
     return out
 
 
@@ -347,7 +347,10 @@ def manifest_entries():
             n, pixels = facts["orientation"], facts["pixels_orientation"]
             codec = {"png": "png", "tiff": "tiff", "webp": "webp", "jpeg": "mjpeg"}[facts["photo_format"]]
             stored = facts["stored"] or tkhd.stored_size(pixels)
-            e = tkhd.entry(facts["photo_format"], codec, 0, n, "exif", stored=stored, note=facts["note"])
+            # What decides: EXIF when the file has it, else XMP (a sidecar never decides).
+            kinds = [st["kind"] for st in facts["statements"]]
+            source = "exif" if "exif" in kinds else ("xmp" if "xmp" in kinds else "none")
+            e = tkhd.entry(facts["photo_format"], codec, 0, n, source, stored=stored, note=facts["note"])
             # No decoder matrix is claimed for these files (FFmpeg 5.1 reads no PNG/TIFF/WebP orientation).
             e.update(matrix=None, matrix_int32=None)
         e.update(photo_keys(facts))

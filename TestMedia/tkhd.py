@@ -400,7 +400,8 @@ def build_manifest():
     # HEIF: stored pixels are the inverse of n; irot/imir (Core's Orientation.heif) decide.
     for n in range(1, 9):
         for ext, codec, tool in (("heic", "hevc", "heif-enc + heif.py orient"), ("avif", "av1", "avifenc --irot/--imir")):
-            m[f"orient-{n}.{ext}"] = entry(ext, codec, 0, n, "heif", orientation_matrix(n, *stored_size(n)),
+            # Orientation 1 is written without irot or imir: nothing turns or mirrors it.
+            m[f"orient-{n}.{ext}"] = entry(ext, codec, 0, n, "heif" if n != 1 else "none", orientation_matrix(n, *stored_size(n)),
                                            note=f"{tool}; irot then imir in ipma order")
     m["heic-exif-conflict.heic"] = entry(
         "heic", "hevc", 0, 6, "heif", orientation_matrix(6, 96, 160),

@@ -23,6 +23,12 @@ public enum TIFFFileReader {
             walked = try walk(source, length: min(size, maximumLength))
         }
         let (tiff, images, block, findings) = walked
+        // In a TIFF file the IFD links are the file's own structure: links that loop make it a bad
+        // file (one clear error), as any looping offset is. Inside another format's EXIF block
+        // the picture is still there, and a loop is only a finding.
+        if let loop = findings.first(where: { $0.code == "exif-ifd-loop" }) {
+            throw PhotoFormatError(loop.message)
+        }
         var evidence = PhotoEvidence(path: path, format: .tiff)
         evidence.fileSize = size
         evidence.exif = block.metadata

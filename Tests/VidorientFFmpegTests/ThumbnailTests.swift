@@ -19,7 +19,10 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
 }
 
 @Suite struct ThumbnailTests {
-    static let oriented = Manifest.good.filter { $0.videoIndex != nil && $0.attachedPic != true && $0.rotation.map { $0.truncatingRemainder(dividingBy: 90) == 0 } == true }
+    static let oriented = Manifest.good.filter {
+        $0.videoIndex != nil && $0.attachedPic != true && $0.showsUpright
+            && $0.rotation.map { $0.truncatingRemainder(dividingBy: 90) == 0 } == true
+    }
 
     @Test(arguments: oriented)
     func everyOrientationComesOutUpright(entry: Manifest.Entry) throws {

@@ -202,9 +202,8 @@ struct Run {
         #expect(run.status == 2)
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(written.count >= 30)
-        // FFmpeg's PNG decoder does not check CRCs, so until photos take the VidorientPhoto path
-        // (which refuses bad-png-crc.png) that one file still gets a thumbnail.
-        #expect(!written.contains { $0.hasPrefix("bad-") && !$0.hasPrefix("bad-png-crc") })
+        // Every bad file is refused, photos included (the PNG readers check CRCs; FFmpeg does not).
+        #expect(!written.contains { $0.hasPrefix("bad-") })
     }
 
     @Test(arguments: [
