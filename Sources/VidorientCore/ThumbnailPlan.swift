@@ -33,7 +33,12 @@ public enum TimePoint: Sendable, Hashable, CustomStringConvertible {
     case seconds(Double)
     case fraction(Double)
 
-    /// `12.5`, `01:02:03.250`, `2:03` or `10%`; nil otherwise.
+    /// The latest time accepted, in seconds (about 277 hours): far beyond any clip, and small
+    /// enough that every stream's time base turns it into a timestamp without overflow.
+    public static let maximumSeconds = 1_000_000.0
+
+    /// `12.5`, `01:02:03.250`, `2:03` or `10%`; nil otherwise, and nil for a negative time or one
+    /// after `maximumSeconds`.
     public init?(parsing text: String) {
         let text = text.trimmingSpaces
         if text.hasSuffix("%") {
@@ -50,6 +55,7 @@ public enum TimePoint: Sendable, Hashable, CustomStringConvertible {
             if index > 0 && value >= 60 { return nil }
             seconds = seconds * 60 + value
         }
+        guard seconds <= TimePoint.maximumSeconds else { return nil }
         self = .seconds(seconds)
     }
 

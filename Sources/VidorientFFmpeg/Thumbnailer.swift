@@ -199,7 +199,7 @@ final class Session {
         guard avformat_index_get_entries_count(stream) > 0, timeBase.num > 0,
             let first = avformat_index_get_entry(stream, 0)
         else { return false }
-        let wanted = Int64((seconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        let wanted = VideoDecoder.timestamp(seconds: seconds, timeBase: timeBase)
         guard let entry = avformat_index_get_entry_from_timestamp(stream, wanted, AVSEEK_FLAG_BACKWARD) else {
             return true
         }

@@ -31,7 +31,10 @@ struct Thumbnail: ParsableCommand {
     @Option(help: "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {index}, {ext}.")
     var name = "{stem}.{ext}"
 
-    @Option(help: "When: seconds, [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.")
+    // Unconditional, so that `--at -1` reaches `validate` and is told the range.
+    @Option(
+        parsing: .unconditional,
+        help: "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.")
     var at: String?
 
     @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
@@ -97,7 +100,8 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("-o takes one input; use --out-dir for several")
         }
         if let at, TimePoint(parsing: at) == nil {
-            throw ValidationError("--at must be seconds, [HH:]MM:SS[.ms] or a percentage, got '\(at)'")
+            throw ValidationError(
+                "--at must be 0 to 1000000 seconds, [HH:]MM:SS[.ms] within that, or a percentage 0%-100%, got '\(at)'")
         }
         if let size {
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
@@ -118,11 +122,16 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let jobs, !(1...Thumbnail.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs must be 1-\(Thumbnail.maximumJobs)")
+        }
         if !name.contains("{stem}") && !name.contains("{name}") && !name.contains("{index}") {
             throw ValidationError("--name must contain {stem}, {name} or {index}, or every file would get the same name")
         }
     }
+
+    /// More workers than this only add memory: each holds a decoder and a picture.
+    static let maximumJobs = 256
 
     func run() throws {
         FFmpegLog.setVerbose(verbose)

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import VidorientCore
+import VidorientISOBMFF
+
+/// The command line as a hostile user tries it: absurd numbers, odd files, odd names, unwritable
+/// output, concurrent runs. Each test here failed on the code before issue 14.
+enum Hostile {
+    static func folder(_ label: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-hostile-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs a shell command (ffmpeg, mkfifo), failing the test when it fails.
+    static func shell(_ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "failed: \(command)")
+    }
+}
+
+@Suite struct NumericArgumentTests {
+    /// Each of these trapped (SIGILL) or was misreported; each is now a usage error that names
+    /// the range.
+    @Test(arguments: [
+        (["thumbnail", "--at", "1e18", "-o", "/tmp/x.png"], "--at must be 0 to 1000000 seconds"),
+        (["thumbnail", "--at", "9223372036854775807", "-o", "/tmp/x.png"], "--at must be 0 to 1000000 seconds"),
+        (["thumbnail", "--at", "-1", "-o", "/tmp/x.png"], "--at must be 0 to 1000000 seconds"),
+        (["thumbnail", "--at", "99999999:00", "-o", "/tmp/x.png"], "--at must be 0 to 1000000 seconds"),
+        (["thumbnail", "--jobs", "100000", "-o", "/tmp/x.png"], "--jobs must be 1-256"),
+        (["audit", "--timeout", "inf"], "--timeout must be above 0 and at most 86400"),
+        (["audit", "--timeout", "1e308"], "--timeout must be above 0 and at most 86400"),
+        (["audit", "--timeout", "nan"], "--timeout must be above 0 and at most 86400"),
+        (["audit", "--jobs", "100000"], "--jobs must be 1-256"),
+        (["orientation", "--exif", "6", "--size", "9223372036854775807x9223372036854775807"], "each side 1-32767"),
+        (["orientation", "--exif", "6", "--size", "32768x10"], "each side 1-32767"),
+    ])
+    func outOfRangeIsAUsageError(arguments: [String], message: String) throws {
+        let input = arguments[0] == "orientation" ? [] : [Run.media("orient-6.mp4")]
+        let run = try Run.vidorient(arguments + input)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func theEdgesOfTheRangesAreAccepted() throws {
+        let folder = try Hostile.folder("edges")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("late.png").path
+        // Past the end of the clip: the last frame, not a trap.
+        let late = try Run.vidorient(["thumbnail", "--at", "1000000", Run.media("orient-6.mp4"), "-o", output])
+        #expect(late.status == 0)
+        let size = try Run.vidorient(["orientation", "--exif", "6", "--size", "32767x32767", "--json"])
+        #expect(size.status == 0)
+        let audit = try Run.vidorient(["audit", "--timeout", "86400", "--json", Run.media("orient-1.mp4")])
+        #expect(audit.status == 0)
+    }
+}
