@@ -24,6 +24,20 @@ enum Hostile {
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "failed: \(command)")
     }
+
+    /// Runs the binary with standard output going to `/dev/full`, where every write fails.
+    static func toFullDevice(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = arguments
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: errData, as: UTF8.self))
+    }
 }
 
 @Suite struct NumericArgumentTests {
@@ -61,5 +75,26 @@ enum Hostile {
         #expect(size.status == 0)
         let audit = try Run.vidorient(["audit", "--timeout", "86400", "--json", Run.media("orient-1.mp4")])
         #expect(audit.status == 0)
+    }
+}
+
+@Suite struct UnwritableOutputTests {
+    /// The README promises exit status 2 when output cannot be written; each of these said 0 (or
+    /// 1, for an audit with findings) while every byte was lost.
+    @Test(arguments: [
+        ["inspect", "--json", Run.media("orient-6.mp4")],
+        ["inspect", Run.media("orient-6.mp4")],
+        ["orientation"],
+        ["orientation", "--exif", "6", "--json"],
+        ["fix", "--dry-run", "--orientation", "1", Run.media("orient-6.mp4")],
+        ["audit", "--jsonl", Run.media("orient-1.mp4")],
+        ["audit", "--csv", Run.media("odd-angle-30.mp4")],
+        ["audit", "--json", Run.media("odd-angle-30.mp4")],
+        ["--help"],
+    ])
+    func stdoutOnAFullDeviceExitsTwo(arguments: [String]) throws {
+        let run = try Hostile.toFullDevice(arguments)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("vidorient: could not write standard output: no space left on device"))
     }
 }
