@@ -98,3 +98,67 @@ enum Hostile {
         #expect(run.stderr.contains("vidorient: could not write standard output: no space left on device"))
     }
 }
+
+@Suite struct ThumbnailSizeRuleTests {
+    /// Peak resident memory in kilobytes of one run, from GNU time's last stderr line.
+    static func peakKilobytes(_ run: Run) -> Int? {
+        run.stderrLines.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// A one-frame clip whose pixels claim to be 100 times wider than high (pasp and VUI both).
+    static func stretchedClip(_ folder: URL, width: Int, height: Int) throws -> String {
+        let path = folder.appendingPathComponent("sar-\(width)x\(height).mp4").path
+        try Hostile.shell(
+            "ffmpeg -v error -f lavfi -i testsrc2=size=\(width)x\(height):rate=1 -frames:v 1 -vf setsar=100/1 "
+                + "-c:v libx264 -pix_fmt yuv420p -y '\(path)'")
+        return path
+    }
+
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"),
+        arguments: [(1920, 1080), (3840, 2160)])
+    func aClaimedAspectRatioGivesABoundedPictureAndMemory(width: Int, height: Int) throws {
+        let folder = try Hostile.folder("sar")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = try Self.stretchedClip(folder, width: width, height: height)
+        let output = folder.appendingPathComponent("out.png").path
+        let run = try Run.vidorient(["thumbnail", "--json", clip, "-o", output], prefix: ["/usr/bin/time", "-f", "%M"])
+        #expect(run.status == 0)
+        let written = try #require((run.json as? [[String: Any]])?.first)
+        #expect(written["width"] as? Int == width)
+        #expect(written["height"] as? Int == (height + 50) / 100)
+        // Before the rule: 1.9 GB at 1920x1080, and a crash at 3840x2160.
+        let peak = try #require(Self.peakKilobytes(run))
+        #expect(peak < 400_000)
+    }
+
+    @Test func anExplicitSizeBeyondTheBudgetIsRefusedWithExitTwo() throws {
+        let folder = try Hostile.folder("sar-refused")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = try Self.stretchedClip(folder, width: 640, height: 360)
+        let output = folder.appendingPathComponent("out.png").path
+        let run = try Run.vidorient(["thumbnail", "--height", "360", clip, "-o", output])
+        #expect(run.status == 2)
+        #expect(run.stderr == "vidorient: could not read '\(clip)': the picture would be 64000x360 pixels, "
+            + "beyond the limit of 16384 a side and 134217728 pixels in all\n")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// The 30° matrix of odd-angle-30.mp4 with a 100:1 sample aspect ratio: was 13,904x8,083.
+    @Test func anOddAngleWithAClaimedAspectRatioStaysSmall() throws {
+        let folder = try Hostile.folder("sar-odd")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("odd.mp4").path
+        try Hostile.shell(
+            "ffmpeg -v error -f lavfi -i testsrc2=size=160x96:rate=1 -frames:v 1 -vf setsar=100/1 -c:v libx264 "
+                + "-pix_fmt yuv420p -y '\(clip)' && python3 '\(Run.media("tkhd.py"))' set '\(clip)' "
+                + "0.8660254037844386 0.5 0 -0.5 0.8660254037844386 0 0 0 1")
+        let output = folder.appendingPathComponent("out.png").path
+        let run = try Run.vidorient(["thumbnail", "--json", clip, "-o", output])
+        #expect(run.status == 0)
+        let written = try #require((run.json as? [[String: Any]])?.first)
+        let (w, h) = (try #require(written["width"] as? Int), try #require(written["height"] as? Int))
+        // 160x1 turned 30°: a bounding box of about 139x81.
+        #expect(max(w, h) <= 160)
+    }
+}
