@@ -162,3 +162,27 @@ enum Hostile {
         #expect(max(w, h) <= 160)
     }
 }
+
+@Suite struct NonRegularInputTests {
+    /// A FIFO named as an input: `audit` blocked forever in `open`, beyond its own --timeout.
+    /// Every command now refuses it at once as not a regular file.
+    @Test(arguments: [
+        ["audit", "--timeout", "1"], ["audit", "--deep"], ["inspect"], ["inspect", "--deep"], ["fix", "--orientation", "1"],
+        ["thumbnail", "-o", "OUT"],
+    ])
+    func aFIFOIsRefusedWithoutBlocking(arguments: [String]) throws {
+        let folder = try Hostile.folder("fifo")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("pipe.mp4").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        let output = folder.appendingPathComponent("out.png").path
+        let started = Date()
+        // `timeout` ends a run that blocks, so that the failure is reported rather than hung.
+        let run = try Run.vidorient(
+            arguments.map { $0 == "OUT" ? output : $0 } + [fifo], prefix: ["timeout", "-s", "KILL", "10"])
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(run.status == 2)
+        // `audit` reports it as an unreadable finding on stdout, the others on stderr.
+        #expect((arguments[0] == "audit" ? run.stdout : run.stderr).contains("not a regular file"))
+    }
+}
