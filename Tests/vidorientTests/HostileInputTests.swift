@@ -186,3 +186,78 @@ enum Hostile {
         #expect((arguments[0] == "audit" ? run.stdout : run.stderr).contains("not a regular file"))
     }
 }
+
+/// `fix` must mean what `inspect` says: read back by `inspect`'s own decision, the file shows
+/// what was asked, or the run fails.
+@Suite struct FixMeansWhatInspectSaysTests {
+    static func inspected(_ path: String) throws -> Int? {
+        let run = try Run.vidorient(["inspect", "--json", path])
+        let video = (run.json as? [String: Any])?["video"] as? [String: Any]
+        return video?["exif_orientation"] as? Int
+    }
+
+    /// orient-1.mp4 with a movie header (mvhd) that turns 90°: `inspect` says 6.
+    static func movieTurns90(_ folder: URL) throws -> String {
+        let path = try FixFixture.copy("orient-1.mp4", to: folder, as: "mvhd-6.mp4")
+        var bytes = [UInt8](try FixFixture.contents(path))
+        let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
+        let rotate90 = FixFixture.apple(6, width: 160, height: 96)
+        bytes.replaceSubrange(offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Was: `--orientation 1` "verified" and left 6; 8 gave 1; 3 gave 8.
+    @Test(arguments: 1...8)
+    func anOrientationIsShownThroughAMovieMatrix(exif: Int) throws {
+        let folder = try Hostile.folder("mvhd")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.movieTurns90(folder)
+        #expect(try Self.inspected(path) == 6)
+        let run = try Run.vidorient(["fix", "--orientation", String(exif), path])
+        #expect(run.status == 0)
+        #expect(try Self.inspected(path) == exif)
+        // Reset as well: the track alone then says it.
+        let reset = try Run.vidorient(["fix", "--orientation", String(exif), "--reset-movie-matrix", path])
+        #expect(reset.status == 0)
+        #expect(try Self.inspected(path) == exif)
+        #expect(try MovieStructure(path: path).movieHeader.matrix.fixedPoint == DisplayMatrix.identity.fixedPoint)
+    }
+
+    /// `--rotate` turns what `inspect` shows, through the same composition as `--orientation`.
+    @Test(arguments: [("+90", 3), ("-90", 1), ("180", 3), ("+180", 8)])
+    func aTurnStartsFromWhatInspectShows(rotate: String, expected: Int) throws {
+        let folder = try Hostile.folder("mvhd-turn")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.movieTurns90(folder)
+        let run = try Run.vidorient(["fix", "--rotate", rotate, path])
+        #expect(run.status == 0)
+        #expect(try Self.inspected(path) == expected)
+    }
+
+    /// sei-90.mp4: only the H.264 SEI turns it (inspect says 6). No container matrix makes it
+    /// show 1, so that is refused, with nothing written.
+    @Test func orientationOneOfAnSEIOrientedClipIsRefused() throws {
+        let folder = try Hostile.folder("sei")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try FixFixture.copy("sei-90.mp4", to: folder)
+        let before = try FixFixture.contents(path)
+        #expect(try Self.inspected(path) == 6)
+        for options in [["--orientation", "1"], ["--reset"], ["--rotate", "-90"], ["--orientation", "1", "--dry-run"]] {
+            let run = try Run.vidorient(["fix", path] + options)
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("display-orientation SEI"))
+            #expect(try FixFixture.contents(path) == before)
+        }
+    }
+
+    @Test(arguments: [(["--orientation", "3"], 3), (["--rotate", "+90"], 3), (["--rotate", "+180"], 8)])
+    func otherOrientationsOfAnSEIOrientedClipAreShown(options: [String], expected: Int) throws {
+        let folder = try Hostile.folder("sei-ok")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try FixFixture.copy("sei-90.mp4", to: folder)
+        let run = try Run.vidorient(["fix", path] + options)
+        #expect(run.status == 0)
+        #expect(try Self.inspected(path) == expected)
+    }
+}
