@@ -81,6 +81,8 @@ struct Fix: ParsableCommand {
 
     func run() throws {
         guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+        // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
+        FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
         try reportEach(files, json: json, human: { FixReport(result: $0, terminal: terminal).text }) { file in
             let intent: FixIntent
