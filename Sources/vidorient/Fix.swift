@@ -170,7 +170,7 @@ struct FixReport {
     let terminal: Terminal
 
     var text: String {
-        var lines = [terminal.paint(result.path, .bold)]
+        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
         func row(_ label: String, _ value: String) {
             lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
         }
@@ -183,7 +183,7 @@ struct FixReport {
         if result.dryRun {
             row("dry run", "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
         } else if let written = result.writtenPath {
-            row("written", "\(written) (\(changed)\(result.verified ? ", verified" : ""))")
+            row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
         } else {
             row("unchanged", "already as asked; nothing written")
         }

@@ -5,6 +5,7 @@
 import Musl
 #endif
 import Synchronization
+import VidorientCore
 
 /// Set when a line meant for stderr could not be written: the run then cannot claim success.
 private let diagnosticLost = Atomic<Bool>(false)
@@ -31,7 +32,8 @@ struct Terminal {
 
     /// One line on stderr: diagnostics never mix with the data on stdout.
     static func warn(_ line: String) {
-        if !writeAll(STDERR_FILENO, Array("vidorient: \(line)\n".utf8)) { diagnosticLost.store(true, ordering: .relaxed) }
+        // Lines name files, and a file's name may hold an ESC sequence or a newline.
+        if !writeAll(STDERR_FILENO, Array("vidorient: \(line.escapingControlCharacters)\n".utf8)) { diagnosticLost.store(true, ordering: .relaxed) }
     }
 
     /// Writes every byte, retrying short writes; false when the descriptor refuses.

@@ -171,7 +171,7 @@ struct Thumbnail: ParsableCommand {
             print(try JSONText().encode(written))
         } else {
             for item in written {
-                print("\(item.input) -> \(item.output) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
+                print("\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
             }
         }
         if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }

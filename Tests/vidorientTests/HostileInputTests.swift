@@ -261,3 +261,46 @@ enum Hostile {
         #expect(try Self.inspected(path) == expected)
     }
 }
+
+@Suite struct FileNameOutputTests {
+    /// A file a spreadsheet would run as a formula: each such cell starts with `'` and is quoted.
+    @Test(arguments: ["=1+1.mp4", "+1.mp4", "-1.mp4", "@SUM(A1).mp4"])
+    func csvCellsAreNotFormulas(name: String) throws {
+        let folder = try Hostile.folder("csv")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(atPath: Run.media("odd-angle-30.mp4"), toPath: folder.appendingPathComponent(name).path)
+        let run = try Process.runIn(folder, ["audit", "--csv", "--", name])
+        #expect(run.status == 1)
+        let rows = run.stdout.split(separator: "\n").dropFirst()
+        #expect(!rows.isEmpty)
+        for row in rows { #expect(row.hasPrefix("\"'\(name)\",")) }
+    }
+
+    /// Was: ESC and newline copied to the terminal from the name.
+    @Test func controlCharactersInNamesAreEscapedInHumanOutput() throws {
+        let folder = try Hostile.folder("ctl")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let name = "evil\u{1B}[2J\nfake line.mp4"
+        let path = folder.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: Run.media("odd-angle-30.mp4"), toPath: path)
+        let shown = "evil\\x1B[2J\\nfake line.mp4"
+        for arguments in [["inspect", path], ["audit", path], ["fix", "--dry-run", "--orientation", "6", path]] {
+            let run = try Run.vidorient(arguments)
+            #expect(!run.stdout.contains("\u{1B}"))
+            #expect(run.stdout.contains(shown))
+            #expect(!run.stdout.contains("\nfake line"))
+        }
+        let bad = try Run.vidorient(["inspect", path + "-missing"])
+        #expect(bad.stderr == "vidorient: could not read '\(folder.path)/\(shown)-missing': no such file or directory\n")
+        // JSON keeps the name as it is, quoted by JSON's own rules.
+        let json = try Run.vidorient(["inspect", "--json", path])
+        #expect((json.json as? [String: Any])?["path"] as? String == path)
+    }
+}
+
+extension Process {
+    /// Runs the binary with `folder` as the working directory (for relative names).
+    static func runIn(_ folder: URL, _ arguments: [String]) throws -> Run {
+        try Run.vidorient(arguments, prefix: ["-C", folder.path])
+    }
+}
