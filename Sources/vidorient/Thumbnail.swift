@@ -253,7 +253,17 @@ struct Thumbnail: ParsableCommand {
     }
 
     /// Writes through a temporary file renamed into place: a reader never sees half a picture.
+    /// An existing output that is not a regular file (`/dev/stdout`, a FIFO, a device) is
+    /// written to as a stream instead, and never replaced.
     static func write(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        var existing = stat()
+        if stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            guard existing.st_mode & S_IFMT != S_IFDIR else {
+                throw OutputError(description: "could not write '\(path)': is a directory")
+            }
+            try stream(bytes, to: path)
+            return
+        }
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -275,6 +285,18 @@ struct Thumbnail: ParsableCommand {
             let reason = String(cString: strerror(errno)).lowercased()
             unlink(temporary)
             throw OutputError(description: "could not write '\(path)': \(reason)")
+        }
+    }
+
+    /// Writes `bytes` into an existing non-regular file, opened without creating or truncating.
+    static func stream(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
+        }
+        defer { close(descriptor) }
+        guard Terminal.writeAll(descriptor, bytes) else {
+            throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
         }
     }
 

@@ -304,3 +304,68 @@ extension Process {
         try Run.vidorient(arguments, prefix: ["-C", folder.path])
     }
 }
+
+@Suite struct NonRegularOutputTests {
+    static func isRegularOrMissing(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) != 0 || status.st_mode & S_IFMT == S_IFREG
+    }
+
+    static func type(_ path: String) -> mode_t {
+        var status = stat()
+        return stat(path, &status) == 0 ? status.st_mode & S_IFMT : 0
+    }
+
+    /// `fix -o` renamed a regular file over a FIFO or a device node and said success. A copy
+    /// that cannot be read back is refused; the node stays.
+    @Test func fixRefusesANonRegularOutputAndLeavesIt() throws {
+        let folder = try Hostile.folder("fix-o")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("out.mp4").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        var outputs = [(fifo, S_IFIFO)]
+        if getuid() == 0 {
+            // A private copy of /dev/full (char 1,7): the real one is never at risk.
+            let device = folder.appendingPathComponent("full").path
+            try #require(mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 7)) == 0)
+            outputs.append((device, S_IFCHR))
+        }
+        for (output, type) in outputs {
+            let run = try Run.vidorient(["fix", "--orientation", "6", Run.media("orient-1.mp4"), "-o", output])
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("is not a regular file"))
+            #expect(Self.type(output) == type)
+        }
+    }
+
+    /// `thumbnail -o` writes into an existing FIFO or device as a stream, and never replaces it.
+    @Test func thumbnailStreamsIntoAFIFO() throws {
+        let folder = try Hostile.folder("thumb-o")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("out.png").path
+        let received = folder.appendingPathComponent("received.png").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat '\(fifo)' > '\(received)'"]
+        try reader.run()
+        let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "-o", fifo])
+        reader.waitUntilExit()
+        #expect(run.status == 0)
+        #expect(Self.type(fifo) == S_IFIFO)
+        let png = try Data(contentsOf: URL(fileURLWithPath: received))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to make a device node"))
+    func thumbnailIntoAFullDeviceFailsAndKeepsTheDevice() throws {
+        let folder = try Hostile.folder("thumb-full")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let device = folder.appendingPathComponent("full.png").path
+        try #require(mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 7)) == 0)
+        let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "-o", device])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("no space left on device"))
+        #expect(Self.type(device) == S_IFCHR)
+    }
+}
