@@ -49,11 +49,13 @@ public struct AuditWriter: Sendable {
         case .human:
             let shown = record.findings.filter { showInfo || $0.severity > .info }
             guard !shown.isEmpty else { return "" }
-            var lines = [paint(record.path, "1")]
+            var lines = [paint(record.path.escapingControlCharacters, "1")]
             for finding in shown {
                 let color = finding.severity == .error ? "31" : (finding.severity == .warning ? "33" : "36")
-                lines.append("  " + paint(finding.severity.rawValue.padded(8), color) + "\(finding.code): \(finding.message)")
-                if let action = finding.action { lines.append("  " + "".padded(8) + paint("→ \(action)", "2")) }
+                lines.append("  " + paint(finding.severity.rawValue.padded(8), color) + "\(finding.code): \(finding.message.escapingControlCharacters)")
+                if let action = finding.action {
+                    lines.append("  " + "".padded(8) + paint("→ \(action.escapingControlCharacters)", "2"))
+                }
             }
             return lines.joined(separator: "\n") + "\n"
         }
@@ -90,9 +92,14 @@ public struct AuditWriter: Sendable {
         colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled.
+    /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. A field that
+    /// a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
+    /// carriage return, as a file named `=1+1.mp4` does) gets a leading `'` and is quoted, as
+    /// OWASP advises for CSV injection: the cell then shows the text, not a result.
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        let formula = text.first.map { "=+-@\t\r".contains($0) } ?? false
+        let text = formula ? "'" + text : text
+        guard formula || text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 

@@ -33,7 +33,12 @@ public enum TimePoint: Sendable, Hashable, CustomStringConvertible {
     case seconds(Double)
     case fraction(Double)
 
-    /// `12.5`, `01:02:03.250`, `2:03` or `10%`; nil otherwise.
+    /// The latest time accepted, in seconds (about 277 hours): far beyond any clip, and small
+    /// enough that every stream's time base turns it into a timestamp without overflow.
+    public static let maximumSeconds = 1_000_000.0
+
+    /// `12.5`, `01:02:03.250`, `2:03` or `10%`; nil otherwise, and nil for a negative time or one
+    /// after `maximumSeconds`.
     public init?(parsing text: String) {
         let text = text.trimmingSpaces
         if text.hasSuffix("%") {
@@ -50,6 +55,7 @@ public enum TimePoint: Sendable, Hashable, CustomStringConvertible {
             if index > 0 && value >= 60 { return nil }
             seconds = seconds * 60 + value
         }
+        guard seconds <= TimePoint.maximumSeconds else { return nil }
         self = .seconds(seconds)
     }
 
@@ -73,7 +79,40 @@ public enum TimePoint: Sendable, Hashable, CustomStringConvertible {
 /// aspect ratio and the requested size together, in one resampling), then move every pixel
 /// exactly for the orientation. Orientation commutes with axis-aligned scaling, so this is the
 /// same picture as "aspect ratio, then orientation, then scaling", with one resampling only.
+///
+/// The size rule, which every frame source obeys because it is decided here (docs/thumbnail.md):
+/// - without a requested size, the picture with its sample aspect ratio applied is scaled down,
+///   when it must be, so that its longest side is no longer than the stored frame's longest side.
+///   A sample aspect ratio of 100:1 is a claim in the file, and must not make a 1920x1080 clip
+///   a 192,000-pixel-wide picture;
+/// - whatever was asked, neither the scaled frame nor the finished picture may have a side above
+///   `maximumSide` or more than `maximumPixels` pixels. Beyond that the geometry is refused.
 public struct ThumbnailGeometry: Sendable, Hashable {
+    /// The longest side of any picture made, in pixels (also the largest `--width`).
+    public static let maximumSide = 16384
+    /// The most pixels in any picture made: 2^27, 384 MiB as RGB24.
+    public static let maximumPixels = 1 << 27
+
+    /// A picture beyond `maximumSide` or `maximumPixels`, with its size, for the error line.
+    public struct TooLarge: Error, Sendable, Hashable, CustomStringConvertible {
+        public let width: Double
+        public let height: Double
+
+        public init(width: Double, height: Double) {
+            self.width = width
+            self.height = height
+        }
+
+        public var description: String {
+            "the picture would be \(TooLarge.whole(width))x\(TooLarge.whole(height)) pixels, beyond the limit of "
+                + "\(ThumbnailGeometry.maximumSide) a side and \(ThumbnailGeometry.maximumPixels) pixels in all"
+        }
+
+        static func whole(_ value: Double) -> String {
+            value.isFinite && value < 1e15 ? String(Int(value.rounded())) : "an unbounded number of"
+        }
+    }
+
     /// Size to scale the stored frame to, before orienting.
     public let scaledWidth: Int
     public let scaledHeight: Int
@@ -89,9 +128,10 @@ public struct ThumbnailGeometry: Sendable, Hashable {
     ///   - storedWidth, storedHeight: the decoded frame.
     ///   - sampleAspectRatio: pixel width over height.
     ///   - video: the orientation `inspect` decided; nil or `asStored` renders the pixels as stored.
+    /// - Throws: `TooLarge` when the picture would break the size rule above.
     public init(
         storedWidth: Int, storedHeight: Int, sampleAspectRatio: Double, video: VideoReport?, request: ThumbnailRequest
-    ) {
+    ) throws(TooLarge) {
         var orientation: Orientation? = nil
         var oddAngle: Double? = nil
         var mirrored = false
@@ -103,15 +143,17 @@ public struct ThumbnailGeometry: Sendable, Hashable {
                 mirrored = video.mirrored ?? false
             }
         }
-        self.init(
+        try self.init(
             storedWidth: storedWidth, storedHeight: storedHeight, sampleAspectRatio: sampleAspectRatio,
             orientation: orientation, oddAngle: oddAngle, mirrored: mirrored, request: request)
     }
 
     /// A photo's geometry: square pixels, and one of the eight orientations (nil or `asStored`:
     /// the pixels as stored).
-    public init(storedWidth: Int, storedHeight: Int, orientation: Orientation?, request: ThumbnailRequest) {
-        self.init(
+    public init(storedWidth: Int, storedHeight: Int, orientation: Orientation?, request: ThumbnailRequest)
+        throws(TooLarge)
+    {
+        try self.init(
             storedWidth: storedWidth, storedHeight: storedHeight, sampleAspectRatio: 1,
             orientation: request.asStored ? nil : orientation, oddAngle: nil, mirrored: false, request: request)
     }
@@ -119,8 +161,9 @@ public struct ThumbnailGeometry: Sendable, Hashable {
     init(
         storedWidth: Int, storedHeight: Int, sampleAspectRatio: Double, orientation: Orientation?, oddAngle: Double?,
         mirrored: Bool, request: ThumbnailRequest
-    ) {
-        let stretchedWidth = Double(storedWidth) * (sampleAspectRatio > 0 ? sampleAspectRatio : 1)
+    ) throws(TooLarge) {
+        let sampleAspectRatio = sampleAspectRatio.isFinite && sampleAspectRatio > 0 ? sampleAspectRatio : 1
+        let stretchedWidth = Double(storedWidth) * sampleAspectRatio
         let stretchedHeight = Double(storedHeight)
         // The displayed size before any requested scaling.
         var shownWidth = stretchedWidth, shownHeight = stretchedHeight
@@ -135,7 +178,17 @@ public struct ThumbnailGeometry: Sendable, Hashable {
         case let (width?, height?): factor = min(Double(width) / shownWidth, Double(height) / shownHeight)
         case let (width?, nil): factor = Double(width) / shownWidth
         case let (nil, height?): factor = Double(height) / shownHeight
-        case (nil, nil): break
+        case (nil, nil):
+            // A claimed aspect ratio may stretch the picture, but never past the stored frame's
+            // longest side.
+            let longestStored = Double(max(storedWidth, storedHeight, 1))
+            factor = min(1, longestStored / max(stretchedWidth, stretchedHeight))
+        }
+        for (width, height) in [(stretchedWidth * factor, stretchedHeight * factor), (shownWidth * factor, shownHeight * factor)] {
+            let side = Double(ThumbnailGeometry.maximumSide)
+            guard width.isFinite, height.isFinite, width.rounded() <= side, height.rounded() <= side,
+                max(1, width.rounded()) * max(1, height.rounded()) <= Double(ThumbnailGeometry.maximumPixels)
+            else { throw TooLarge(width: width, height: height) }
         }
         let scaledStretchedWidth = max(1, Int((stretchedWidth * factor).rounded()))
         let scaledStretchedHeight = max(1, Int((stretchedHeight * factor).rounded()))

@@ -28,7 +28,10 @@ final class MediaFile {
         guard access(path, R_OK) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
 
         let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
-        deadline.initialize(to: timeout.map { vo_now() + Int64($0 * 1_000_000) } ?? Int64.max)
+        // Beyond a year is never: inf, nan or 1e308 must not overflow the conversion.
+        deadline.initialize(
+            to: timeout.flatMap { $0.isNaN || $0 >= 31_536_000 ? nil : vo_now() + Int64(max(0, $0) * 1_000_000) }
+                ?? Int64.max)
         guard let allocated = avformat_alloc_context() else {
             deadline.deallocate()
             throw InputError(path: path, reason: "out of memory")

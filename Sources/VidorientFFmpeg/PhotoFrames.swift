@@ -33,8 +33,13 @@ struct PhotoFrames {
         var storedHeight = crop?.height ?? evidence.storedHeight ?? 0
         if let preview, let width = preview.width, let height = preview.height { (storedWidth, storedHeight) = (width, height) }
         guard storedWidth > 0, storedHeight > 0 else { throw InputError(path: path, reason: "the photo states no size") }
-        let geometry = ThumbnailGeometry(
-            storedWidth: storedWidth, storedHeight: storedHeight, orientation: photo.orientation, request: request)
+        let geometry: ThumbnailGeometry
+        do {
+            geometry = try ThumbnailGeometry(
+                storedWidth: storedWidth, storedHeight: storedHeight, orientation: photo.orientation, request: request)
+        } catch {
+            throw InputError(path: path, reason: error.description)
+        }
         var stored = try decodeStored(
             minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
         if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {

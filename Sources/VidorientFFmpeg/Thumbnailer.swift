@@ -167,9 +167,14 @@ final class Session {
         // offers 1/2, 1/4, 1/8), never below what the picture needs.
         var lowres = 0
         if let width = video.codedWidth, let height = video.codedHeight, !request.asStored || request.width != nil {
-            let geometry = ThumbnailGeometry(
-                storedWidth: width, storedHeight: height, sampleAspectRatio: 1, video: request.asStored ? nil : video,
-                request: request)
+            let geometry: ThumbnailGeometry
+            do {
+                geometry = try ThumbnailGeometry(
+                    storedWidth: width, storedHeight: height, sampleAspectRatio: 1, video: request.asStored ? nil : video,
+                    request: request)
+            } catch {
+                throw InputError(path: path, reason: error.description)
+            }
             while lowres < 3, width >> (lowres + 1) >= geometry.scaledWidth, height >> (lowres + 1) >= geometry.scaledHeight {
                 lowres += 1
             }
@@ -217,7 +222,7 @@ final class Session {
         guard avformat_index_get_entries_count(stream) > 0, timeBase.num > 0,
             let first = avformat_index_get_entry(stream, 0)
         else { return false }
-        let wanted = Int64((seconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        let wanted = VideoDecoder.timestamp(seconds: seconds, timeBase: timeBase)
         guard let entry = avformat_index_get_entry_from_timestamp(stream, wanted, AVSEEK_FLAG_BACKWARD) else {
             return true
         }
@@ -230,9 +235,14 @@ final class Session {
         let reportedSAR = report.video?.sampleAspectRatio.flatMap(Session.ratio)
         let aspect = reportedSAR ?? (sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1)
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
-        let geometry = ThumbnailGeometry(
-            storedWidth: width, storedHeight: height, sampleAspectRatio: request.asStored ? 1 : aspect,
-            video: report.video, request: request)
+        let geometry: ThumbnailGeometry
+        do {
+            geometry = try ThumbnailGeometry(
+                storedWidth: width, storedHeight: height, sampleAspectRatio: request.asStored ? 1 : aspect,
+                video: report.video, request: request)
+        } catch {
+            throw InputError(path: path, reason: error.description)
+        }
         if scaler == nil || scaler!.matches(frame, width: geometry.scaledWidth, height: geometry.scaledHeight) == false {
             do {
                 scaler = try Scaler(frame: frame, width: geometry.scaledWidth, height: geometry.scaledHeight)

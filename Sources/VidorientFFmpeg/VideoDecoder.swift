@@ -78,10 +78,18 @@ final class VideoDecoder {
         return try receive()
     }
 
+    /// `seconds` in `timeBase` units, saturated: a time a file merely claims (a duration of
+    /// 1e300 seconds, say) must not trap the conversion to an integer.
+    static func timestamp(seconds: Double, timeBase: AVRational) -> Int64 {
+        guard timeBase.num > 0, timeBase.den > 0, !seconds.isNaN else { return 0 }
+        let ticks = (seconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down)
+        return ticks >= 9.2e18 ? Int64.max / 2 : (ticks <= -9.2e18 ? Int64.min / 2 : Int64(ticks))
+    }
+
     /// Seeks to the keyframe at or before `seconds` and forgets what the decoder holds.
     func seek(in file: MediaFile, to seconds: Double) throws(FFmpegError) {
         let timeBase = file.streams[Int(streamIndex)].pointee.time_base
-        let timestamp = Int64((seconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        let timestamp = VideoDecoder.timestamp(seconds: seconds, timeBase: timeBase)
         try FFmpegError.check(av_seek_frame(file.context, streamIndex, max(0, timestamp), AVSEEK_FLAG_BACKWARD))
         avcodec_flush_buffers(context)
         drained = false

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import VidorientCore
 
 /// Random access to the bytes of a file or a buffer. A read that would reach past the end throws
 /// instead of returning fewer bytes, so a wrong size in a box can never turn into a short read
@@ -42,21 +43,13 @@ public final class FileBytes: ByteSource {
     /// Opens `path` after the checks that name the problem better than `open`'s errno would.
     public init(path: String, writable: Bool = false) throws(ISOBMFFError) {
         self.path = path
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw FileBytes.errnoError() }
-        if (status.st_mode & S_IFMT) == S_IFDIR { throw ISOBMFFError(.io, "is a directory") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw ISOBMFFError(.io, "not a regular file") }
-        let flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC
-        let descriptor = open(path, flags)
-        guard descriptor >= 0 else { throw FileBytes.errnoError() }
-        // The size comes from the descriptor, not the path: the path may have been replaced since.
-        guard fstat(descriptor, &status) == 0 else {
-            let error = FileBytes.errnoError()
-            close(descriptor)
-            throw error
+        // Never blocks on a FIFO or a device; the size comes from the descriptor, not the path,
+        // which may have been replaced since.
+        let opened = Result { () throws(RegularFile.OpenError) in try RegularFile.open(path, writable: writable) }
+        switch opened {
+        case .success(let file): (descriptor, size) = file
+        case .failure(let error): throw ISOBMFFError(.io, error.reason)
         }
-        self.descriptor = descriptor
-        self.size = Int64(status.st_size)
         guard size > 0 else { throw ISOBMFFError(.malformed, "file is empty") }
     }
 

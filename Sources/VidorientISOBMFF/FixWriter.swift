@@ -120,6 +120,12 @@ enum FileSystem {
         var existing = stat()
         if stat(output, &existing) == 0 {
             if existing.st_mode & S_IFMT == S_IFDIR { throw ISOBMFFError(.io, "output '\(given)' is a directory") }
+            // A device, FIFO or socket is never replaced by a renamed file (as root, `-o /dev/full`
+            // would replace the device node). A fixed copy is verified by reading it back, which a
+            // stream cannot be, so such an output is refused.
+            if existing.st_mode & S_IFMT != S_IFREG {
+                throw ISOBMFFError(.io, "output '\(given)' is not a regular file; fix writes only regular files")
+            }
             if existing.st_dev == input.st_dev && existing.st_ino == input.st_ino {
                 throw ISOBMFFError(.io, "output '\(given)' is the input itself; leave out -o to fix it in place")
             }

@@ -65,29 +65,41 @@ public struct MatrixFix: Sendable, Hashable {
         let videoTracks = movie.videoTracks
         guard !videoTracks.isEmpty else { throw .unsupported("no video track") }
 
+        // What players show is the track's matrix followed by the movie's (FFmpeg multiplies
+        // them, and `inspect` reports the product): every target is reached through that product.
+        let movieMatrix = movie.movieHeader.matrix
+        let identity = DisplayMatrix.identity.fixedPoint
+        let resetsMovie = resetMovieMatrix && movieMatrix.fixedPoint != identity
+        let shownMovie = resetsMovie ? DisplayMatrix.identity : movieMatrix.matrix
+        guard let movieOrientation = shownMovie.analysis.orientation else {
+            let what = shownMovie.analysis.rotation.map { "rotates \(Int($0.rounded()))°" } ?? "cannot be inverted"
+            throw .unsupported(
+                "the movie matrix (mvhd) \(what), which is not one of the eight orientations, so no track matrix "
+                    + "can make the two show one; add --reset-movie-matrix")
+        }
+
         patches = []
         for track in videoTracks {
-            let current = track.matrix.matrix.analysis
+            let shown = MatrixFix.displayed(track: track.matrix.matrix, movie: movieMatrix.matrix)
             let target: Orientation
             switch change {
             case .set(let orientation):
                 target = orientation
             case .compose:
-                guard let orientation = current.orientation else {
-                    let what = current.rotation.map { "rotates \(Int($0.rounded()))°" } ?? "cannot be inverted"
+                guard let orientation = shown.orientation else {
+                    let what = shown.rotation.map { "rotates \(Int($0.rounded()))°" } ?? "cannot be inverted"
                     throw .unsupported(
-                        "the matrix of track \(track.trackID) \(what), which is not one of the eight orientations, "
-                            + "so there is nothing to turn relative to; set an orientation instead")
+                        "track \(track.trackID) is shown through a matrix that \(what), which is not one of the eight "
+                            + "orientations, so there is nothing to turn relative to; set an orientation instead")
                 }
                 target = change.target(from: orientation)
             }
-            let after = MatrixFix.matrix(for: target, track: track)
+            let trackOrientation = MatrixFix.trackOrientation(showing: target, movie: movieOrientation)
+            let after = MatrixFix.matrix(for: trackOrientation, track: track)
             patches.append(
                 Patch(trackID: track.trackID, before: track.matrix, after: StoredMatrix(fixedPoint: after, offset: track.matrix.offset)))
         }
 
-        let movieMatrix = movie.movieHeader.matrix
-        let identity = DisplayMatrix.identity.fixedPoint
         warnings = []
         if movieMatrix.fixedPoint != identity {
             if resetMovieMatrix {
@@ -95,10 +107,24 @@ public struct MatrixFix: Sendable, Hashable {
                     Patch(trackID: nil, before: movieMatrix, after: StoredMatrix(fixedPoint: identity, offset: movieMatrix.offset)))
             } else {
                 warnings.append(
-                    "the movie matrix (mvhd) is not the identity, so players apply it after the track's; "
-                        + "add --reset-movie-matrix to reset it")
+                    "the movie matrix (mvhd) is not the identity, so players apply it after the track's; the track's "
+                        + "was set so that the two together show what was asked, but players that read only the "
+                        + "track's disagree; add --reset-movie-matrix to reset it")
             }
         }
+    }
+
+    /// What a track is shown as: its own matrix, then the movie's, as FFmpeg, AVFoundation and
+    /// `inspect` compose them. The one composition `--orientation`, `--rotate` and the
+    /// verification share.
+    public static func displayed(track: DisplayMatrix, movie: DisplayMatrix) -> MatrixAnalysis {
+        movie.after(track).analysis
+    }
+
+    /// The orientation a track's own matrix must have for the track to be shown as `target`
+    /// through a movie matrix of orientation `movie`: `track` followed by `movie` is `target`.
+    public static func trackOrientation(showing target: Orientation, movie: Orientation) -> Orientation {
+        target.followed(by: movie.inverse)
     }
 
     /// Apple's matrix for `orientation` on this track: the translation keeps the picture at the

@@ -39,10 +39,10 @@ struct Audit: ParsableCommand {
     @Option(help: "Audit only part K of N, split by a hash of each path: K/N.")
     var shard: String?
 
-    @Option(help: "Files probed at once (default: the number of cores).")
+    @Option(help: "Files probed at once, 1-256 (default: the number of cores).")
     var jobs: Int?
 
-    @Option(help: "Seconds before a file's probe gives up and the file is reported.")
+    @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")
     var timeout: Double = 30
 
     @Flag(help: "Decode each video's first frame (finds H.264/HEVC orientation SEI): slower.")
@@ -72,8 +72,11 @@ struct Audit: ParsableCommand {
         if nulSeparated && filesFrom == nil { throw ValidationError("-0 goes with --files-from") }
         if [json, jsonl, csv].filter({ $0 }).count > 1 { throw ValidationError("choose one of --json, --jsonl, --csv") }
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 <= K <= N, got '\(shard)'") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1-256") }
+        // A day is far beyond any probe; inf or 1e308 would overflow the deadline.
+        guard timeout > 0, timeout <= 86400 else {
+            throw ValidationError("--timeout must be above 0 and at most 86400 seconds, got \(timeout)")
+        }
         guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be error, warning or info") }
     }
 

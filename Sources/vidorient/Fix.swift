@@ -1,5 +1,6 @@
 import ArgumentParser
 import VidorientCore
+import VidorientFFmpeg
 import VidorientISOBMFF
 
 
@@ -80,12 +81,23 @@ struct Fix: ParsableCommand {
 
     func run() throws {
         guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+        // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
+        FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
         try reportEach(files, json: json, human: { FixReport(result: $0, terminal: terminal).text }) { file in
+            let intent: FixIntent
+            do throws(FixIntent.Refusal) { intent = try FixIntent(file: file, change: change) } catch {
+                Terminal.warn("could not fix '\(file)': \(error.reason)")
+                return nil
+            }
             do throws(ISOBMFFError) {
                 let result = try MatrixFix.fix(
-                    path: file, change: change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun)
+                    path: file, change: intent.change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun)
                 for warning in result.warnings { Terminal.warn("warning: '\(file)': \(warning)") }
+                if let written = result.writtenPath, let problem = intent.checkShown(written) {
+                    Terminal.warn("could not fix '\(file)': \(problem)")
+                    return nil
+                }
                 return result
             } catch {
                 Terminal.warn("could not fix '\(file)': \(error.reason)")
@@ -95,13 +107,70 @@ struct Fix: ParsableCommand {
     }
 }
 
+/// What a fix must achieve in `inspect`'s terms. `fix` writes container matrices only; what a
+/// file shows is decided by `inspect` from those and from a codec's display-orientation SEI.
+/// So the change is planned against `inspect`'s view before anything is written, a target only
+/// the SEI could give is refused, and "verified" means `inspect` reads the written file back
+/// as showing the target.
+struct FixIntent {
+    /// The change to plan: a relative turn of a picture that the SEI orients becomes an absolute
+    /// orientation, since the container matrices alone do not say how it is shown.
+    let change: OrientationChange
+    /// What the first video track must show afterwards; nil when `inspect` cannot tell (the box
+    /// reader then refuses the file, or the plan stands on the structure check alone).
+    let target: Orientation?
+
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    init(file: String, change: OrientationChange) throws(Refusal) {
+        guard let video = try? Prober().inspect(file).video else {
+            (self.change, target) = (change, nil)
+            return
+        }
+        let shown = video.exifOrientation.flatMap(Orientation.init(exif:))
+        var change = change
+        if video.orientationSource == .sei, case .compose(let turn) = change, let shown {
+            change = .set(shown.followed(by: turn))
+        }
+        switch change {
+        case .set(let orientation): target = orientation
+        case .compose(let turn): target = shown.map { $0.followed(by: turn) }
+        }
+        self.change = change
+        // An identity container matrix leaves the decision to the SEI, so no matrix shows EXIF 1.
+        if target == .up, let sei = video.sources.first(where: { $0.source == .sei }),
+            let matrix = DisplayMatrix(sei.matrix), !matrix.isIdentity
+        {
+            let what = sei.exifOrientation.map { "EXIF \($0)" } ?? "a turn that is not one of the eight"
+            throw Refusal(
+                reason: "the video's H.264/HEVC display-orientation SEI shows it as \(what), and with the identity "
+                    + "matrix of orientation 1 players obey the SEI; fix changes only container matrices, so it "
+                    + "cannot make this file show orientation 1 (re-encode, or remove the SEI with "
+                    + "ffmpeg -c copy -bsf:v h264_metadata=display_orientation=remove)")
+        }
+    }
+
+    /// nil when `inspect` reads `path` back as showing the target; the reason otherwise.
+    func checkShown(_ path: String) -> String? {
+        guard let target else { return nil }
+        let video: VideoReport?
+        do { video = try Prober().inspect(path).video } catch { return "written, but could not be read back: \(error.reason)" }
+        let shown = video?.exifOrientation
+        guard shown != target.exif else { return nil }
+        return "written, but inspect reads it back as \(shown.map { "EXIF \($0)" } ?? "no orientation of the eight"), "
+            + "not EXIF \(target.exif)"
+    }
+}
+
 /// One file's fix as a person reads it: each changed matrix before and after, then what was written.
 struct FixReport {
     let result: FixResult
     let terminal: Terminal
 
     var text: String {
-        var lines = [terminal.paint(result.path, .bold)]
+        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
         func row(_ label: String, _ value: String) {
             lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
         }
@@ -114,7 +183,7 @@ struct FixReport {
         if result.dryRun {
             row("dry run", "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
         } else if let written = result.writtenPath {
-            row("written", "\(written) (\(changed)\(result.verified ? ", verified" : ""))")
+            row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
         } else {
             row("unchanged", "already as asked; nothing written")
         }

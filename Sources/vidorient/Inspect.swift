@@ -50,7 +50,7 @@ struct HumanReport {
     let terminal: Terminal
 
     var text: String {
-        var lines = [terminal.paint(report.path, .bold)]
+        var lines = [terminal.paint(report.path.escapingControlCharacters, .bold)]
         func row(_ label: String, _ value: String, style: Terminal.Style = .dim) {
             lines.append("  " + terminal.paint(label.padding(12), style) + value)
         }
@@ -85,10 +85,10 @@ struct HumanReport {
             row("location", "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
                 + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
         }
-        for stream in report.streams { row("stream \(stream.index)", describe(stream)) }
+        for stream in report.streams { row("stream \(stream.index)", describe(stream).escapingControlCharacters) }
         for finding in report.findings {
             let style: Terminal.Style = finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)
-            row(finding.severity.rawValue, "\(finding.code): \(finding.message)", style: style)
+            row(finding.severity.rawValue, "\(finding.code): \(finding.message.escapingControlCharacters)", style: style)
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -37,7 +37,7 @@ struct OrientationCommand: ParsableCommand {
     @Option(help: "UIDeviceOrientation, by raw value 1-4 or name (its landscape names swap the capture's).")
     var device: String?
 
-    @Option(help: "Stored size WxH, for the matrix translation and the displayed size.")
+    @Option(help: "Stored size WxH, each 1-32767, for the matrix translation and the displayed size.")
     var size: String = "1920x1080"
 
     @Flag(help: "Print JSON.")
@@ -53,14 +53,15 @@ struct OrientationCommand: ParsableCommand {
 
     private var storedSize: (width: Int, height: Int)? {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return nil }
+        // A tkhd width and height are 16.16 fixed point: 32767 is the largest whole size.
+        guard parts.count == 2, parts.allSatisfy({ (1...32767).contains($0) }) else { return nil }
         return (parts[0], parts[1])
     }
 
     func validate() throws {
         guard given.count <= 1 else { throw ValidationError("give the orientation in one representation only") }
         if mirrored && rotation == nil { throw ValidationError("--mirrored goes with --rotation") }
-        guard storedSize != nil else { throw ValidationError("--size must be WxH, for example 1920x1080") }
+        guard storedSize != nil else { throw ValidationError("--size must be WxH with each side 1-32767, for example 1920x1080") }
         if let (representation, value) = given.first {
             do { _ = try Orientation.parse(value, as: representation, mirrored: mirrored) } catch {
                 throw ValidationError(error.description)

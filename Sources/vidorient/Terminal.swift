@@ -1,8 +1,14 @@
 #if canImport(Glibc)
-import Glibc
+// Preconcurrency for the C `stdout` stream, which the exit check flushes.
+@preconcurrency import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
+import VidorientCore
+
+/// Set when a line meant for stderr could not be written: the run then cannot claim success.
+private let diagnosticLost = Atomic<Bool>(false)
 
 /// Where output goes, and whether it may be coloured: only on a terminal, with `TERM` not
 /// `dumb` and `NO_COLOR` unset (https://no-color.org).
@@ -26,7 +32,32 @@ struct Terminal {
 
     /// One line on stderr: diagnostics never mix with the data on stdout.
     static func warn(_ line: String) {
-        let bytes = Array("vidorient: \(line)\n".utf8)
-        _ = bytes.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        // Lines name files, and a file's name may hold an ESC sequence or a newline.
+        if !writeAll(STDERR_FILENO, Array("vidorient: \(line.escapingControlCharacters)\n".utf8)) { diagnosticLost.store(true, ordering: .relaxed) }
+    }
+
+    /// Writes every byte, retrying short writes; false when the descriptor refuses.
+    @discardableResult
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBufferPointer { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+
+    /// Runs at exit: flushes standard output and ends the process with status 2 when anything
+    /// printed (a report on a full disk, a closed descriptor) or any diagnostic was lost. The
+    /// data was not delivered, so the command did not do its job, whatever it was about to return.
+    static func checkOutputWritten() {
+        let flushed = fflush(stdout) == 0 && ferror(stdout) == 0
+        if !flushed {
+            let reason = String(cString: strerror(errno)).lowercased()
+            warn("could not write standard output: \(reason)")
+        }
+        if !flushed || diagnosticLost.load(ordering: .relaxed) { _exit(2) }
     }
 }

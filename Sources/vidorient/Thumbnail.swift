@@ -31,7 +31,10 @@ struct Thumbnail: ParsableCommand {
     @Option(help: "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {index}, {ext}.")
     var name = "{stem}.{ext}"
 
-    @Option(help: "When: seconds, [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.")
+    // Unconditional, so that `--at -1` reaches `validate` and is told the range.
+    @Option(
+        parsing: .unconditional,
+        help: "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.")
     var at: String?
 
     @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
@@ -97,7 +100,8 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("-o takes one input; use --out-dir for several")
         }
         if let at, TimePoint(parsing: at) == nil {
-            throw ValidationError("--at must be seconds, [HH:]MM:SS[.ms] or a percentage, got '\(at)'")
+            throw ValidationError(
+                "--at must be 0 to 1000000 seconds, [HH:]MM:SS[.ms] within that, or a percentage 0%-100%, got '\(at)'")
         }
         if let size {
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
@@ -118,11 +122,16 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let jobs, !(1...Thumbnail.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs must be 1-\(Thumbnail.maximumJobs)")
+        }
         if !name.contains("{stem}") && !name.contains("{name}") && !name.contains("{index}") {
             throw ValidationError("--name must contain {stem}, {name} or {index}, or every file would get the same name")
         }
     }
+
+    /// More workers than this only add memory: each holds a decoder and a picture.
+    static let maximumJobs = 256
 
     func run() throws {
         FFmpegLog.setVerbose(verbose)
@@ -162,7 +171,7 @@ struct Thumbnail: ParsableCommand {
             print(try JSONText().encode(written))
         } else {
             for item in written {
-                print("\(item.input) -> \(item.output) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
+                print("\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
             }
         }
         if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
@@ -244,7 +253,17 @@ struct Thumbnail: ParsableCommand {
     }
 
     /// Writes through a temporary file renamed into place: a reader never sees half a picture.
+    /// An existing output that is not a regular file (`/dev/stdout`, a FIFO, a device) is
+    /// written to as a stream instead, and never replaced.
     static func write(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        var existing = stat()
+        if stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            guard existing.st_mode & S_IFMT != S_IFDIR else {
+                throw OutputError(description: "could not write '\(path)': is a directory")
+            }
+            try stream(bytes, to: path)
+            return
+        }
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -266,6 +285,18 @@ struct Thumbnail: ParsableCommand {
             let reason = String(cString: strerror(errno)).lowercased()
             unlink(temporary)
             throw OutputError(description: "could not write '\(path)': \(reason)")
+        }
+    }
+
+    /// Writes `bytes` into an existing non-regular file, opened without creating or truncating.
+    static func stream(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
+        }
+        defer { close(descriptor) }
+        guard Terminal.writeAll(descriptor, bytes) else {
+            throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
         }
     }
 

@@ -1,6 +1,10 @@
 import ArgumentParser
 import VidorientCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @main
 struct Vidorient: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,9 +17,18 @@ struct Vidorient: ParsableCommand {
         version: "0.1.0",
         subcommands: [Inspect.self, Thumbnail.self, Fix.self, Audit.self, OrientationCommand.self]
     )
+
+    /// Every way out (success, a finding, an error, `--help`) passes through `exit`, so the
+    /// check that the output really was written is registered to run there: output that could
+    /// not be written is exit status 2, never success.
+    static func main() {
+        atexit { Terminal.checkOutputWritten() }
+        main(nil)
+    }
 }
 
-/// Exit statuses shared by every command.
+/// Exit statuses shared by every command. The flush of standard output, and exit status 2 when
+/// it or a diagnostic could not be written, are `Terminal.checkOutputWritten`'s.
 enum ExitStatus {
     static let unreadableInput = ExitCode(2)
 }

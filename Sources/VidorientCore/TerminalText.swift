@@ -1,0 +1,30 @@
+/// Text from a file (its name, its tags) made safe to show on a terminal: a file named with an
+/// ESC sequence or a newline must not repaint the screen or forge a line of output. As `ls`
+/// and git do, each control character is shown as an escape instead: `\n`, `\r`, `\t`, and
+/// `\xHH` for the others (C0, DEL and the C1 controls U+0080-U+009F). JSON and CSV quote such
+/// characters themselves and do not use this.
+extension String {
+    public var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            guard scalar.isControlCharacter else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += scalar.value > 0xFF ? "\\u{\(hex)}" : "\\x" + (hex.count < 2 ? "0" : "") + hex
+            }
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+}

@@ -1,0 +1,16 @@
+import Testing
+import VidorientCore
+
+@Suite struct TerminalTextTests {
+    @Test(arguments: [
+        ("plain.mp4", "plain.mp4"),
+        ("été/日本.mov", "été/日本.mov"),
+        ("a\nb.mp4", "a\\nb.mp4"),
+        ("\u{1B}[31mred.mp4", "\\x1B[31mred.mp4"),
+        ("tab\there\r", "tab\\there\\r"),
+        ("nul\u{0}del\u{7F}c1\u{9B}", "nul\\x00del\\x7Fc1\\x9B"),
+    ])
+    func controlCharactersAreEscaped(name: String, shown: String) {
+        #expect(name.escapingControlCharacters == shown)
+    }
+}
