@@ -27,7 +27,7 @@ TARGETS ({peer: most subject ÷ peer}), GROUPS (list of dicts: title, commands, 
 about, ref (the label ratios divide by; default the first), files (a count, or {label: count}, for
 files/s), ok (exit statuses), before (a command run untimed before each run), after(label, v) (a
 problem after a run, or None), rss_every (every timed run under /usr/bin/time: for long runs),
-written (show bytes written), targets ([("ratio", A, B, max) | ("rate", A, min files/s) | ("rss", A, B, max)])),
+written (show bytes written), requires (paths; the group is skipped without them), targets ([("ratio", A, B, max) | ("rate", A, min files/s) | ("rss", A, B, max)])),
 REPEATS, WARMUP, NEEDS (commands), SETUP(v) (returns extra {name: value}), PER_FILE(path, v)
 (the same, per file), TEARDOWN(), CHECK(cmd, stdout_path, v) (a note on what a command wrote). Commands are strings split like sh;
 {name} is replaced by a value, and a word that is only {name} of a list becomes its words.
@@ -189,7 +189,10 @@ def measure(cmds, repeats, warmup, tmp, case, rss_runs=3, rss_every=False):
             log(f"FAILED, left out: {shlex.join(c.argv)} {c.failed}")
             continue
         if case.get("CHECK"):
-            c.check = case["CHECK"](c, out, case["_v"])
+            try:
+                c.check = case["CHECK"](c, out, case["_v"])
+            except (Exception, SystemExit) as e:  # a check that cannot tell is a note, not the end of the run
+                c.check = f"**could not check: {str(e).strip().splitlines()[-1][:160] if str(e).strip() else type(e).__name__}**"
         live.append(c)
     own, t0, b0 = 0.0, time.perf_counter(), busy_cpu()
     n = len(live)
@@ -417,6 +420,10 @@ def main(argv):
             out += render_per_file(case, labels, per_file)
         for g in case.get("GROUPS", []):
             gv = dict(v, **g.get("vars", {}))
+            absent = [p for p in g.get("requires", []) if not os.path.exists(p)]
+            if absent:
+                out += [f"#### {g['title']}", "", "Not run: " + ", ".join(absent) + " absent.", ""]
+                continue
             ok = g.get("ok", case.get("OK", (0,)))
             before = expand(g["before"], gv) if g.get("before") else None
             cmds = [Cmd(label, expand(c, gv), None, ok, before) for label, c in g["commands"].items()]
@@ -469,8 +476,10 @@ def render_per_file(case, labels, per_file):
             met[c.label] = met.get(c.label, 0) + cell.endswith(" met")
             cells.append(cell)
         o.append(f"| {f.label} | " + " | ".join(cells) + " |")
-    o += [""] + [f"Target {subject} ÷ {p} ≤ {t}: met on {met[p]} of {len(per_file)} files (“met” needs the whole "
-                 "interval at or under the target, “not met” all of it over)." for p, t in targets.items()]
+    done = {p: sum(1 for _, cs in per_file if not cs[0].failed and not any(c.failed for c in cs if c.label == p))
+            for p in targets}
+    o += [""] + [f"Target {subject} ÷ {p} ≤ {t}: met on {met[p]} of the {done[p]} files measured (“met” needs the "
+                 "whole interval at or under the target, “not met” all of it over)." for p, t in targets.items()]
     o += ["", "#### CPU time (user + system, mean, ms) / peak RSS (median, MiB)", "",
           "| file | " + " | ".join(labels) + " |", "| --- |" + " ---: |" * len(labels)]
     for f, cmds in per_file:
@@ -512,10 +521,11 @@ def render_group(g, cmds, v):
         a = by.get(t[1])
         b = by.get(t[2]) if t[0] in ("ratio", "rss") else None
         if not a or a.failed or not a.runs or (t[0] != "rate" and (not b or b.failed or not b.runs)):
-            rows.append(f"| {t} | not measured (a command failed) | — |")
+            rows.append(f"| {' '.join(str(x) for x in t[1:])} | not measured (a command failed) | — |")
         elif t[0] == "ratio":
             r, lo, hi = ratio_interval(walls(a), walls(b))
-            rows.append(f"| `{a.label}` ÷ `{b.label}` ≤ {t[3]} (i.e. ≥ {1 / t[3]:.3g}× faster) | {up3(r)}× "
+            said = "no slower" if t[3] == 1 else f"≥ {1 / t[3]:.3g}× faster"
+            rows.append(f"| `{a.label}` ÷ `{b.label}` ≤ {t[3]} ({said}) | {up3(r)}× "
                         f"({up3(lo)}–{up3(hi)}) | {verdict_max(lo, hi, t[3])} |")
         elif t[0] == "rate":
             ws = walls(a)
