@@ -33,6 +33,7 @@ REPEATS, WARMUP, NEEDS (commands), SETUP(v) (returns extra {name: value}), PER_F
 {name} is replaced by a value, and a word that is only {name} of a list becomes its words.
 """
 
+import argparse
 import os
 import random
 import re
@@ -143,6 +144,7 @@ class Cmd:
         self.rss = []  # KiB, from /usr/bin/time -f %M
         self.failed = None
         self.check = None
+        self.after_each = None  # () -> a problem left by a run, or None
 
 
 def run_once(argv, stdout=None, stderr=None):
@@ -184,46 +186,43 @@ def measure(cmds, repeats, warmup, tmp, case, rss_runs=3, rss_every=False):
             run_once(c.before)
         out, err = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
         rc, _ = run_once(c.argv, out, err)
-        if rc not in c.ok:
-            c.failed = f"exited {rc}: {first_line(open(err, errors='replace').read())}"
-            log(f"FAILED, left out: {shlex.join(c.argv)} {c.failed}")
+        c.failed = (f"exited {rc}: {first_line(open(err, errors='replace').read()).replace(REPO + '/', '')}" if rc not in c.ok
+                    else c.after_each and c.after_each())
+        if c.failed:
+            log(f"FAILED, left out: {shlex.join(c.argv)}: {c.failed}")
             continue
         if case.get("CHECK"):
             try:
                 c.check = case["CHECK"](c, out, case["_v"])
             except (Exception, SystemExit) as e:  # a check that cannot tell is a note, not the end of the run
-                c.check = f"**could not check: {str(e).strip().splitlines()[-1][:160] if str(e).strip() else type(e).__name__}**"
+                c.check = f"**could not check: {(str(e).strip().splitlines() or [type(e).__name__])[-1][:160]}**"
         live.append(c)
     own, t0, b0 = 0.0, time.perf_counter(), busy_cpu()
     n = len(live)
     for k in range(-warmup, repeats):
         for j in range(n):
             c = live[(j + k) % n] if k % 2 == 0 else live[(k - j) % n]
+            if c.failed:
+                continue
             if c.before:
                 run_once(c.before)
-            if rss_every:
-                rc, r = run_once(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/rss"] + c.argv)
-                if k >= 0:
-                    c.rss.append(int(open(f"{tmp}/rss").read().split()[-1]))
-            else:
-                rc, r = run_once(c.argv)
+            wrap = ["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/rss"] if rss_every else []
+            rc, r = run_once(wrap + c.argv)
             own += r[1]
-            if rc not in c.ok:
-                die(f"exit status {rc} while timing: {shlex.join(c.argv)}")
-            if c.after_each and (problem := c.after_each()):
-                die(f"after {c.label}: {problem}")
-            if k >= 0:
+            # a timed run that fails (or leaves the wrong result) drops the command, with the reason
+            c.failed = f"exited {rc} on a timed run" if rc not in c.ok else c.after_each and c.after_each()
+            if c.failed:
+                log(f"FAILED while timing, left out: {shlex.join(c.argv)}: {c.failed}")
+            elif k >= 0:
                 c.runs.append(r)
-    wall = time.perf_counter() - t0
-    for c in live if not rss_every else []:
-        for _ in range(rss_runs):
+                c.rss += [int(open(f"{tmp}/rss").read().split()[-1])] if rss_every else []
+    wall, b1 = time.perf_counter() - t0, busy_cpu()
+    for c in [] if rss_every else live:
+        for _ in range(0 if c.failed else rss_runs):
             if c.before:
                 run_once(c.before)
             c.rss.append(rss_of(c.argv, tmp)[1])
-    return max(0.0, (busy_cpu() - b0 - own) / wall) if wall > 0 else 0.0
-
-
-Cmd.after_each = None
+    return max(0.0, (b1 - b0 - own) / wall) if wall > 0 else 0.0
 
 
 # ------------------------------------------------------------------------ figures ---
@@ -282,7 +281,7 @@ def ratio_cell(a, b, limit=None):
 
 
 def failed_cell(c):
-    return f"failed ({c.failed})" if c.failed else None
+    return f"failed ({c.failed[:120]})" if c.failed else None
 
 
 # ---------------------------------------------------------------------- versions ---
@@ -304,8 +303,8 @@ def machine(tools, v, load_start, waited):
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
     mem = next(int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal")) / 1048576
     swift = shutil.which("swift")
-    swiftv = first_line(subprocess.run([swift, "--version"], capture_output=True, text=True).stdout
-                        + subprocess.run([swift, "--version"], capture_output=True, text=True).stderr) if swift else "—"
+    swiftv = first_line(subprocess.run([swift, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       text=True).stdout) if swift else "—"
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     if subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--", "Sources", "Package.swift"],
                       capture_output=True, text=True).stdout.strip():
@@ -367,12 +366,15 @@ def shown(argv, v):
 
 
 def main(argv):
+    ap = argparse.ArgumentParser(usage="python3 bench/run.py CASE [--write] [--quick] [--repeats N]",
+                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("case")
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeats", type=int)
+    opts = ap.parse_args(argv[1:])
     args = argv[1:]
-    if not args or args[0] in ("-h", "--help"):
-        sys.exit(__doc__)
-    name, write, quick, repeats = args[0], "--write" in args, "--quick" in args, None
-    if "--repeats" in args:
-        repeats = int(args[args.index("--repeats") + 1])
+    name, write, quick, repeats = opts.case, opts.write, opts.quick, opts.repeats
     if write and (quick or repeats):
         die("--write takes the full run: no --quick, no --repeats")
     path = name if name.endswith(".py") else os.path.join(BENCH, "cases", name + ".py")
@@ -402,7 +404,7 @@ def main(argv):
         warmup = 1 if quick else case.get("WARMUP", 3)
         reps = repeats or (3 if quick else case.get("REPEATS", 20))
         waited = wait_for_quiet(float(os.environ.get("BENCH_MAX_LOAD", 1.5)),
-                                0 if quick else int(os.environ.get("BENCH_MAX_WAIT", 600)))
+                                0 if quick or repeats else int(os.environ.get("BENCH_MAX_WAIT", 600)))
         load_start, started = loadavg(), time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         tools, out, others = set(), [], []
 

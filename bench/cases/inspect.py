@@ -50,3 +50,11 @@ GROUPS = [
          "exiftool -j (all files, one process)": "exiftool -j {all}",
          "mediainfo --Output=JSON (all files, one process)": "mediainfo --Output=JSON {all}"}},
 ]
+
+
+def CHECK(c, stdout, v):
+    """The floors: how many shared libraries each program loads (`ldd`)."""
+    if c.file is not None or c.label not in GROUPS[0]["commands"]:
+        return None
+    ldd = subprocess.run(["ldd", c.argv[0]], capture_output=True, text=True).stdout
+    return f"{sum('=> /' in l for l in ldd.splitlines())} shared libraries"

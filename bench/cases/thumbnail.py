@@ -127,4 +127,8 @@ def CHECK(c, stdout, v):
         truth = (c.file.path, pre, TRUTH[name])
     wh = sh("ffprobe -v error -show_entries stream=width,height -of csv=p=0 {p}", p=png).strip().replace(",", "x")
     k = shows(png, truth, c.file.label)
-    return f"{wh}, " + ("upright" if k == 1 else "unclear" if k is None else f"**shows orientation {k}**")
+    return f"{wh}, " + ("upright" if k == 1 else "unclear" if k is None else f"**wrong**: {SHOWN[k]}")
+
+
+SHOWN = {2: "mirrored left-right", 3: "upside down", 4: "mirrored top-bottom", 5: "transposed",
+         6: "turned 90° clockwise", 7: "transverse", 8: "turned 90° counter-clockwise"}
