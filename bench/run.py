@@ -10,27 +10,37 @@ results as markdown on stdout (progress on stderr); --write also replaces the bl
 benchmark works: 3 repeats, 1 warm-up, and the case's small file sets.
 
 One timing method for every benchmark: the commands of a group run one after the other in a
-repeat, the order rotating from repeat to repeat (A B, B A, ... for two), after warm-up runs;
-each run is timed around the process (wall), and its CPU time, peak RSS and blocks written come
-from wait4's rusage, as /usr/bin/time reports them. A ratio A ÷ B is the ratio of the mean wall
-times, with a ~95 % bootstrap interval over the repeats (the two runs of a repeat resampled
-together, 2000 resamples, fixed seed). Every command runs once before it is timed; one that
-fails is reported as failed, with its first line of stderr, and left out.
+repeat, the order rotating from repeat to repeat (A B, B A, ... for two), after warm-up runs.
+Wall time is taken around each process; CPU time and blocks written come from wait4's rusage;
+peak RSS from /usr/bin/time -f %M (separate runs, or around every timed run with rss_every). A
+ratio A ÷ B is the ratio of the mean wall times, with a ~95 % bootstrap interval over the repeats
+(the runs of one repeat resampled together, 2000 resamples, fixed seed). Every command runs once
+before it is timed; one that fails is reported as failed, with its first line of stderr, and
+left out.
 
 Environment: VIDORIENT_BIN (measure this binary, do not build), BENCH_MAX_LOAD (wait while the
 1-minute load average is above it, default 1.5), BENCH_MAX_WAIT (at most this many seconds,
-default 600; 0 with --quick), BENCH_WORK (generated files, default bench/work).
+default 600; 0 for a short run), BENCH_WORK (generated files, default bench/work).
 
-A case file is Python: see bench/cases/inspect.py. Its names: TITLE, ABOUT (markdown), FILES
-(from testmedia(), shared(), made()), TOOLS ({label: command}; the first is the subject) with
-TARGETS ({peer: most subject ÷ peer}), GROUPS (list of dicts: title, commands, repeats, warmup,
-about, ref (the label ratios divide by; default the first), files (a count, or {label: count}, for
-files/s), ok (exit statuses), before (a command run untimed before each run), after(label, v) (a
-problem after a run, or None), rss_every (every timed run under /usr/bin/time: for long runs),
-written (show bytes written), requires (paths; the group is skipped without them), targets ([("ratio", A, B, max) | ("rate", A, min files/s) | ("rss", A, B, max)])),
-REPEATS, WARMUP, NEEDS (commands), SETUP(v) (returns extra {name: value}), PER_FILE(path, v)
-(the same, per file), TEARDOWN(), CHECK(cmd, stdout_path, v) (a note on what a command wrote). Commands are strings split like sh;
-{name} is replaced by a value, and a word that is only {name} of a list becomes its words.
+A case file (bench/cases/NAME.py) is Python run with testmedia(), shared(), made(), sh(), REPO,
+WORK, SHARED, QUICK and NPROC defined; bench/cases/inspect.py is an example. It may set:
+  NEEDS      commands that must be on PATH
+  FILES      input files, from testmedia(NAMES), shared(NAMES) (optional) and made(NAME, COMMANDS)
+  TOOLS      {label: command} run on every file; the first is the subject, the others its peers
+  TARGETS    {peer: the most subject ÷ peer may be}
+  REPEATS, WARMUP, OK (exit statuses that count as success; default (0,))
+  GROUPS     [{title, commands: {label: command}, and optionally: about, ref (the label ratios
+             divide by; default the first), repeats, warmup, ok, files (a count, or {label: count},
+             for files/s), before (a command run untimed before each run), after(label, v) (a
+             problem a run left, or None), rss_every, written (show bytes written), requires
+             (paths; skipped without them), targets: [("ratio", A, B, most A ÷ B) |
+             ("rate", A, least files/s) | ("rss", A, B, most A ÷ B)]}]
+  SETUP(v), PER_FILE(path, v)   more {name: value} for the commands, once / per file
+  CHECK(cmd, stdout_path, v)    a note on what a command wrote in its checking run
+  TEARDOWN()
+Commands are strings split like sh; {name} is replaced by its value, and a word that is only
+{name} of a list becomes its words. Names: vidorient, tmp, work, repo, nproc, file, out, and the
+case's own.
 """
 
 import argparse
@@ -392,11 +402,12 @@ def main(argv):
     if missing:
         die("missing what this benchmark needs (bash .ci/setup --bench installs it): " + ", ".join(missing))
 
+    if write:
+        splice(DOC, f"bench/cases/{key}.py", None)  # stops now, not after the run, when the markers are wrong
     tmp = tempfile.mkdtemp(prefix=f"vidorient-bench-{key}.")
     try:
         vid, build = build_vidorient(tmp)
         v = dict(vidorient=vid, build=build, tmp=tmp, work=WORK, repo=REPO, nproc=os.cpu_count())
-        v.update(case.get("VARS", {}))
         files, notes = prepare(case.get("FILES", []))
         case["_v"] = v
         if case.get("SETUP"):
@@ -421,7 +432,7 @@ def main(argv):
                 per_file.append((f, cmds))
             out += render_per_file(case, labels, per_file)
         for g in case.get("GROUPS", []):
-            gv = dict(v, **g.get("vars", {}))
+            gv = v
             absent = [p for p in g.get("requires", []) if not os.path.exists(p)]
             if absent:
                 out += [f"#### {g['title']}", "", "Not run: " + ", ".join(absent) + " absent.", ""]
@@ -546,9 +557,9 @@ def render_group(g, cmds, v):
 
 def splice(doc, name, text):
     """Replaces the block between this benchmark's markers (read right before it is written:
-    others edit other sections), or appends it; the write is atomic."""
+    others edit other sections), or appends it; the write is atomic. With text None, only checks."""
     begin, end = f"<!-- BEGIN {name} results -->", f"<!-- END {name} results -->"
-    block = begin + "\n\n" + text.strip("\n") + "\n\n" + end
+    block = begin + "\n\n" + (text or "").strip("\n") + "\n\n" + end
     old = open(doc, encoding="utf-8").read() if os.path.exists(doc) else ""
     nb, ne = old.count(begin), old.count(end)
     if nb == ne == 0:
@@ -557,6 +568,8 @@ def splice(doc, name, text):
         new = old[:old.index(begin)] + block + old[old.index(end) + len(end):]
     else:
         die(f"{doc} has {nb} '{begin}' and {ne} '{end}' markers, not one pair in order; nothing was written")
+    if text is None:
+        return
     fd, t = tempfile.mkstemp(dir=os.path.dirname(doc), prefix=".performance.")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(new)

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 
-TITLE = "audit"
 NEEDS = ["exiftool", "mediainfo"]
 OK = (0, 1)  # 1: findings (vidorient), or errors in some files (exiftool)
 REPEATS, WARMUP = 3, 1

@@ -9,7 +9,6 @@ import glob
 import os
 import subprocess
 
-TITLE = "fix"
 NEEDS = ["exiftool", "ffmpeg", "ffprobe", "swiftc"]
 MIB = 64 if QUICK else 1024
 BIG, REMUX, B = f"{WORK}/fix-big.mov", f"{WORK}/fix-remux.mov", f"{WORK}/fix-build"

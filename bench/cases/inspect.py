@@ -2,7 +2,6 @@
 # Run: python3 bench/run.py inspect [--write | --quick]
 import subprocess
 
-TITLE = "inspect"
 NEEDS = ["ffprobe", "exiftool", "mediainfo", "gcc", "pkg-config"]
 FILES = testmedia("orient-6.mp4", "orient-5-hevc.mov", "audio-first.mov", "orient-6.jpg") + shared(
     "iphone_rotated.mov", "dolbyVision-hdr.MOV", "sample_rotate_and_reflect.mp4", "Landscape_6.jpg")

@@ -6,7 +6,6 @@
 import json
 import subprocess
 
-TITLE = "photo-audit"
 NEEDS = ["ffmpeg", "cwebp", "heif-enc", "exiftool"]
 OK = (0, 1)  # 1: findings (vidorient), or errors in some files (exiftool)
 N = 500 if QUICK else 5000

@@ -3,7 +3,6 @@
 # so that it compresses like a photo) encoded by ffmpeg to JPEG, then by heif-enc to HEIC, with and
 # without a 320 px thumbnail item; and ../shared/media's iPhone and Samsung HEICs when present.
 # Run: python3 bench/run.py photo-inspect [--write | --quick]
-TITLE = "photo-inspect"
 NEEDS = ["ffmpeg", "heif-enc", "exiftool"]
 JPEG = ("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=s=4032x3024,noise=alls=12 -frames:v 1 -q:v 2 {out}")
 FILES = (made("photo-12mp.jpg", JPEG, label="12 MP JPEG (generated)")

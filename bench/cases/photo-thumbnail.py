@@ -6,7 +6,6 @@
 import os
 import runpy
 
-TITLE = "photo-thumbnail"
 NEEDS = ["ffmpeg", "ffprobe", "heif-enc", "heif-thumbnailer", "vipsthumbnail"]
 FILES = runpy.run_path(f"{REPO}/bench/cases/photo-inspect.py", init_globals=globals())["FILES"][:3]
 REPEATS, WARMUP = 20, 2

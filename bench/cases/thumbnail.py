@@ -5,7 +5,6 @@ import os
 import shutil
 import subprocess
 
-TITLE = "thumbnail"
 NEEDS = ["ffmpeg", "ffprobe", "ffmpegthumbnailer", "xargs"]
 FILES = testmedia("orient-6.mp4", "orient-7-hevc.mov", "orient-5.jpg") + shared(
     "iphone_rotated.mov", "dolbyVision-hdr.MOV", "sample_rotate_and_reflect.mp4", "Landscape_6.jpg")
