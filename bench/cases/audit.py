@@ -66,10 +66,13 @@ GROUPS = [
 def CHECK(c, stdout, v):
     """How many files each tool reported (every tool must report every file), and vidorient's findings."""
     text = open(stdout, errors="replace").read()
+    want = GROUPS[0]["files"][c.label]
     if c.argv[0] == v["vidorient"]:
         recs = [json.loads(l) for l in text.splitlines() if l.strip()]
         codes = collections.Counter(f["code"] for r in recs for f in r["findings"])
-        return f"{len(recs):,} files reported; findings " + ", ".join(f"`{k}` {n:,}" for k, n in sorted(codes.items()))
-    data = json.loads(text or "[]")
-    data = data if isinstance(data, list) else [data]
-    return f"{len(data):,} files reported" + (f", {sum('Error' in d for d in data)} errors" if c.argv[0] == "exiftool" else "")
+        note = "; findings " + ", ".join(f"`{k}` {n:,}" for k, n in sorted(codes.items()))
+    else:
+        recs = json.loads(text or "[]")
+        recs = recs if isinstance(recs, list) else [recs]
+        note = f", {sum('Error' in d for d in recs)} errors" if c.argv[0] == "exiftool" else ""
+    return f"{len(recs):,} files reported" + ("" if len(recs) == want else f" **of {want:,}**") + note

@@ -44,6 +44,6 @@ GROUPS = [{
 def CHECK(c, stdout, v):
     """How many files each tool reported."""
     lines = open(stdout, errors="replace").read().splitlines()
-    if c.argv[0] == v["vidorient"]:
-        return f"{sum(1 for l in lines if l.strip()):,} files reported"
-    return f"{sum(1 for l in lines if l.startswith('======== ')):,} files reported"
+    n = sum(1 for l in lines if l.strip()) if c.argv[0] == v["vidorient"] else sum(l.startswith("======== ") for l in lines)
+    want = GROUPS[0]["files"][c.label]
+    return f"{n:,} files reported" + ("" if n == want else f" **of {want:,}**")
