@@ -4,7 +4,7 @@
  * Running it costs only process start-up plus the dynamic loader mapping and
  * relocating FFmpeg's shared libraries and everything they depend on.
  *
- * bench/inspect.sh builds it with
+ * bench/cases/inspect.py builds it with
  *   gcc -O2 -Wl,--no-as-needed empty-ffmpeg-link.c $(pkg-config --cflags --libs libavformat libavcodec libavutil)
  * and times it in the same run as the real tools.
  *

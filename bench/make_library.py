@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate a media library for bench/audit.sh.
+"""Generate a media library for bench/cases/audit.py and photo-audit.py.
 
     make_library.py mixed OUT --files N --testmedia DIR [--shared DIR]
         N files spread over OUT/YYYY/MM/ (and a few album folders), copied (not linked) from
@@ -8,6 +8,12 @@
         sample_rotate_and_reflect.mp4 and sample.mp4 when --shared is given, else
         TestMedia's clips. Copies, so that every file is its own inode and its own pages in
         the page cache, and so that nothing done to the library can reach the originals.
+
+    make_library.py photos OUT --files N
+        N small photos spread over OUT/YYYY/MM/ like `mixed`, copied from 20 sources made once into
+        OUT-sources/ from ffmpeg's testsrc2 pattern at four sizes (480x360, 360x480, 512x384,
+        384x512): HEIC by heif-enc (half with a 160 px thumbnail item), JPEG by ffmpeg (half with
+        EXIF orientation 6 or 8, set by exiftool), PNG and TIFF (deflate) by ffmpeg, WebP by cwebp.
 
     make_library.py clips OUT --files N --from LIB
         N hard links to the clips (.mov/.mp4, any case) of the library LIB, cycled, spread
@@ -30,6 +36,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 CLIP_EXT = (".mov", ".mp4")
@@ -51,6 +58,31 @@ def sources_mixed(testmedia, shared):
         if not os.path.isfile(p):
             sys.exit(f"make_library.py: missing source file {p}")
     return clips, photos, bad
+
+
+def sources_photos(d):
+    os.makedirs(d, exist_ok=True)
+    out = []
+    for i, (w, h) in enumerate([(480, 360), (360, 480), (512, 384), (384, 512)]):
+        b = os.path.join(d, f"src-{i}")
+        ff = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", b + ".png"]
+        steps = [
+            (".png", [["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=s={w}x{h}",
+                       "-vf", f"hue=h={i * 60}", "-frames:v", "1", b + ".png"]]),
+            (".jpg", [ff + ["-q:v", "4", b + ".jpg"]]
+             + ([["exiftool", "-q", "-overwrite_original", f"-Orientation#={6 + i}", b + ".jpg"]] if i % 2 else [])),
+            (".tif", [ff + ["-compression_algo", "deflate", b + ".tif"]]),
+            (".webp", [["cwebp", "-quiet", "-q", "75", b + ".png", "-o", b + ".webp"]]),
+            (".heic", [["heif-enc", "-q", "50", b + ".png", "-o", b + ".heic"] + (["-t", "160"] if i % 2 else [])]),
+        ]
+        for ext, commands in steps:
+            if not os.path.exists(b + ext):
+                for c in commands:
+                    r = subprocess.run(c, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+                    if r.returncode:
+                        sys.exit(f"make_library.py: {' '.join(c)} exited {r.returncode}: {r.stderr.strip()[:300]}")
+            out.append(b + ext)
+    return out
 
 
 def folder_for(i):
@@ -148,7 +180,7 @@ def kind_of(p):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["mixed", "clips", "times", "subset"])
+    ap.add_argument("mode", choices=["mixed", "photos", "clips", "times", "subset"])
     ap.add_argument("out")
     ap.add_argument("--files", type=int)
     ap.add_argument("--copies", type=int)
@@ -165,6 +197,14 @@ def main():
         clips, photos, bad = sources_mixed(args.testmedia, args.shared)
         sig = signature("mixed", args, clips + photos + bad)
         plan = plan_mixed(args.files, clips, photos, bad)
+        link = False
+    elif args.mode == "photos":
+        if not args.files:
+            ap.error("photos needs --files")
+        pool = sources_photos(out.rstrip("/") + "-sources")
+        sig = signature("photos", args, pool)
+        plan = [(pool[i % len(pool)], os.path.join(folder_for(i), f"IMG_{i:06d}{os.path.splitext(pool[i % len(pool)])[1]}"),
+                 os.path.splitext(pool[i % len(pool)])[1][1:]) for i in range(args.files)]
         link = False
     elif args.mode == "clips":
         if not args.files or not args.src:
