@@ -23,6 +23,8 @@ let package = Package(
                 .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "pkg-config"])
             ]
         ),
+        // The system's SQLite, for the audit cache (docs/audit.md says why not a Swift wrapper).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
@@ -33,7 +35,8 @@ let package = Package(
         // TIFF/raw, HEIF/AVIF items, XMP and sidecars. Pure Swift, no FFmpeg.
         .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
-        .target(name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF"]),
+        .target(
+            name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "CSQLite"]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
             name: "vidorient",

@@ -66,6 +66,12 @@ struct Audit: ParsableCommand {
     @Flag(help: "No progress line on stderr.")
     var noProgress = false
 
+    @Flag(help: "Keep each file's result in a cache and answer unchanged files from it (docs/audit.md).")
+    var cache = false
+
+    @Option(help: "The cache file (implies --cache; default $XDG_CACHE_HOME/vidorient/audit.sqlite).")
+    var cachePath: String?
+
     func validate() throws {
         guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
@@ -88,6 +94,13 @@ struct Audit: ParsableCommand {
         options.timeout = timeout
         options.deep = deep
         options.failOn = Severity(rawValue: failOn)!
+        if cache || cachePath != nil {
+            if let path = cachePath ?? AuditCache.defaultPath {
+                options.cache = AuditCache.open(path: path, warn: { Terminal.warn($0) })
+            } else {
+                Terminal.warn("cache not used: neither XDG_CACHE_HOME nor HOME is set; give --cache-path")
+            }
+        }
 
         let format: AuditFormat = json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
         let writer = AuditWriter(format: format, showInfo: verbose, colors: Terminal.standardOutput.colors)
