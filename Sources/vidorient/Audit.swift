@@ -72,6 +72,18 @@ struct Audit: ParsableCommand {
     @Option(help: "The cache file (implies --cache; default $XDG_CACHE_HOME/vidorient/audit.sqlite).")
     var cachePath: String?
 
+    @Flag(help: "Audit what is in the folders, then keep watching them and audit each new or changed file (inotify).")
+    var watch = false
+
+    @Option(help: "With --watch: seconds of quiet after a file is closed before it is audited.")
+    var settle: Double = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "With --watch: run CMD (with /bin/sh) for each finding at or above --fail-on.",
+            discussion: "$1 is the file, $2 the suggested fix (may be empty), $3 the finding's code."))
+    var exec: String?
+
     func validate() throws {
         guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
@@ -81,6 +93,10 @@ struct Audit: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be error, warning or info") }
+        if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
+        if watch && json { throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document") }
+        if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
+        guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
     }
 
     func run() throws {
@@ -104,6 +120,7 @@ struct Audit: ParsableCommand {
 
         let format: AuditFormat = json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
         let writer = AuditWriter(format: format, showInfo: verbose, colors: Terminal.standardOutput.colors)
+        if watch { return try runWatch(options: options, writer: writer) }
         let source: Auditor.Source
         if let filesFrom {
             do { source = .list(try PathList(path: filesFrom, nulSeparated: nulSeparated)) } catch {
@@ -140,6 +157,66 @@ struct Audit: ParsableCommand {
         guard !text.isEmpty else { return }
         print(text, terminator: "")
     }
+
+    /// Watch mode: records are written (and flushed) as files complete, until SIGINT or SIGTERM.
+    private func runWatch(options: AuditOptions, writer: AuditWriter) throws {
+        let watcher: Watcher
+        do { watcher = try Watcher(roots: paths, settle: settle) } catch {
+            Terminal.warn("could not watch '\(error.path)': \(error.reason)")
+            throw ExitStatus.unreadableInput
+        }
+        watchStopDescriptor = watcher.stopDescriptor
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { _ in
+                var byte: UInt8 = 1
+                _ = Glibc.write(watchStopDescriptor, &byte, 1)
+            }
+        }
+        write(writer.begin())
+        fflush(nil)
+        let exec = self.exec
+        let failOn = options.failOn
+        watcher.run(
+            options: options,
+            record: { record in
+                write(writer.record(record, first: false))
+                fflush(nil)
+                guard let exec else { return }
+                for finding in record.findings where finding.severity >= failOn {
+                    runShell(exec, arguments: [record.path, finding.action ?? "", finding.code])
+                }
+            },
+            event: { event in
+                switch event {
+                case .ready(let files):
+                    Terminal.warn("watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)")
+                case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
+                case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
+                case .overflow: Terminal.warn("the inotify queue overflowed: looking again for what changed")
+                case .walkNote(let note):
+                    if note.kind != .symlinkSkipped { Terminal.warn("skipped '\(note.path)': \(note.reason)") }
+                }
+            })
+        options.cache?.flush()
+    }
+}
+
+/// Where a signal handler writes to end watch mode (a handler cannot capture anything).
+nonisolated(unsafe) private var watchStopDescriptor: Int32 = -1
+
+/// Runs `/bin/sh -c command sh arguments…` and waits for it; its output goes where ours goes.
+private func runShell(_ command: String, arguments: [String]) {
+    let argv = ["/bin/sh", "-c", command, "sh"] + arguments
+    var cArguments = argv.map { strdup($0) } + [nil]
+    defer { for pointer in cArguments { free(pointer) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ)
+    guard status == 0 else {
+        Terminal.warn("could not run --exec: \(String(cString: strerror(status)).lowercased())")
+        return
+    }
+    var exit: Int32 = 0
+    while waitpid(pid, &exit, 0) < 0 && errno == EINTR {}
 }
 
 /// A one-line progress report on stderr, redrawn in place; only on a terminal.
