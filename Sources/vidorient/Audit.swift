@@ -84,6 +84,12 @@ struct Audit: ParsableCommand {
             discussion: "$1 is the file, $2 the suggested fix (may be empty), $3 the finding's code."))
     var exec: String?
 
+    @Option(help: "Also write one self-contained HTML page of the files with findings.")
+    var html: String?
+
+    @Flag(help: "With --html: as-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
+    var thumbnails = false
+
     func validate() throws {
         guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
@@ -96,6 +102,8 @@ struct Audit: ParsableCommand {
         if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
         if watch && json { throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document") }
         if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
+        if html != nil && watch { throw ValidationError("--html writes one page at the end; it does not go with --watch") }
+        if thumbnails && html == nil { throw ValidationError("--thumbnails goes with --html") }
         guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
     }
 
@@ -112,7 +120,8 @@ struct Audit: ParsableCommand {
         options.failOn = Severity(rawValue: failOn)!
         if cache || cachePath != nil {
             if let path = cachePath ?? AuditCache.defaultPath {
-                options.cache = AuditCache.open(path: path, warn: { Terminal.warn($0) })
+                // The page needs each flagged file's video object, which hits otherwise skip.
+                options.cache = AuditCache.open(path: path, fullRecords: html != nil, warn: { Terminal.warn($0) })
             } else {
                 Terminal.warn("cache not used: neither XDG_CACHE_HOME nor HOME is set; give --cache-path")
             }
@@ -130,6 +139,13 @@ struct Audit: ParsableCommand {
         } else {
             source = .walk(paths)
         }
+        var page: HTMLReport?
+        if let html {
+            do { page = try HTMLReport(path: html, thumbnails: thumbnails) } catch {
+                Terminal.warn("could not write '\(error.path)': \(error.reason)")
+                throw ExitStatus.unreadableInput
+            }
+        }
         let progress = ProgressLine(enabled: !noProgress && isatty(STDERR_FILENO) == 1)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
@@ -137,6 +153,7 @@ struct Audit: ParsableCommand {
         let summary = Auditor(options: options).run(
             source,
             record: { record in
+                page?.add(record)
                 let text = writer.record(record, first: first)
                 // Only a terminal shows stdout and stderr on one screen: clear the line first there.
                 if !text.isEmpty && stdoutIsTerminal { progress.clear() }
@@ -150,6 +167,9 @@ struct Audit: ParsableCommand {
             progress: { progress.show($0) })
         progress.clear()
         write(writer.end(summary))
+        if let page {
+            try finishPage(page, jobs: options.jobs, showProgress: !noProgress)
+        }
         if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
     }
 
@@ -198,6 +218,30 @@ struct Audit: ParsableCommand {
                 }
             })
         options.cache?.flush()
+    }
+}
+
+/// Makes the page's thumbnails (with a progress line on a terminal) and closes it.
+func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
+    if page.thumbnailFolder != nil {
+        let line = showProgress && isatty(STDERR_FILENO) == 1
+        let failed = page.makeThumbnails(jobs: jobs) { done, total in
+            guard line else { return }
+            let width = 30
+            let filled = total > 0 ? done * width / total : width
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            let text = Array("\r\u{1B}[2Kthumbnails \(bar) \(done)/\(total)".utf8)
+            _ = text.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+        if line {
+            let clear = Array("\r\u{1B}[2K".utf8)
+            _ = clear.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+        if failed > 0 { Terminal.warn("\(failed) thumbnails could not be made; their rows show no picture") }
+    }
+    do { try page.finish() } catch {
+        Terminal.warn("could not write '\(error.path)': \(error.reason)")
+        throw ExitStatus.unreadableInput
     }
 }
 
