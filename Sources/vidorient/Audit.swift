@@ -186,6 +186,13 @@ struct Audit: ParsableCommand {
             throw ExitStatus.unreadableInput
         }
         watchStopDescriptor = watcher.stopDescriptor
+        // A parent may have started us with signals blocked (some process launchers do): unblock
+        // the two that stop us, on this thread, which then takes them.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        sigaddset(&stopping, SIGINT)
+        sigaddset(&stopping, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { _ in
                 var byte: UInt8 = 1
