@@ -6,7 +6,7 @@ import Musl
 import CSQLite
 import FoundationEssentials
 import Synchronization
-public import VidorientCore
+import VidorientCore
 
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made

@@ -141,7 +141,7 @@ public final class HTMLReport {
         }
 
         enum Keys: String, CodingKey { case p, f, c, s, d, x, t }
-        enum FindingKeys: String, CodingKey { case v, r, m, a }
+        enum FindingKeys: String, CodingKey { case v, r, m, a, n }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -157,6 +157,7 @@ public final class HTMLReport {
                 try f.encode(finding.code, forKey: .r)
                 try f.encode(finding.message, forKey: .m)
                 try f.encode(HTMLReport.command(finding.action, path: record.path), forKey: .a)
+                try f.encode(HTMLReport.condition(finding.action), forKey: .n)
             }
             try c.encode(thumbnail, forKey: .t)
         }
@@ -208,6 +209,16 @@ public final class HTMLReport {
         guard let start = action.firstRange(of: "vidorient ") else { return action }
         let command = String(action[start.lowerBound...])
         return command.replacing(path, with: shellQuoted(path))
+    }
+
+    /// What an action says before its command ("if the mirror is unintended"), shown beside it.
+    static func condition(_ action: String?) -> String? {
+        guard let action, let start = action.firstRange(of: "vidorient "), start.lowerBound > action.startIndex else {
+            return nil
+        }
+        var lead = action[..<start.lowerBound]
+        while let last = lead.last, last == " " || last == ":" { lead = lead.dropLast() }
+        return lead.isEmpty ? nil : String(lead)
     }
 
     static func shellQuoted(_ text: String) -> String {

@@ -43,6 +43,7 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         let finding = try #require((row["x"] as? [[String: Any]])?.first)
         #expect(finding["r"] as? String == "mirrored")
         #expect(finding["v"] as? String == "warning")
+        #expect(finding["n"] as? String == "if the mirror is unintended")
         // The fix command runs as shown: the shell hands the path back unchanged.
         let command = try #require(finding["a"] as? String)
         #expect(command.hasPrefix("vidorient fix '"))

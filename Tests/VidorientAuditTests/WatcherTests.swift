@@ -134,7 +134,7 @@ final class WatchRun: Sendable {
         #expect(run.wait { run.isReady })
         let bytes = try Data(contentsOf: Library.testMedia.appendingPathComponent("orient-7.mp4"))
         let path = run.folder.appendingPathComponent("slow.mp4")
-        FileManager.default.createFile(atPath: path.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
         let handle = try FileHandle(forWritingTo: path)
         try handle.write(contentsOf: bytes.prefix(bytes.count / 2))
         // Another file settles while the slow one is open: had the half file been taken, it would
