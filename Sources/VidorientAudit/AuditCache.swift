@@ -50,11 +50,11 @@ public struct CachedLine: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {}
 }
 
-/// What a cache hit decodes when full records are not asked for: enough to count and to print
-/// findings, at a third of the cost of the whole record.
-private struct StoredFindings: Decodable {
-    let path: String
-    let findings: [Finding]
+/// One stored result: the record's exact JSON line, and its findings' JSON apart, which is all a
+/// hit decodes when full records are not asked for (and, as `[]` for most files, nothing at all).
+public struct StoredResult: Sendable, Hashable {
+    public var line: String
+    public var findings: String
 }
 
 /// A SQLite file of audit results, one row per path and set of result-changing options. A file
@@ -128,33 +128,40 @@ public final class AuditCache: Sendable {
         // so its stored row will not match next time.
         guard let key = FileKey(path: path) else { return Auditor.audit(path, options: options) }
         let optionsKey = AuditCache.optionsKey(options)
-        if let line = lookup(path, optionsKey: optionsKey, key: key), var record = replay(line), record.path == path {
-            record.cached = CachedLine(line: line)
+        if let stored = lookup(path, optionsKey: optionsKey, key: key), var record = replay(stored, path: path),
+            record.path == path
+        {
+            record.cached = CachedLine(line: stored.line)
             tally.withLock { $0.hits += 1 }
             return record
         }
-        let record = Auditor.audit(path, options: options)
+        var record = Auditor.audit(path, options: options)
         // A timeout says more about the machine's load than about the file: try again next time.
         guard !record.findings.contains(where: { $0.code == "timeout" }) else { return record }
-        guard let line = try? JSONText(pretty: false).encode(record) else { return record }
-        store(path, optionsKey: optionsKey, key: key, line: line)
+        let encoder = JSONText(pretty: false)
+        guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
+            return record
+        }
+        store(path, optionsKey: optionsKey, key: key, result: StoredResult(line: line, findings: findings))
+        // Encoded once: the writers use this line instead of encoding the record again.
+        record.cached = CachedLine(line: line)
         return record
     }
 
-    private func replay(_ line: String) -> AuditRecord? {
-        let data = Data(line.utf8)
-        if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: data) }
-        guard let stored = try? JSONDecoder().decode(StoredFindings.self, from: data) else { return nil }
-        return AuditRecord(path: stored.path, video: nil, findings: stored.findings)
+    private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
+        if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8)) }
+        if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
+        guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else { return nil }
+        return AuditRecord(path: path, video: nil, findings: findings)
     }
 
     /// The stored line for `path` if its key matches.
-    public func lookup(_ path: String, optionsKey: String, key: FileKey) -> String? {
+    public func lookup(_ path: String, optionsKey: String, key: FileKey) -> StoredResult? {
         withDatabase { try $0.lookup(path, optionsKey: optionsKey, key: key) } ?? nil
     }
 
-    public func store(_ path: String, optionsKey: String, key: FileKey, line: String) {
-        if withDatabase({ try $0.store(path, optionsKey: optionsKey, key: key, line: line) }) != nil {
+    public func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) {
+        if withDatabase({ try $0.store(path, optionsKey: optionsKey, key: key, result: result) }) != nil {
             tally.withLock { $0.stored += 1 }
         }
     }
@@ -210,7 +217,7 @@ private final class Database: @unchecked Sendable {
         var select: OpaquePointer?
         var insert: OpaquePointer?
         var status = sqlite3_prepare_v2(
-            handle, "SELECT device, inode, size, mtime_ns, ctime_ns, record FROM files WHERE path = ? AND options = ?",
+            handle, "SELECT device, inode, size, mtime_ns, ctime_ns, findings, record FROM files WHERE path = ? AND options = ?",
             -1, &select, nil)
         guard status == SQLITE_OK, let select else {
             sqlite3_close_v2(handle)
@@ -218,8 +225,8 @@ private final class Database: @unchecked Sendable {
         }
         status = sqlite3_prepare_v2(
             handle,
-            "INSERT OR REPLACE INTO files (path, options, device, inode, size, mtime_ns, ctime_ns, record) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &insert, nil)
+            "INSERT OR REPLACE INTO files (path, options, device, inode, size, mtime_ns, ctime_ns, findings, record) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &insert, nil)
         guard status == SQLITE_OK, let insert else {
             sqlite3_finalize(select)
             sqlite3_close_v2(handle)
@@ -280,8 +287,8 @@ private final class Database: @unchecked Sendable {
                     BEGIN IMMEDIATE;
                     CREATE TABLE IF NOT EXISTS files (
                         path BLOB NOT NULL, options TEXT NOT NULL, device INTEGER NOT NULL, inode INTEGER NOT NULL,
-                        size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, record TEXT NOT NULL,
-                        PRIMARY KEY (path, options)) WITHOUT ROWID;
+                        size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+                        findings TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (path, options));
                     PRAGMA application_id = \(AuditCache.applicationID);
                     PRAGMA user_version = \(AuditCache.formatVersion);
                     COMMIT;
@@ -305,7 +312,7 @@ private final class Database: @unchecked Sendable {
         }
     }
 
-    func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> String? {
+    func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
         defer { sqlite3_reset(select) }
         try bind(select, path: path, optionsKey: optionsKey)
         let status = sqlite3_step(select)
@@ -314,12 +321,13 @@ private final class Database: @unchecked Sendable {
         guard UInt64(bitPattern: sqlite3_column_int64(select, 0)) == key.device,
             UInt64(bitPattern: sqlite3_column_int64(select, 1)) == key.inode,
             sqlite3_column_int64(select, 2) == key.size, sqlite3_column_int64(select, 3) == key.mtimeNanoseconds,
-            sqlite3_column_int64(select, 4) == key.ctimeNanoseconds, let text = sqlite3_column_text(select, 5)
+            sqlite3_column_int64(select, 4) == key.ctimeNanoseconds, let findings = sqlite3_column_text(select, 5),
+            let line = sqlite3_column_text(select, 6)
         else { return nil }
-        return String(cString: text)
+        return StoredResult(line: String(cString: line), findings: String(cString: findings))
     }
 
-    func store(_ path: String, optionsKey: String, key: FileKey, line: String) throws(SQLiteError) {
+    func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) throws(SQLiteError) {
         if pending == 0 {
             try Database.exec(handle, "BEGIN IMMEDIATE")
             transactionStart = Clock.now
@@ -331,13 +339,15 @@ private final class Database: @unchecked Sendable {
         sqlite3_bind_int64(insert, 5, key.size)
         sqlite3_bind_int64(insert, 6, key.mtimeNanoseconds)
         sqlite3_bind_int64(insert, 7, key.ctimeNanoseconds)
-        var text = line
-        let status = text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) {
-                vidorient_sqlite3_bind_text_transient(insert, 8, $0.baseAddress, Int32($0.count))
+        for (index, value) in [(Int32(8), result.findings), (Int32(9), result.line)] {
+            var text = value
+            let status = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    vidorient_sqlite3_bind_text_transient(insert, index, $0.baseAddress, Int32($0.count))
+                }
             }
+            guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
         }
-        guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
         let step = sqlite3_step(insert)
         guard step == SQLITE_DONE else { throw SQLiteError(step, handle) }
         pending += 1
