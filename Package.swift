@@ -29,6 +29,8 @@ let package = Package(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
         // zlib, for PNG's CRC-32 and compressed text chunks; used only by VidorientPhoto.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The system's SQLite, for the audit cache (docs/audit.md says why not a Swift wrapper).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
@@ -45,7 +47,8 @@ let package = Package(
         .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
         .target(
-            name: "VidorientAudit", dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto"]),
+            name: "VidorientAudit",
+            dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "CSQLite"]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
             name: "vidorient",

@@ -38,9 +38,9 @@ public struct AuditWriter: Sendable {
     public func record(_ record: AuditRecord, first: Bool) -> String {
         switch format {
         case .jsonl:
-            return json(record) + "\n"
+            return (record.cached.line ?? json(record)) + "\n"
         case .json:
-            return (first ? "\n" : ",\n") + json(record)
+            return (first ? "\n" : ",\n") + (record.cached.line ?? json(record))
         case .csv:
             return record.findings.map { finding in
                 [record.path, finding.severity.rawValue, finding.code, finding.message, finding.action ?? ""]

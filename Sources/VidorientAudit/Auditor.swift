@@ -21,6 +21,8 @@ public struct AuditOptions: Sendable {
     public var deep = false
     /// Findings at or above this make the exit status 1.
     public var failOn: Severity = .warning
+    /// Results kept between runs: an unchanged file is answered without being opened.
+    public var cache: AuditCache?
 
     public init() {}
 }
@@ -32,6 +34,9 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var video: VideoReport?
     public var photo: PhotoReport?
     public var findings: [Finding]
+    /// The exact JSON line of a record answered from the audit cache, which writers replay byte
+    /// for byte. Not part of the record's value.
+    public var cached = CachedLine()
 
     public init(path: String, video: VideoReport?, photo: PhotoReport? = nil, findings: [Finding]) {
         self.schemaVersion = MediaReport.currentSchemaVersion
@@ -188,7 +193,7 @@ public struct Auditor: Sendable {
         for _ in 0..<workers {
             DispatchQueue.global().async(group: group) {
                 while let path = queue.pop() {
-                    let result = Auditor.audit(path, options: options)
+                    let result = options.cache?.record(for: path, options: options) ?? Auditor.audit(path, options: options)
                     output.withLock { callbacks in
                         let snapshot = state.withLock { state -> AuditProgress? in
                             state.summary.add(result, failOn: options.failOn)
@@ -226,6 +231,7 @@ public struct Auditor: Sendable {
         state.withLock { $0.walkFinished = true }
         queue.finish(workers: workers)
         group.wait()
+        options.cache?.flush()
         var summary = state.withLock { $0.summary }
         summary.seconds = Clock.now - start
         summary.shard = options.walk.shard.map { "\($0.index)/\($0.count)" }

@@ -170,7 +170,7 @@ public struct LibraryWalk {
         }
     }
 
-    private func accepts(_ path: String, explicitly: Bool) -> Bool {
+    func accepts(_ path: String, explicitly: Bool) -> Bool {
         if excluded(path) { return false }
         if let shard = options.shard, !shard.contains(path) { return false }
         if !options.include.isEmpty { return options.include.contains { LibraryWalk.matches($0, path) } }

@@ -66,6 +66,30 @@ struct Audit: ParsableCommand {
     @Flag(help: "No progress line on stderr.")
     var noProgress = false
 
+    @Flag(help: "Keep each file's result in a cache and answer unchanged files from it (docs/audit.md).")
+    var cache = false
+
+    @Option(help: "The cache file (implies --cache; default $XDG_CACHE_HOME/vidorient/audit.sqlite).")
+    var cachePath: String?
+
+    @Flag(help: "Audit what is in the folders, then keep watching them and audit each new or changed file (inotify).")
+    var watch = false
+
+    @Option(help: "With --watch: seconds of quiet after a file is closed before it is audited.")
+    var settle: Double = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "With --watch: run CMD (with /bin/sh) for each finding at or above --fail-on.",
+            discussion: "$1 is the file, $2 the suggested fix (may be empty), $3 the finding's code."))
+    var exec: String?
+
+    @Option(help: "Also write one self-contained HTML page of the files with findings.")
+    var html: String?
+
+    @Flag(help: "With --html: as-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
+    var thumbnails = false
+
     func validate() throws {
         guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
@@ -78,6 +102,12 @@ struct Audit: ParsableCommand {
             throw ValidationError("--timeout must be above 0 and at most 86400 seconds, got \(timeout)")
         }
         guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be error, warning or info") }
+        if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
+        if watch && json { throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document") }
+        if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
+        if html != nil && watch { throw ValidationError("--html writes one page at the end; it does not go with --watch") }
+        if thumbnails && html == nil { throw ValidationError("--thumbnails goes with --html") }
+        guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
     }
 
     func run() throws {
@@ -91,9 +121,18 @@ struct Audit: ParsableCommand {
         options.timeout = timeout
         options.deep = deep
         options.failOn = Severity(rawValue: failOn)!
+        if cache || cachePath != nil {
+            if let path = cachePath ?? AuditCache.defaultPath {
+                // The page needs each flagged file's video object, which hits otherwise skip.
+                options.cache = AuditCache.open(path: path, fullRecords: html != nil, warn: { Terminal.warn($0) })
+            } else {
+                Terminal.warn("cache not used: neither XDG_CACHE_HOME nor HOME is set; give --cache-path")
+            }
+        }
 
         let format: AuditFormat = json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
         let writer = AuditWriter(format: format, showInfo: verbose, colors: Terminal.standardOutput.colors)
+        if watch { return try runWatch(options: options, writer: writer) }
         let source: Auditor.Source
         if let filesFrom {
             do { source = .list(try PathList(path: filesFrom, nulSeparated: nulSeparated)) } catch {
@@ -103,6 +142,13 @@ struct Audit: ParsableCommand {
         } else {
             source = .walk(paths)
         }
+        var page: HTMLReport?
+        if let html {
+            do { page = try HTMLReport(path: html, thumbnails: thumbnails) } catch {
+                Terminal.warn("could not write '\(error.path)': \(error.reason)")
+                throw ExitStatus.unreadableInput
+            }
+        }
         let progress = ProgressLine(enabled: !noProgress && isatty(STDERR_FILENO) == 1)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
@@ -110,6 +156,7 @@ struct Audit: ParsableCommand {
         let summary = Auditor(options: options).run(
             source,
             record: { record in
+                page?.add(record)
                 let text = writer.record(record, first: first)
                 // Only a terminal shows stdout and stderr on one screen: clear the line first there.
                 if !text.isEmpty && stdoutIsTerminal { progress.clear() }
@@ -123,6 +170,9 @@ struct Audit: ParsableCommand {
             progress: { progress.show($0) })
         progress.clear()
         write(writer.end(summary))
+        if let page {
+            try finishPage(page, jobs: options.jobs, showProgress: !noProgress)
+        }
         if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
     }
 
@@ -130,6 +180,97 @@ struct Audit: ParsableCommand {
         guard !text.isEmpty else { return }
         print(text, terminator: "")
     }
+
+    /// Watch mode: records are written (and flushed) as files complete, until SIGINT or SIGTERM.
+    private func runWatch(options: AuditOptions, writer: AuditWriter) throws {
+        let watcher: Watcher
+        do { watcher = try Watcher(roots: paths, settle: settle) } catch {
+            Terminal.warn("could not watch '\(error.path)': \(error.reason)")
+            throw ExitStatus.unreadableInput
+        }
+        watchStopDescriptor = watcher.stopDescriptor
+        // A parent may have started us with signals blocked (some process launchers do): unblock
+        // the two that stop us, on this thread, which then takes them.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        sigaddset(&stopping, SIGINT)
+        sigaddset(&stopping, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { _ in
+                var byte: UInt8 = 1
+                _ = Glibc.write(watchStopDescriptor, &byte, 1)
+            }
+        }
+        write(writer.begin())
+        fflush(nil)
+        let exec = self.exec
+        let failOn = options.failOn
+        watcher.run(
+            options: options,
+            record: { record in
+                write(writer.record(record, first: false))
+                fflush(nil)
+                guard let exec else { return }
+                for finding in record.findings where finding.severity >= failOn {
+                    runShell(exec, arguments: [record.path, finding.action ?? "", finding.code])
+                }
+            },
+            event: { event in
+                switch event {
+                case .ready(let files):
+                    Terminal.warn("watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)")
+                case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
+                case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
+                case .overflow: Terminal.warn("the inotify queue overflowed: looking again for what changed")
+                case .walkNote(let note):
+                    if note.kind != .symlinkSkipped { Terminal.warn("skipped '\(note.path)': \(note.reason)") }
+                }
+            })
+        options.cache?.flush()
+    }
+}
+
+/// Makes the page's thumbnails (with a progress line on a terminal) and closes it.
+func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
+    if page.thumbnailFolder != nil {
+        let line = showProgress && isatty(STDERR_FILENO) == 1
+        let failed = page.makeThumbnails(jobs: jobs) { done, total in
+            guard line else { return }
+            let width = 30
+            let filled = total > 0 ? done * width / total : width
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            let text = Array("\r\u{1B}[2Kthumbnails \(bar) \(done)/\(total)".utf8)
+            _ = text.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+        if line {
+            let clear = Array("\r\u{1B}[2K".utf8)
+            _ = clear.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+        if failed > 0 { Terminal.warn("\(failed) thumbnails could not be made; their rows show no picture") }
+    }
+    do { try page.finish() } catch {
+        Terminal.warn("could not write '\(error.path)': \(error.reason)")
+        throw ExitStatus.unreadableInput
+    }
+}
+
+/// Where a signal handler writes to end watch mode (a handler cannot capture anything).
+nonisolated(unsafe) private var watchStopDescriptor: Int32 = -1
+
+/// Runs `/bin/sh -c command sh arguments…` and waits for it; its output goes where ours goes.
+private func runShell(_ command: String, arguments: [String]) {
+    let argv = ["/bin/sh", "-c", command, "sh"] + arguments
+    var cArguments = argv.map { strdup($0) } + [nil]
+    defer { for pointer in cArguments { free(pointer) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ)
+    guard status == 0 else {
+        Terminal.warn("could not run --exec: \(String(cString: strerror(status)).lowercased())")
+        return
+    }
+    var exit: Int32 = 0
+    while waitpid(pid, &exit, 0) < 0 && errno == EINTR {}
 }
 
 /// A one-line progress report on stderr, redrawn in place; only on a terminal.

@@ -15,7 +15,7 @@ struct Vidorient: ParsableCommand {
             clockwise rotation. Exit status: 0 success, 2 an input could not be read, 64 bad usage.
             """,
         version: "0.1.0",
-        subcommands: [Inspect.self, Thumbnail.self, Fix.self, Audit.self, OrientationCommand.self]
+        subcommands: [Inspect.self, Thumbnail.self, Fix.self, Audit.self, Report.self, OrientationCommand.self]
     )
 
     /// Every way out (success, a finding, an error, `--help`) passes through `exit`, so the

@@ -1,0 +1,406 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CSQLite
+import FoundationEssentials
+import Synchronization
+import VidorientCore
+
+/// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
+/// record's shape changes what an audit reports for the same bytes: every cached result made
+/// under another version is then ignored.
+public enum AuditRules {
+    public static let version = 2  // 2: photos read by their own readers (the photo report)
+}
+
+/// What identifies one state of a file without reading it: if none of these changed, its bytes
+/// did not either. ctime matters because it cannot be set back: a rewrite in place that restores
+/// the size and the mtime still moves it.
+public struct FileKey: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var mtimeNanoseconds: Int64
+    public var ctimeNanoseconds: Int64
+
+    /// The file a path leads to (links followed: the target is what gets audited), or nil.
+    public init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        mtimeNanoseconds = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        ctimeNanoseconds = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+    }
+}
+
+/// A record's JSON line as the cache stored it, nil for a record just audited. Equal to every
+/// other: where a record came from is not part of its value.
+public struct CachedLine: Sendable, Hashable {
+    public let line: String?
+
+    public init(line: String? = nil) {
+        self.line = line
+    }
+
+    public static func == (lhs: CachedLine, rhs: CachedLine) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
+}
+
+/// One stored result: the record's exact JSON line, and its findings' JSON apart, which is all a
+/// hit decodes when full records are not asked for (and, as `[]` for most files, nothing at all).
+public struct StoredResult: Sendable, Hashable {
+    public var line: String
+    public var findings: String
+}
+
+/// A SQLite file of audit results, one row per path and set of result-changing options. A file
+/// whose `FileKey` still matches its row is not opened: its stored JSON line is replayed.
+/// WAL mode lets two audits share one cache; writes are batched into short transactions.
+public final class AuditCache: Sendable {
+    /// The file's format; a cache with a larger number comes from a newer vidorient.
+    public static let formatVersion: Int32 = 1
+    /// SQLite's `application_id` for these files ("VOAC"): anything else is not ours.
+    static let applicationID: Int32 = 0x564F_4143
+
+    public let path: String
+    /// Decode each hit's `video` too. Without it a hit's `video` is nil and only `findings` and
+    /// `cached` (the exact line, which the writers replay) are filled: re-audits of unchanged
+    /// libraries are dominated by that decoding otherwise.
+    public let fullRecords: Bool
+    private let database: Mutex<Database?>
+    private let warn: @Sendable (String) -> Void
+    private let tally = Mutex(Counters())
+
+    public struct Counters: Sendable, Hashable {
+        /// Files answered from the cache, without being opened.
+        public var hits = 0
+        /// Files audited and stored.
+        public var stored = 0
+    }
+
+    public var counters: Counters { tally.withLock { $0 } }
+
+    /// `$XDG_CACHE_HOME/vidorient/audit.sqlite`, or `~/.cache/vidorient/audit.sqlite`.
+    public static var defaultPath: String? {
+        if let xdg = getenv("XDG_CACHE_HOME").map({ String(cString: $0) }), xdg.hasPrefix("/") {
+            return xdg + "/vidorient/audit.sqlite"
+        }
+        guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else { return nil }
+        return home + "/.cache/vidorient/audit.sqlite"
+    }
+
+    /// Opens (or creates) the cache at `path`. A corrupt or foreign file is renamed aside and a
+    /// new one made; a cache that cannot be used at all (read-only disk, newer format) gives nil.
+    /// Either way `warn` gets one line saying why; the audit goes on without the cache.
+    public static func open(
+        path: String, fullRecords: Bool = false, warn: @escaping @Sendable (String) -> Void
+    ) -> AuditCache? {
+        do {
+            return AuditCache(
+                path: path, fullRecords: fullRecords, database: try Database.open(path, warn: warn), warn: warn)
+        } catch {
+            warn("cache '\(path)' not used: \(error.reason); auditing without it")
+            return nil
+        }
+    }
+
+    private init(path: String, fullRecords: Bool, database: Database, warn: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.fullRecords = fullRecords
+        self.database = Mutex(database)
+        self.warn = warn
+    }
+
+    /// The words that identify what a result depends on besides the file: the rules' version,
+    /// the record's schema and `--deep`. Filters, shards, `--fail-on` and `--timeout` change
+    /// which files are audited or how the results are judged, not what a file's record says.
+    public static func optionsKey(_ options: AuditOptions, rulesVersion: Int = AuditRules.version) -> String {
+        "rules=\(rulesVersion);schema=\(MediaReport.currentSchemaVersion);deep=\(options.deep ? 1 : 0)"
+    }
+
+    /// The record for `path`: from the cache when the file is unchanged, else audited and stored.
+    public func record(for path: String, options: AuditOptions) -> AuditRecord {
+        // The key is taken before the audit: a file changed while it is read gets a newer ctime,
+        // so its stored row will not match next time.
+        guard let key = FileKey(path: path) else { return Auditor.audit(path, options: options) }
+        let optionsKey = AuditCache.optionsKey(options)
+        if let stored = lookup(path, optionsKey: optionsKey, key: key), var record = replay(stored, path: path),
+            record.path == path
+        {
+            record.cached = CachedLine(line: stored.line)
+            tally.withLock { $0.hits += 1 }
+            return record
+        }
+        var record = Auditor.audit(path, options: options)
+        // A timeout says more about the machine's load than about the file: try again next time.
+        guard !record.findings.contains(where: { $0.code == "timeout" }) else { return record }
+        let encoder = JSONText(pretty: false)
+        guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
+            return record
+        }
+        store(path, optionsKey: optionsKey, key: key, result: StoredResult(line: line, findings: findings))
+        // Encoded once: the writers use this line instead of encoding the record again.
+        record.cached = CachedLine(line: line)
+        return record
+    }
+
+    private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
+        if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8)) }
+        if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
+        guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else { return nil }
+        return AuditRecord(path: path, video: nil, findings: findings)
+    }
+
+    /// The stored line for `path` if its key matches.
+    public func lookup(_ path: String, optionsKey: String, key: FileKey) -> StoredResult? {
+        withDatabase { try $0.lookup(path, optionsKey: optionsKey, key: key) } ?? nil
+    }
+
+    public func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) {
+        if withDatabase({ try $0.store(path, optionsKey: optionsKey, key: key, result: result) }) != nil {
+            tally.withLock { $0.stored += 1 }
+        }
+    }
+
+    /// Commits what is pending: at the end of a run, and after each event in watch mode.
+    public func flush() {
+        _ = withDatabase { try $0.commit() }
+    }
+
+    /// Runs `body` on the open database; on an error the cache is closed for the rest of the
+    /// run with one warning (a disk that fills up, a file corrupted under us).
+    private func withDatabase<T>(_ body: (Database) throws -> T) -> T? {
+        database.withLock { database -> T? in
+            guard let open = database else { return nil }
+            do {
+                return try body(open)
+            } catch {
+                warn("cache '\(path)' not used any more: \((error as? SQLiteError)?.reason ?? String(describing: error))")
+                database = nil
+                return nil
+            }
+        }
+    }
+}
+
+struct SQLiteError: Error, Sendable {
+    let code: Int32
+    let reason: String
+
+    init(code: Int32, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    init(_ code: Int32, _ handle: OpaquePointer?) {
+        self.code = code
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        reason = message.lowercased()
+    }
+}
+
+/// Owns the SQLite connection and its prepared statements. Unchecked: only ever used with the
+/// cache's lock held, so one thread at a time.
+private final class Database: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let select: OpaquePointer
+    private let insert: OpaquePointer
+    private var pending = 0
+    private var transactionStart = 0.0
+
+    private init(handle: OpaquePointer) throws(SQLiteError) {
+        self.handle = handle
+        var select: OpaquePointer?
+        var insert: OpaquePointer?
+        var status = sqlite3_prepare_v2(
+            handle, "SELECT device, inode, size, mtime_ns, ctime_ns, findings, record FROM files WHERE path = ? AND options = ?",
+            -1, &select, nil)
+        guard status == SQLITE_OK, let select else {
+            sqlite3_close_v2(handle)
+            throw SQLiteError(status, handle)
+        }
+        status = sqlite3_prepare_v2(
+            handle,
+            "INSERT OR REPLACE INTO files (path, options, device, inode, size, mtime_ns, ctime_ns, findings, record) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &insert, nil)
+        guard status == SQLITE_OK, let insert else {
+            sqlite3_finalize(select)
+            sqlite3_close_v2(handle)
+            throw SQLiteError(status, handle)
+        }
+        self.select = select
+        self.insert = insert
+    }
+
+    deinit {
+        if pending > 0 { _ = sqlite3_exec(handle, "COMMIT", nil, nil, nil) }
+        sqlite3_finalize(select)
+        sqlite3_finalize(insert)
+        sqlite3_close_v2(handle)
+    }
+
+    enum Verdict {
+        case usable
+        /// Not a SQLite file, a SQLite file of something else, or damaged: set aside, rebuild.
+        case setAside(String)
+    }
+
+    static func open(_ path: String, warn: @Sendable (String) -> Void) throws(SQLiteError) -> Database {
+        try makeParentDirectories(of: path)
+        do throws(SQLiteError) {
+            return try connect(path)
+        } catch where error.code == SQLITE_NOTADB || error.code == SQLITE_CORRUPT || error.code == -1 {
+            let aside = path + ".broken-\(time(nil))"
+            guard rename(path, aside) == 0 else {
+                throw SQLiteError(code: SQLITE_CANTOPEN, reason: "\(error.reason), and it could not be set aside: \(errnoReason())")
+            }
+            unlink(path + "-wal")
+            unlink(path + "-shm")
+            warn("cache '\(path)' \(error.reason): moved to '\(aside)' and rebuilt")
+            return try connect(path)
+        }
+    }
+
+    private static func connect(_ path: String) throws(SQLiteError) -> Database {
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let handle else {
+            let error = SQLiteError(status, handle)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        do throws(SQLiteError) {
+            sqlite3_busy_timeout(handle, 10_000)
+            let application = try integer(handle, "PRAGMA application_id")
+            let format = try integer(handle, "PRAGMA user_version")
+            let tables = try integer(handle, "SELECT count(*) FROM sqlite_schema")
+            if application == 0 && format == 0 && tables == 0 {
+                // A new, empty file: make it ours.
+                try exec(handle, "PRAGMA journal_mode = WAL")
+                try exec(
+                    handle,
+                    """
+                    BEGIN IMMEDIATE;
+                    CREATE TABLE IF NOT EXISTS files (
+                        path BLOB NOT NULL, options TEXT NOT NULL, device INTEGER NOT NULL, inode INTEGER NOT NULL,
+                        size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+                        findings TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (path, options));
+                    PRAGMA application_id = \(AuditCache.applicationID);
+                    PRAGMA user_version = \(AuditCache.formatVersion);
+                    COMMIT;
+                    """)
+            } else if application != Int64(AuditCache.applicationID) {
+                throw SQLiteError(code: -1, reason: "is not a vidorient audit cache")
+            } else if format > Int64(AuditCache.formatVersion) {
+                throw SQLiteError(
+                    code: SQLITE_CANTOPEN,
+                    reason: "was written by a newer vidorient (cache format \(format), this one reads \(AuditCache.formatVersion))")
+            } else if format < Int64(AuditCache.formatVersion) {
+                throw SQLiteError(code: -1, reason: "is in an older cache format (\(format))")
+            } else {
+                try exec(handle, "PRAGMA journal_mode = WAL")
+            }
+            try exec(handle, "PRAGMA synchronous = NORMAL")
+            return try Database(handle: handle)
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
+        }
+    }
+
+    func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
+        defer { sqlite3_reset(select) }
+        try bind(select, path: path, optionsKey: optionsKey)
+        let status = sqlite3_step(select)
+        if status == SQLITE_DONE { return nil }
+        guard status == SQLITE_ROW else { throw SQLiteError(status, handle) }
+        guard UInt64(bitPattern: sqlite3_column_int64(select, 0)) == key.device,
+            UInt64(bitPattern: sqlite3_column_int64(select, 1)) == key.inode,
+            sqlite3_column_int64(select, 2) == key.size, sqlite3_column_int64(select, 3) == key.mtimeNanoseconds,
+            sqlite3_column_int64(select, 4) == key.ctimeNanoseconds, let findings = sqlite3_column_text(select, 5),
+            let line = sqlite3_column_text(select, 6)
+        else { return nil }
+        return StoredResult(line: String(cString: line), findings: String(cString: findings))
+    }
+
+    func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) throws(SQLiteError) {
+        if pending == 0 {
+            try Database.exec(handle, "BEGIN IMMEDIATE")
+            transactionStart = Clock.now
+        }
+        defer { sqlite3_reset(insert) }
+        try bind(insert, path: path, optionsKey: optionsKey)
+        sqlite3_bind_int64(insert, 3, Int64(bitPattern: key.device))
+        sqlite3_bind_int64(insert, 4, Int64(bitPattern: key.inode))
+        sqlite3_bind_int64(insert, 5, key.size)
+        sqlite3_bind_int64(insert, 6, key.mtimeNanoseconds)
+        sqlite3_bind_int64(insert, 7, key.ctimeNanoseconds)
+        for (index, value) in [(Int32(8), result.findings), (Int32(9), result.line)] {
+            var text = value
+            let status = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    vidorient_sqlite3_bind_text_transient(insert, index, $0.baseAddress, Int32($0.count))
+                }
+            }
+            guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
+        }
+        let step = sqlite3_step(insert)
+        guard step == SQLITE_DONE else { throw SQLiteError(step, handle) }
+        pending += 1
+        // Short transactions: another audit sharing the cache waits at most about a second.
+        if pending >= 500 || Clock.now - transactionStart > 1 { try commit() }
+    }
+
+    func commit() throws(SQLiteError) {
+        guard pending > 0 else { return }
+        pending = 0
+        try Database.exec(handle, "COMMIT")
+    }
+
+    private func bind(_ statement: OpaquePointer, path: String, optionsKey: String) throws(SQLiteError) {
+        // Paths are bytes to the kernel; stored as a BLOB they compare byte for byte.
+        var path = path
+        var status = path.withUTF8 { vidorient_sqlite3_bind_blob_transient(statement, 1, $0.baseAddress, Int32($0.count)) }
+        guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
+        var options = optionsKey
+        status = options.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                vidorient_sqlite3_bind_text_transient(statement, 2, $0.baseAddress, Int32($0.count))
+            }
+        }
+        guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
+    }
+
+    private static func exec(_ handle: OpaquePointer, _ sql: String) throws(SQLiteError) {
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
+    }
+
+    private static func integer(_ handle: OpaquePointer, _ sql: String) throws(SQLiteError) -> Int64 {
+        var statement: OpaquePointer?
+        var status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw SQLiteError(status, handle) }
+        defer { sqlite3_finalize(statement) }
+        status = sqlite3_step(statement)
+        guard status == SQLITE_ROW else { throw SQLiteError(status, handle) }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    private static func makeParentDirectories(of path: String) throws(SQLiteError) {
+        guard !path.isEmpty else { return }
+        var index = path.startIndex
+        while let slash = path[path.index(after: index)...].firstIndex(of: "/") {
+            let prefix = String(path[..<slash])
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw SQLiteError(code: SQLITE_CANTOPEN, reason: "could not create '\(prefix)': \(errnoReason())")
+            }
+            index = slash
+        }
+    }
+
+    private static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
+}

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+public import VidorientCore
+import VidorientFFmpeg
+
+/// One self-contained HTML page of an audit: a summary by rule and severity, then the files with
+/// findings in a table that filters, sorts, searches and pages in the browser. Works offline: no
+/// external asset. Written as records come: rows go out as compact JSON inside the page, and
+/// only one page of them (100 by default) is ever in the DOM, so 100,000 flagged files stay usable.
+public final class HTMLReport {
+    public let path: String
+    /// The folder beside the page that holds the thumbnails, when asked for.
+    public let thumbnailFolder: String?
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var rows = 0
+    private var files = 0
+    private var byCode: [String: Int] = [:]
+    private var bySeverity: [String: Int] = [:]
+    /// Flagged files to make thumbnails of, by row number.
+    public private(set) var thumbnailPaths: [String] = []
+    private let encoder = JSONText(pretty: false)
+
+    /// Creates the page. Fails with one line when the folder is missing or not writable.
+    public init(path: String, thumbnails: Bool = false) throws(InputError) {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var status = stat()
+        if !folder.isEmpty, stat(folder, &status) != 0 {
+            throw InputError(path: path, reason: "its folder '\(folder)' does not exist")
+        }
+        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
+        descriptor = opened
+        self.path = path
+        if thumbnails {
+            let base = path.hasSuffix(".html") ? String(path.dropLast(5)) : path
+            thumbnailFolder = base + "-thumbnails"
+        } else {
+            thumbnailFolder = nil
+        }
+        append(HTMLReport.head)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Counts every record; files with findings become rows.
+    public func add(_ record: AuditRecord) {
+        files += 1
+        guard !record.findings.isEmpty else { return }
+        for finding in record.findings {
+            byCode[finding.code, default: 0] += 1
+            bySeverity[finding.severity.rawValue, default: 0] += 1
+        }
+        let thumbnail: Int?
+        if thumbnailFolder != nil, !record.isUnreadable {
+            thumbnail = thumbnailPaths.count
+            thumbnailPaths.append(record.path)
+        } else {
+            thumbnail = nil
+        }
+        let row = Row(record, thumbnail: thumbnail)
+        // `<` never appears outside a JSON string, and escaped it cannot end the script element.
+        let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
+        append((rows == 0 ? "\n" : ",\n") + json)
+        rows += 1
+        if buffer.count > 1 << 16 { flush() }
+    }
+
+    /// Closes the data and writes the summary and the script. Throws when the disk refused a write.
+    public func finish(seconds: Double? = nil) throws(InputError) {
+        append("\n]</script>\n")
+        append("<script id=\"summary\" type=\"application/json\">")
+        let summary = Summary(
+            files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity,
+            thumbnails: thumbnailFolder.map { $0.split(separator: "/").last.map(String.init) ?? $0 })
+        append(((try? encoder.encode(summary)) ?? "{}").replacing("<", with: "\\u003c"))
+        append("</script>\n<script>\n" + HTMLReport.script + "</script>\n</body>\n</html>\n")
+        flush()
+        if failed { throw InputError(path: path, reason: failure) }
+    }
+
+    private var failed = false
+    private var failure = ""
+
+    private func append(_ text: String) { buffer += text.utf8 }
+
+    private func flush() {
+        var offset = 0
+        while offset < buffer.count && !failed {
+            let count = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, buffer.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                failed = true
+                failure = LibraryWalk.errnoReason()
+            } else {
+                offset += count
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Makes an "as stored" and an "as displayed" JPEG of each flagged file, `jobs` at once;
+    /// `progress` gets (done, total) after each. Returns how many could not be made (those rows
+    /// show no picture).
+    public func makeThumbnails(jobs: Int, width: Int = 160, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
+        -> Int
+    {
+        guard let folder = thumbnailFolder, !thumbnailPaths.isEmpty else { return 0 }
+        mkdir(folder, 0o755)
+        let paths = thumbnailPaths
+        let done = Atomic<Int>(0)
+        let failures = Atomic<Int>(0)
+        forEachConcurrently(paths.count, jobs: jobs) { index in
+            do {
+                let frame = try Thumbnailer().frame(paths[index], request: ThumbnailRequest(width: width, height: width))
+                // `stored` is at the displayed picture's scale already.
+                for (picture, suffix) in [(frame.stored, "s"), (frame.picture, "d")] {
+                    let bytes = try ImageFormat.jpg.encode(picture, quality: 80)
+                    try writeFile(folder + "/\(index)-\(suffix).jpg", bytes)
+                }
+            } catch {
+                failures.add(1, ordering: .relaxed)
+            }
+            progress(done.add(1, ordering: .relaxed).newValue, paths.count)
+        }
+        return failures.load(ordering: .relaxed)
+    }
+
+    /// One row of the table, with short keys: the page holds up to 100,000 of them.
+    struct Row: Encodable {
+        let record: AuditRecord
+        let thumbnail: Int?
+
+        init(_ record: AuditRecord, thumbnail: Int?) {
+            self.record = record
+            self.thumbnail = thumbnail
+        }
+
+        enum Keys: String, CodingKey { case p, f, c, s, d, x, t }
+        enum FindingKeys: String, CodingKey { case v, r, m, a, n }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(record.path, forKey: .p)
+            try c.encode(HTMLReport.format(record.path), forKey: .f)
+            try c.encode(record.video?.codec, forKey: .c)
+            try c.encode(record.video.map(HTMLReport.stored), forKey: .s)
+            try c.encode(record.video.map(HTMLReport.displayed), forKey: .d)
+            var list = c.nestedUnkeyedContainer(forKey: .x)
+            for finding in record.findings {
+                var f = list.nestedContainer(keyedBy: FindingKeys.self)
+                try f.encode(finding.severity.rawValue, forKey: .v)
+                try f.encode(finding.code, forKey: .r)
+                try f.encode(finding.message, forKey: .m)
+                try f.encode(HTMLReport.command(finding.action, path: record.path), forKey: .a)
+                try f.encode(HTMLReport.condition(finding.action), forKey: .n)
+            }
+            try c.encode(thumbnail, forKey: .t)
+        }
+    }
+
+    struct Summary: Encodable {
+        let files: Int
+        let flagged: Int
+        let byCode: [String: Int]
+        let bySeverity: [String: Int]
+        let thumbnails: String?
+
+        enum CodingKeys: String, CodingKey {
+            case files, flagged, byCode = "by_code", bySeverity = "by_severity", thumbnails
+        }
+    }
+
+    /// The file's kind as its name says (`mp4`, `mov`, `jpg`…).
+    static func format(_ path: String) -> String {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "?" }
+        return path[path.index(after: dot)...].lowercased()
+    }
+
+    /// How the pixels are stored: coded size and shape.
+    static func stored(_ video: VideoReport) -> String {
+        guard let width = video.codedWidth, let height = video.codedHeight else { return "?" }
+        return "\(width)×\(height) " + Layout(width: width, height: height).rawValue
+    }
+
+    /// How a viewer shows them: displayed size, shape, and the turn that gets there.
+    static func displayed(_ video: VideoReport) -> String {
+        var text = ""
+        if let width = video.displayWidth, let height = video.displayHeight {
+            text = "\(width)×\(height) " + Layout(width: width, height: height).rawValue
+        }
+        var turn: [String] = []
+        if video.mirrored == true { turn.append("mirrored") }
+        if let rotation = video.rotation, rotation != 0 {
+            turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
+        }
+        if let exif = video.exifOrientation { turn.append("orientation \(exif)") }
+        return ([text] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")])).filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+
+    /// The `vidorient …` command of an action, with the path quoted for a POSIX shell; other
+    /// actions as they are.
+    static func command(_ action: String?, path: String) -> String? {
+        guard let action else { return nil }
+        guard let start = action.firstRange(of: "vidorient ") else { return action }
+        let command = String(action[start.lowerBound...])
+        return command.replacing(path, with: shellQuoted(path))
+    }
+
+    /// What an action says before its command ("if the mirror is unintended"), shown beside it.
+    static func condition(_ action: String?) -> String? {
+        guard let action, let start = action.firstRange(of: "vidorient "), start.lowerBound > action.startIndex else {
+            return nil
+        }
+        var lead = action[..<start.lowerBound]
+        while let last = lead.last, last == " " || last == ":" { lead = lead.dropLast() }
+        return lead.isEmpty ? nil : String(lead)
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+,:@%".contains($0)) }
+        return safe && !text.isEmpty ? text : "'" + text.replacing("'", with: "'\\''") + "'"
+    }
+}
+
+private func writeFile(_ path: String, _ bytes: [UInt8]) throws(InputError) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
+    defer { close(descriptor) }
+    var offset = 0
+    while offset < bytes.count {
+        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+        guard count > 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
+        offset += count
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Synchronization
+import Testing
+import VidorientAudit
+import VidorientCore
+
+/// A cache file in its own temporary folder, and the warnings it gave.
+final class CacheFixture: Sendable {
+    let folder: URL
+    let warnings = Mutex<[String]>([])
+    var path: String { folder.appendingPathComponent("audit.sqlite").path }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-cache-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func open(fullRecords: Bool = false) -> AuditCache? {
+        AuditCache.open(path: path, fullRecords: fullRecords, warn: { line in self.warnings.withLock { $0.append(line) } })
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+}
+
+/// The JSONL a run writes, sorted (workers finish in any order), and the cache's counters.
+func jsonl(_ source: Auditor.Source, cache: AuditCache?, deep: Bool = false) -> (lines: [String], hits: Int) {
+    let writer = AuditWriter(format: .jsonl)
+    let before = cache?.counters.hits ?? 0
+    let run = audit(source) {
+        $0.cache = cache
+        $0.deep = deep
+        $0.jobs = 2
+    }
+    return (run.records.map { writer.record($0, first: false) }.sorted(), (cache?.counters.hits ?? 0) - before)
+}
+
+/// Sets a file's mtime back to what it was (ctime cannot be set back: that is the point).
+func restoreModificationTime(_ path: String, _ status: stat) {
+    var times = [status.st_atim, status.st_mtim]
+    #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+}
+
+@Suite struct AuditCacheTests {
+    @Test func cachedRunsAreByteIdenticalToFreshOnes() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let fresh = jsonl(.walk([library.root.path]), cache: nil)
+        let cache = try #require(fixture.open())
+        let cold = jsonl(.walk([library.root.path]), cache: cache)
+        #expect(cold.hits == 0)
+        #expect(cache.counters.stored == fresh.lines.count)
+        let warm = jsonl(.walk([library.root.path]), cache: cache)
+        #expect(warm.hits == fresh.lines.count, "every unchanged file is answered from the cache")
+        #expect(cold.lines == fresh.lines)
+        #expect(warm.lines == fresh.lines)
+        // Human and CSV output too: they are made from the findings a hit decodes.
+        for format in [AuditFormat.human, .csv] {
+            let writer = AuditWriter(format: format, showInfo: true)
+            let freshText = audit(.walk([library.root.path])).records.map { writer.record($0, first: false) }.sorted()
+            let cachedText = audit(.walk([library.root.path])) { $0.cache = cache }.records
+                .map { writer.record($0, first: false) }.sorted()
+            #expect(cachedText == freshText)
+        }
+        // A second connection (another audit sharing the file) sees the same rows; full records
+        // decode to exactly what a fresh audit says.
+        let second = try #require(fixture.open(fullRecords: true))
+        let fullFresh = Set(audit(.walk([library.root.path])).records)
+        let fullCached = audit(.walk([library.root.path])) { $0.cache = second }
+        #expect(second.counters.hits == fullFresh.count)
+        let differing = Set(fullCached.records).symmetricDifference(fullFresh)
+        #expect(differing.isEmpty)
+        #expect(fullCached.records.allSatisfy { $0.cached.line != nil })
+        #expect(fixture.warnings.withLock { $0 }.isEmpty)
+    }
+
+    enum Change: String, CaseIterable, Sendable {
+        case touch, rewriteSameSizeAndMtime, rename, delete, replaceWithSymlink
+    }
+
+    /// After each change, exactly the changed file is audited again, and the results equal a
+    /// fresh run's.
+    @Test(arguments: Change.allCases)
+    func changesInvalidate(_ change: Change) throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let cache = try #require(fixture.open())
+        let folder = library.root.appendingPathComponent("trips/2024")
+        let target = folder.appendingPathComponent("orient-2.mp4").path
+        // Named explicitly as well as walked, so that a symbolic link is audited too.
+        let source = { Auditor.Source.list([folder.path + "/orient-2.mp4", folder.path + "/orient-6.mp4", folder.path + "/orient-3.jpg"].makeIterator()) }
+        _ = jsonl(source(), cache: cache)
+        let unchanged = jsonl(source(), cache: cache)
+        #expect(unchanged.hits == 3)
+        var status = stat()
+        #expect(stat(target, &status) == 0)
+        var expectedHits = 2
+        switch change {
+        case .touch:
+            #expect(utimensat(AT_FDCWD, target, nil, 0) == 0)
+        case .rewriteSameSizeAndMtime:
+            // orient-4.mp4 has the same size as orient-2.mp4 and another orientation.
+            let other = try Data(contentsOf: Library.testMedia.appendingPathComponent("orient-4.mp4"))
+            #expect(other.count == Int(status.st_size))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: target))
+            try handle.write(contentsOf: other)
+            try handle.close()
+            restoreModificationTime(target, status)
+            var after = stat()
+            #expect(stat(target, &after) == 0 && after.st_size == status.st_size && after.st_ino == status.st_ino)
+        case .rename:
+            // Moved away and back: same path, same inode, same mtime; only the ctime moved.
+            #expect(rename(target, target + ".moved") == 0)
+            #expect(rename(target + ".moved", target) == 0)
+        case .delete:
+            #expect(unlink(target) == 0)
+            expectedHits = 2
+        case .replaceWithSymlink:
+            #expect(unlink(target) == 0)
+            #expect(symlink("orient-6.mp4", target) == 0)
+        }
+        let after = jsonl(source(), cache: cache)
+        let fresh = jsonl(source(), cache: nil)
+        #expect(after.hits == expectedHits)
+        #expect(after.lines == fresh.lines)
+        if change == .rewriteSameSizeAndMtime {
+            #expect(after.lines.contains { $0.contains("orient-2.mp4") && $0.contains("\"exif_orientation\":4") })
+        }
+    }
+
+    @Test func deepAndRulesVersionKeepTheirOwnRows() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let cache = try #require(fixture.open())
+        let path = library.root.appendingPathComponent("sei-90.mp4").path
+        let source = { Auditor.Source.list([path].makeIterator()) }
+        let fast = jsonl(source(), cache: cache)
+        let deep = jsonl(source(), cache: cache, deep: true)
+        #expect(deep.hits == 0, "--deep is not answered by a fast result")
+        #expect(deep.lines != fast.lines, "the SEI only a deep probe sees")
+        #expect(deep.lines == jsonl(source(), cache: nil, deep: true).lines)
+        #expect(jsonl(source(), cache: cache).hits == 1)
+        #expect(jsonl(source(), cache: cache, deep: true).hits == 1)
+
+        // A row stored under the rules' current version is not found under the next one.
+        var options = AuditOptions()
+        options.deep = false
+        let key = try #require(FileKey(path: path))
+        #expect(cache.lookup(path, optionsKey: AuditCache.optionsKey(options), key: key) != nil)
+        #expect(cache.lookup(path, optionsKey: AuditCache.optionsKey(options, rulesVersion: AuditRules.version + 1), key: key) == nil)
+    }
+
+    /// Bytes 60 and 68 of a SQLite file's header: user_version and application_id, big-endian.
+    func patchHeader(_ path: String, offset: Int, value: UInt32) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: withUnsafeBytes(of: value.bigEndian) { Data($0) })
+        try handle.close()
+    }
+
+    @Test func corruptAndForeignFilesAreSetAsideAndRebuilt() throws {
+        let library = try Library()
+        defer { library.remove() }
+        for damage in ["garbage", "foreign"] {
+            let fixture = try CacheFixture()
+            defer { fixture.remove() }
+            if damage == "garbage" {
+                try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: fixture.path))
+            } else {
+                // A real SQLite file that belongs to something else. Closed first, so that the WAL
+                // is folded back into the file whose header is patched.
+                do {
+                    let cache = try #require(fixture.open())
+                    _ = jsonl(.walk([library.root.path]), cache: cache)
+                }
+                try patchHeader(fixture.path, offset: 68, value: 0x1234_5678)
+            }
+            let cache = try #require(fixture.open(), "a broken cache is rebuilt, not refused")
+            let warnings = fixture.warnings.withLock { $0 }
+            #expect(warnings.last?.contains("moved to") == true, "\(warnings)")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: fixture.folder.path).filter { $0.contains(".broken-") }
+            #expect(aside.count == 1, "the old file is kept for a look, not deleted")
+            let run = jsonl(.walk([library.root.path]), cache: cache)
+            #expect(run.hits == 0, "nothing from the old file is trusted")
+            #expect(run.lines == jsonl(.walk([library.root.path]), cache: nil).lines)
+        }
+    }
+
+    @Test func aCacheFromANewerVersionIsLeftAlone() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        do { _ = try #require(fixture.open()) }
+        try patchHeader(fixture.path, offset: 60, value: UInt32(AuditCache.formatVersion) + 1)
+        let before = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
+        #expect(fixture.open() == nil)
+        let warning = fixture.warnings.withLock { $0.last } ?? ""
+        #expect(warning.contains("newer vidorient") && warning.contains("auditing without it"), "\(warning)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before, "a newer version's cache is not touched")
+    }
+
+    @Test func anUnwritablePlaceGivesAWarningAndNoCache() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        // A regular file where a folder should be: root cannot write there either.
+        let blocker = fixture.folder.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let cache = AuditCache.open(path: blocker.path + "/cache/audit.sqlite", warn: { line in fixture.warnings.withLock { $0.append(line) } })
+        #expect(cache == nil)
+        let warning = fixture.warnings.withLock { $0.last } ?? ""
+        #expect(warning.contains("not a directory") && warning.contains("auditing without it"), "\(warning)")
+    }
+}

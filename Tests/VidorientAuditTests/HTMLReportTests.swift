@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import VidorientAudit
+import VidorientCore
+
+/// The rows a page carries, parsed back from its data element.
+func pageRows(_ html: String) throws -> [[String: Any]] {
+    let start = try #require(html.range(of: "<script id=\"rows\" type=\"application/json\">"))
+    let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+    let json = Data(html[start.upperBound..<end.lowerBound].utf8)
+    return try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+}
+
+@Suite struct HTMLReportTests {
+    @Test func aPageOfTheFilesWithFindings() throws {
+        let library = try Library()
+        defer { library.remove() }
+        // Names a shell and an HTML parser both have to be careful with.
+        let awkward = library.root.appendingPathComponent("odd a<")
+        try FileManager.default.createDirectory(at: awkward, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Library.testMedia.appendingPathComponent("orient-2.mp4"), to: awkward.appendingPathComponent("script>it's.mp4"))
+        let awkwardPath = awkward.appendingPathComponent("script>it's.mp4").path
+        #expect(awkwardPath.contains("</script>"))
+
+        let pagePath = library.root.appendingPathComponent("report.html").path
+        let page = try HTMLReport(path: pagePath)
+        let run = audit(.walk([library.root.path]))
+        for record in run.records { page.add(record) }
+        try page.finish()
+        let html = try String(contentsOfFile: pagePath, encoding: .utf8)
+
+        let rows = try pageRows(html)
+        let flagged = run.records.filter { !$0.findings.isEmpty }
+        #expect(rows.count == flagged.count)
+        #expect(Set(rows.compactMap { $0["p"] as? String }) == Set(flagged.map(\.path)))
+        #expect(!html.contains("://"), "nothing is fetched from anywhere: the page works offline")
+
+        let row = try #require(rows.first { $0["p"] as? String == awkwardPath })
+        #expect(row["f"] as? String == "mp4")
+        #expect(row["s"] as? String == "160×96 landscape")
+        #expect(row["d"] as? String == "160×96 landscape, mirrored, orientation 2")
+        let finding = try #require((row["x"] as? [[String: Any]])?.first)
+        #expect(finding["r"] as? String == "mirrored")
+        #expect(finding["v"] as? String == "warning")
+        #expect(finding["n"] as? String == "if the mirror is unintended")
+        // The fix command runs as shown: the shell hands the path back unchanged.
+        let command = try #require(finding["a"] as? String)
+        #expect(command.hasPrefix("vidorient fix '"))
+        let echo = Process()
+        echo.executableURL = URL(fileURLWithPath: "/bin/sh")
+        echo.arguments = ["-c", "set -- " + command.dropFirst("vidorient fix ".count) + "; printf %s \"$1\""]
+        let out = Pipe()
+        echo.standardOutput = out
+        try echo.run()
+        let echoed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        echo.waitUntilExit()
+        #expect(echoed == awkwardPath)
+
+        let summaryStart = try #require(html.range(of: "<script id=\"summary\" type=\"application/json\">"))
+        let summaryEnd = try #require(html.range(of: "</script>", range: summaryStart.upperBound..<html.endIndex))
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(html[summaryStart.upperBound..<summaryEnd.lowerBound].utf8)) as? [String: Any])
+        #expect(summary["files"] as? Int == run.records.count)
+        #expect(summary["flagged"] as? Int == flagged.count)
+        #expect((summary["by_code"] as? [String: Int])?["mirrored"] == run.summary.findingsByCode["mirrored"])
+    }
+
+    @Test func thumbnailsAsStoredAndAsDisplayed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-page-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = try HTMLReport(path: folder.appendingPathComponent("page.html").path, thumbnails: true)
+        let files = ["orient-6.mp4", "orient-5.jpg", "bad-empty.mp4"].map { Library.testMedia.appendingPathComponent($0).path }
+        let run = audit(.list(files.makeIterator())) { $0.jobs = 1 }
+        for record in run.records.sorted(by: { $0.path < $1.path }) { page.add(record) }
+        #expect(page.thumbnailPaths.count == 1, "orient-5.jpg is mirrored; orient-6 has no finding; the empty file has no picture")
+        let failed = page.makeThumbnails(jobs: 2)
+        try page.finish()
+        #expect(failed == 0)
+        let thumbnails = folder.appendingPathComponent("page-thumbnails")
+        // Orientation 5 turns a 96×160 stored picture into 160×96 on screen.
+        for (suffix, width, height) in [("s", 96, 160), ("d", 160, 96)] {
+            let bytes = try Data(contentsOf: thumbnails.appendingPathComponent("0-\(suffix).jpg"))
+            #expect(bytes.prefix(2) == Data([0xFF, 0xD8]))
+            #expect(jpegSize(bytes).map { [$0.width, $0.height] } == [width, height], "\(suffix)")
+        }
+    }
+
+    /// Width and height from a JPEG's SOF marker.
+    func jpegSize(_ bytes: Data) -> (width: Int, height: Int)? {
+        let b = [UInt8](bytes)
+        var i = 2
+        while i + 9 < b.count, b[i] == 0xFF {
+            let marker = b[i + 1]
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            if (0xC0...0xC3).contains(marker) {
+                return (Int(b[i + 7]) << 8 | Int(b[i + 8]), Int(b[i + 5]) << 8 | Int(b[i + 6]))
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    @Test func aPageInAMissingFolderIsRefusedAtOnce() throws {
+        #expect(throws: InputError(path: "/nonexistent-folder/report.html", reason: "its folder '/nonexistent-folder' does not exist")) {
+            try HTMLReport(path: "/nonexistent-folder/report.html")
+        }
+    }
+
+    /// 20,000 rows here (the browser test loads 100,000): the bytes per row bound the page.
+    @Test func rowsAreCompact() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-big-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A real record, under 100,000 paths.
+        let real = try #require(audit(.list([Library.testMedia.appendingPathComponent("orient-2.mp4").path].makeIterator())).records.first)
+        let path = folder.appendingPathComponent("big.html").path
+        let page = try HTMLReport(path: path)
+        for n in 0..<20_000 {
+            var record = real
+            record.path = "/library/\(n / 1000)/clip-\(n).mp4"
+            page.add(record)
+        }
+        try page.finish()
+        let html = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(try pageRows(html).count == 20_000)
+        // Under 500 bytes a row: 100,000 flagged files make a page of under 50 MB.
+        let perRow = html.utf8.count / 20_000
+        #expect(perRow < 500, "\(perRow) bytes a row")
+    }
+}
