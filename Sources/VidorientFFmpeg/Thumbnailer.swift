@@ -1,10 +1,19 @@
 import CFFmpeg
 public import VidorientCore
+public import VidorientText
 
 /// Upright pictures of videos and photos, with the orientation `inspect` reports: the report is
 /// made first, by the same `Prober`, and its decision is what gets applied.
 public struct Thumbnailer: Sendable {
-    public init() {}
+    /// What draws captions on contact sheets and comparisons; nil leaves the captions out (the
+    /// pictures keep their layout without the text bands).
+    public var font: (any TextRenderer)?
+
+    /// A thumbnailer whose captions use `font`: by default the system's sans face
+    /// (`FreeTypeFont.system`, DejaVu Sans on Debian), nil when no font is installed.
+    public init(font: (any TextRenderer)? = FreeTypeFont.system) {
+        self.font = font
+    }
 
     /// One frame, as a viewer shows it.
     public struct Frame: Sendable {
@@ -53,28 +62,39 @@ public struct Thumbnailer: Sendable {
         for index in 0..<count {
             let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
             var tile = try session.grab(at: time, exact: exact).picture
-            let label = Thumbnailer.timestamp(time)
-            let scale = Picture.textWidth(label, scale: 2) + 8 <= tile.width ? 2 : 1
-            tile.draw(label, x: 2 * scale, y: tile.height - 9 * scale, scale: scale, color: RGB(255, 255, 255))
+            if let font {
+                // The time in the bottom-left corner, white on a dark box so it reads on any frame.
+                let size = tile.width >= 160 ? 13 : 10
+                let label = font.mask(Thumbnailer.timestamp(time), pixelSize: size)
+                let box = Picture(width: min(tile.width, label.width + 6), height: label.height + 2, fill: RGB(24, 24, 24))
+                tile.paste(box, x: 0, y: tile.height - box.height)
+                tile.draw(label, x: 3, y: tile.height - box.height + 1)
+            }
             tiles.append(tile)
         }
         let grid = Picture.grid(tiles, columns: columns)
-        return grid.captioned(Thumbnailer.header(report, path: path))
+        guard let font else { return grid }
+        return grid.captioned(Thumbnailer.header(report, path: path), renderer: font)
     }
 
     /// Stored and displayed side by side, each labelled: the picture an audit wants.
     public func comparison(_ path: String, request: ThumbnailRequest) throws(InputError) -> Picture {
         let frame = try frame(path, request: request)
         let video = frame.report.video
-        let stored = ["STORED", "\(frame.stored.width)x\(frame.stored.height)", "AS DECODED"]
-        var shown = ["DISPLAYED", "\(frame.picture.width)x\(frame.picture.height)"]
+        let stored = ["Stored", "\(frame.stored.width)×\(frame.stored.height)", "as decoded"]
+        var shown = ["Displayed", "\(frame.picture.width)×\(frame.picture.height)"]
         if let rotation = video?.rotation {
-            let exif = video?.exifOrientation.map { "EXIF \($0) " } ?? ""
-            shown.append(exif + (video?.mirrored == true ? "MIRROR+" : "") + "CW \(Thumbnailer.degrees(rotation))°")
+            let exif = video?.exifOrientation.map { "EXIF \($0): " } ?? ""
+            shown.append(exif + (video?.mirrored == true ? "mirror, " : "") + "\(Thumbnailer.degrees(rotation))° cw")
         } else {
-            shown.append("AS STORED")
+            shown.append("as stored")
         }
-        return Picture.sideBySide([frame.stored.captioned(stored), frame.picture.captioned(shown)])
+        guard let font else { return Picture.sideBySide([frame.stored, frame.picture]) }
+        let size = min(frame.stored.width, frame.picture.width) >= 120 ? 14 : 11
+        return Picture.sideBySide([
+            frame.stored.captioned(stored, pixelSize: size, renderer: font),
+            frame.picture.captioned(shown, pixelSize: size, renderer: font),
+        ])
     }
 
     static func header(_ report: MediaReport, path: String) -> [String] {
@@ -83,13 +103,13 @@ public struct Thumbnailer: Sendable {
         if let duration = report.format.duration { second.append(timestamp(duration)) }
         var third: [String] = []
         if let video = report.video {
-            if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)x\(height)") }
-            if let exif = video.exifOrientation { third.append("EXIF \(exif)") }
+            if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)×\(height)") }
+            if let exif = video.exifOrientation { third.append("EXIF \(exif):") }
             if let rotation = video.rotation {
-                third.append((video.mirrored == true ? "MIRROR+" : "") + "CW \(degrees(rotation))°")
+                third.append((video.mirrored == true ? "mirror, " : "") + "\(degrees(rotation))° clockwise")
             }
         }
-        return [name, second.joined(separator: " "), third.joined(separator: " ")]
+        return [name, second.joined(separator: " · "), third.joined(separator: " ")]
     }
 
     static func timestamp(_ seconds: Double) -> String {

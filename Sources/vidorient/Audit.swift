@@ -100,7 +100,7 @@ struct Audit: ParsableCommand {
         } else {
             source = .walk(paths)
         }
-        let progress = ProgressLine(enabled: !noProgress && isatty(STDERR_FILENO) == 1)
+        let progress = ProgressLine(enabled: !noProgress && ProgressBar.allowed)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
         write(writer.begin())
