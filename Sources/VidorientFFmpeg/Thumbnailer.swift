@@ -17,14 +17,19 @@ public struct Thumbnailer: Sendable {
 
     /// One frame, as a viewer shows it.
     public struct Frame: Sendable {
+        /// The frame upright: mirrored and turned as `report` decides, scaled to the request.
         public var picture: Picture
         /// The stored pixels at the same scale, before the orientation.
         public var stored: Picture
+        /// The frame's time in seconds, as the decoder reports it; nil when it reports none.
         public var time: Double?
+        /// The same report `Prober().inspect(path)` gives: the orientation applied is its decision.
         public var report: MediaReport
     }
 
-    /// The frame `request` asks for; a representative one when it names no time.
+    /// The frame `request` asks for; a representative one when it names no time (10% in,
+    /// skipping black or flat frames). Throws one `InputError` naming the file and the reason
+    /// when it cannot be read or has no picture.
     public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
         let session = try Session(path: path, request: request)
         let report = session.report

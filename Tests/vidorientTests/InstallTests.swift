@@ -150,6 +150,21 @@ import Testing
         #expect(run.stdout.contains("(172x108)"))  // 2x2 tiles of 80x48 and 4-pixel gaps, no band
     }
 
+    /// The old bitmap font stopped the program on a character whose capital is two letters (ß).
+    @Test func unicodeFileNamesAreCaptioned() throws {
+        let folder = try ThumbnailCommandTests.temporaryFolder("unicode")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("Straße – été Ωμέγα.mp4").path
+        try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: input)
+        for extra in [["--grid", "2x2", "--width", "80"], ["--compare"]] {
+            let out = folder.appendingPathComponent("out.png").path
+            let run = try Run.vidorient(["thumbnail", input, "-o", out] + extra)
+            #expect(run.status == 0)
+            #expect(run.stderr.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     @Test func withTheSystemFontThereIsACaptionBand() throws {
         let folder = try ThumbnailCommandTests.temporaryFolder("font")
         defer { try? FileManager.default.removeItem(at: folder) }
