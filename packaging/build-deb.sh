@@ -25,8 +25,10 @@ if described=$(git describe --tags --long --match 'v[0-9]*' 2>/dev/null); then
   tag=${rest%-*}
   tag=${tag#v}
   if [ "$count" = 0 ]; then version=$tag; else version="$tag+$count.$hash"; fi
+elif hash=$(git describe --always --abbrev=7 2>/dev/null); then
+  version="$base~git$(git rev-list --count HEAD).g$hash"
 else
-  version="$base~git$(git rev-list --count HEAD).g$(git describe --always --abbrev=7)"
+  version=$base  # not a git checkout (a source tarball): the binary's own version
 fi
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then version="$version.dirty"; fi
 arch=$(dpkg --print-architecture)
