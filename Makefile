@@ -2,7 +2,8 @@
 # binary itself (nothing generated is committed), and installs or removes them.
 #
 #   make                      release build, man pages, completions (under .build-install/)
-#   make install              into $(DESTDIR)$(PREFIX): bin, share/man/man1, bash/zsh/fish completions
+#   sudo make install         into $(DESTDIR)$(PREFIX): bin, share/man/man1, bash/zsh/fish completions
+#                             (builds first only what is missing, so root needs no Swift after `make`)
 #   make uninstall            removes exactly what install put there
 #   make deb                  vidorient_VERSION_ARCH.deb under .build-install/ (packaging/build-deb.sh)
 #
@@ -27,26 +28,36 @@ fishdir := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 .PHONY: all build man completions install uninstall deb clean
 
-all: build man completions
+all: build
+	$(MAKE) --no-print-directory man completions
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS) --product vidorient
 
+$(BIN)/vidorient:
+	$(SWIFT) build $(SWIFT_FLAGS) --product vidorient
+
+$(OUT)/man/vidorient.1: $(BIN)/vidorient
+	$(MAKE) --no-print-directory man
+
+$(OUT)/completions/vidorient: $(BIN)/vidorient
+	$(MAKE) --no-print-directory completions
+
 # swift-argument-parser's generate-manual plugin runs its generate-manual tool on the built
 # binary; running that tool directly on the release binary here saves the plugin's second
 # release build (it builds without --static-swift-stdlib).
-man: build
+man: $(BIN)/vidorient
 	$(SWIFT) build $(SWIFT_FLAGS) --product generate-manual
 	rm -rf $(OUT)/man && mkdir -p $(OUT)/man
 	$(BIN)/generate-manual $(BIN)/vidorient --multi-page --date $(MAN_DATE) --output-directory $(OUT)/man
 
-completions: build
+completions: $(BIN)/vidorient
 	mkdir -p $(OUT)/completions
 	$(BIN)/vidorient --generate-completion-script bash > $(OUT)/completions/vidorient
 	$(BIN)/vidorient --generate-completion-script zsh > $(OUT)/completions/_vidorient
 	$(BIN)/vidorient --generate-completion-script fish > $(OUT)/completions/vidorient.fish
 
-install: all
+install: $(BIN)/vidorient $(OUT)/man/vidorient.1 $(OUT)/completions/vidorient
 	$(INSTALL) -d $(bindir) $(man1dir) $(bashdir) $(zshdir) $(fishdir)
 	$(INSTALL) -m 755 $(BIN)/vidorient $(bindir)/vidorient
 	$(INSTALL) -m 644 $(OUT)/man/*.1 $(man1dir)/
