@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "VidorientISOBMFF", targets: ["VidorientISOBMFF"]),
         .library(name: "VidorientPhoto", targets: ["VidorientPhoto"]),
         .library(name: "VidorientAudit", targets: ["VidorientAudit"]),
+        .library(name: "VidorientText", targets: ["VidorientText"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -31,12 +32,18 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system's SQLite, for the audit cache (docs/audit.md says why not a Swift wrapper).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // FreeType, for caption text, found through pkg-config.
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         // Orientation algebra, matrices, conversions and report types. No FFmpeg.
         .target(name: "VidorientCore"),
         // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
         .target(
             name: "VidorientFFmpeg",
-            dependencies: ["VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding", "CFFmpeg"]),
+            dependencies: [
+                "VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding", "VidorientText", "CFFmpeg",
+            ]),
+        // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
+        .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
         // Reads MP4/QuickTime box headers and rewrites display matrices in place. Pure Swift, no FFmpeg.
         .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
         // Reads photos' orientation evidence from their own bytes: EXIF/TIFF, JPEG, PNG, WebP,
@@ -53,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "vidorient",
             dependencies: [
-                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit",
+                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit", "VidorientText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,6 +68,7 @@ let package = Package(
         .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
         .testTarget(name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore"]),
         .testTarget(name: "VidorientPhotoTests", dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF"]),
+        .testTarget(name: "VidorientTextTests", dependencies: ["VidorientText", "VidorientCore"]),
         .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore"]),
         // Runs the built `vidorient` binary end to end.
         .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF"]),

@@ -1,93 +1,97 @@
-/// A 5×7 bitmap font, enough for file names, sizes, times and orientations in contact sheets
-/// and comparison pictures without a font library. Letters print in capitals.
-enum BitmapFont {
-    static let glyphWidth = 5
-    static let glyphHeight = 7
+/// Lines of text as 8-bit coverage masks. Core lays captions out but draws no glyphs itself:
+/// the font library lives in `VidorientText`, so Core stays free of C libraries.
+public protocol TextRenderer: Sendable {
+    /// `text` on one line at `pixelSize` (the em size in pixels). Every mask of one size has the
+    /// same height, the font's line height, with the baseline at the same row, so lines stack.
+    func mask(_ text: String, pixelSize: Int) -> TextMask
+}
 
-    /// Seven rows a glyph, five bits a row, the high bit on the left.
-    static let glyphs: [Character: [UInt8]] = [
-        "0": [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E], "1": [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        "2": [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F], "3": [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
-        "4": [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02], "5": [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
-        "6": [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E], "7": [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
-        "8": [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E], "9": [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
-        "A": [0x0E, 0x11, 0x11, 0x11, 0x1F, 0x11, 0x11], "B": [0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E],
-        "C": [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E], "D": [0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C],
-        "E": [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F], "F": [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10],
-        "G": [0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F], "H": [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
-        "I": [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E], "J": [0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C],
-        "K": [0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11], "L": [0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F],
-        "M": [0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11], "N": [0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11],
-        "O": [0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E], "P": [0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10],
-        "Q": [0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D], "R": [0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11],
-        "S": [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E], "T": [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04],
-        "U": [0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E], "V": [0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04],
-        "W": [0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A], "X": [0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11],
-        "Y": [0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04], "Z": [0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F],
-        "x": [0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11], " ": [0, 0, 0, 0, 0, 0, 0],
-        ".": [0, 0, 0, 0, 0, 0x0C, 0x0C], ",": [0, 0, 0, 0, 0x0C, 0x04, 0x08], ":": [0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0],
-        "-": [0, 0, 0, 0x1F, 0, 0, 0], "_": [0, 0, 0, 0, 0, 0, 0x1F], "(": [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02],
-        ")": [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08], "/": [0, 0x01, 0x02, 0x04, 0x08, 0x10, 0],
-        "%": [0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03], "+": [0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0],
-        "=": [0, 0, 0x1F, 0, 0x1F, 0, 0], "°": [0x0C, 0x12, 0x12, 0x0C, 0, 0, 0], "'": [0x0C, 0x04, 0x08, 0, 0, 0, 0],
-        "?": [0x0E, 0x11, 0x01, 0x02, 0x04, 0, 0x04],
-    ]
+/// Coverage of one line of text: 0 is background, 255 is ink; rows top to bottom.
+public struct TextMask: Sendable, Hashable, CustomStringConvertible {
+    public let width: Int
+    public let height: Int
+    public var coverage: [UInt8]
 
-    static func glyph(_ character: Character) -> [UInt8] {
-        glyphs[character] ?? glyphs[Character(character.uppercased())] ?? glyphs["?"]!
+    public init(width: Int, height: Int, coverage: [UInt8]) {
+        precondition(width >= 0 && height >= 0 && coverage.count == width * height, "coverage must match the size")
+        self.width = width
+        self.height = height
+        self.coverage = coverage
     }
+
+    public var description: String { "TextMask(\(width)x\(height))" }
 }
 
 extension Picture {
-    /// Width in pixels of `text` drawn at `scale`.
-    public static func textWidth(_ text: String, scale: Int) -> Int {
-        text.isEmpty ? 0 : text.count * (BitmapFont.glyphWidth + 1) * scale - scale
-    }
-
-    /// Draws `text` with its top-left corner at (`x`, `y`), clipped to the picture.
-    public mutating func draw(_ text: String, x: Int, y: Int, scale: Int = 2, color: RGB = RGB(255, 255, 255)) {
-        var penX = x
-        for character in text {
-            let rows = BitmapFont.glyph(character)
-            for (row, bits) in rows.enumerated() {
-                for column in 0..<BitmapFont.glyphWidth where bits & (0x10 >> UInt8(column)) != 0 {
-                    for dy in 0..<scale {
-                        for dx in 0..<scale {
-                            let px = penX + column * scale + dx, py = y + row * scale + dy
-                            if (0..<width).contains(px) && (0..<height).contains(py) { self[px, py] = color }
-                        }
-                    }
-                }
+    /// Blends `color` through `mask` with its top-left corner at (`x`, `y`), clipped to the picture.
+    public mutating func draw(_ mask: TextMask, x: Int, y: Int, color: RGB = RGB(255, 255, 255)) {
+        for row in 0..<mask.height where (0..<height).contains(y + row) {
+            for column in 0..<mask.width where (0..<width).contains(x + column) {
+                let alpha = Int(mask.coverage[row * mask.width + column])
+                guard alpha > 0 else { continue }
+                let under = self[x + column, y + row]
+                func mix(_ a: UInt8, _ b: UInt8) -> UInt8 { UInt8((Int(a) * (255 - alpha) + Int(b) * alpha + 127) / 255) }
+                self[x + column, y + row] = RGB(
+                    mix(under.red, color.red), mix(under.green, color.green), mix(under.blue, color.blue))
             }
-            penX += (BitmapFont.glyphWidth + 1) * scale
         }
     }
 
-    /// Lines of text on a dark band, as wide as `width`: at `scale`, or smaller when a line
-    /// would not fit; a line too long even then is cut with "..".
-    public static func band(_ lines: [String], width: Int, scale: Int = 2) -> Picture {
-        let widest = lines.map(\.count).max() ?? 0
-        var scale = max(1, scale)
-        while scale > 1 && textWidth(String(repeating: " ", count: widest), scale: scale) + 4 * scale > width { scale -= 1 }
-        let lineHeight = (BitmapFont.glyphHeight + 3) * scale
-        var band = Picture(width: width, height: lines.count * lineHeight + 2 * scale, fill: RGB(24, 24, 24))
-        let fits = max(1, (width - 2 * scale) / ((BitmapFont.glyphWidth + 1) * scale))
-        for (index, line) in lines.enumerated() {
-            let shown = line.count <= fits ? line : String(line.prefix(max(0, fits - 2))) + ".."
-            band.draw(shown, x: 2 * scale, y: scale * 2 + index * lineHeight, scale: scale)
+    /// Draws `text` with its top-left corner at (`x`, `y`) at `pixelSize`, clipped to the picture.
+    public mutating func draw(
+        _ text: String, x: Int, y: Int, pixelSize: Int, renderer: any TextRenderer, color: RGB = RGB(255, 255, 255)
+    ) {
+        draw(renderer.mask(text, pixelSize: pixelSize), x: x, y: y, color: color)
+    }
+
+    /// Lines of text on a dark band, as wide as `width`: at `pixelSize`, or smaller (down to 8
+    /// pixels) when a line would not fit; a line too long even then is cut and ends in "…".
+    public static func band(_ lines: [String], width: Int, pixelSize: Int = 14, renderer: any TextRenderer)
+        -> Picture
+    {
+        let padding = max(2, pixelSize / 3)
+        var size = max(8, pixelSize)
+        var masks = lines.map { renderer.mask($0, pixelSize: size) }
+        while size > 8, (masks.map(\.width).max() ?? 0) + 2 * padding > width {
+            size -= 1
+            masks = lines.map { renderer.mask($0, pixelSize: size) }
+        }
+        for (index, mask) in masks.enumerated() where mask.width + 2 * padding > width {
+            masks[index] = fitted(lines[index], width: width - 2 * padding, pixelSize: size, renderer: renderer)
+        }
+        let lineHeight = masks.map(\.height).max() ?? 0
+        var band = Picture(width: width, height: masks.count * lineHeight + 2 * padding, fill: RGB(24, 24, 24))
+        for (index, mask) in masks.enumerated() {
+            band.draw(mask, x: padding, y: padding + index * lineHeight)
         }
         return band
     }
 
+    /// The longest prefix of `text` that, with "…", fits `width`; found by halving.
+    public static func fitted(_ text: String, width: Int, pixelSize: Int, renderer: any TextRenderer) -> TextMask {
+        let characters = Array(text)
+        var (low, high) = (0, characters.count)
+        var best = renderer.mask("…", pixelSize: pixelSize)
+        while low < high {
+            let middle = (low + high + 1) / 2
+            let mask = renderer.mask(String(characters[..<middle]) + "…", pixelSize: pixelSize)
+            if mask.width <= width {
+                (low, best) = (middle, mask)
+            } else {
+                high = middle - 1
+            }
+        }
+        return best
+    }
+
     /// This picture with `lines` of text on a band above it.
-    public func captioned(_ lines: [String], scale: Int = 2) -> Picture {
-        let band = Picture.band(lines, width: width, scale: scale)
+    public func captioned(_ lines: [String], pixelSize: Int = 14, renderer: any TextRenderer) -> Picture {
+        let band = Picture.band(lines, width: width, pixelSize: pixelSize, renderer: renderer)
         var out = Picture(width: width, height: band.height + height)
         out.paste(band, x: 0, y: 0)
         out.paste(self, x: 0, y: band.height)
         return out
     }
-
     /// Pictures side by side on a dark background, tops aligned, `gap` pixels apart.
     public static func sideBySide(_ pictures: [Picture], gap: Int = 8, background: RGB = RGB(24, 24, 24)) -> Picture {
         let width = pictures.map(\.width).reduce(0, +) + gap * max(0, pictures.count - 1)

@@ -16,6 +16,7 @@ public enum Orientation: Int, CaseIterable, Sendable, Hashable, Codable {
     /// The EXIF tag value, 1–8.
     public var exif: Int { rawValue }
 
+    /// The orientation an EXIF tag value names; nil outside 1–8.
     public init?(exif: Int) { self.init(rawValue: exif) }
 
     /// Clockwise degrees (0, 90, 180 or 270) applied after the optional mirror.

@@ -7,8 +7,11 @@ public struct MediaReport: Sendable, Hashable, Codable {
     public static let currentSchemaVersion = 2
 
     public var schemaVersion: Int
+    /// The path as given.
     public var path: String
+    /// The container: name, duration, size, tags.
     public var format: FormatReport
+    /// Every stream, as `ffprobe -show_streams` lists them.
     public var streams: [StreamReport]
     /// The primary video stream's orientation; nil when the file has no video (photos included).
     public var video: VideoReport?
@@ -317,7 +320,9 @@ public enum CameraPosition: String, Sendable, Hashable, Codable {
 
 /// The primary video stream: how it is stored, how it is shown, and why.
 public struct VideoReport: Sendable, Hashable, Codable {
+    /// The stream's index in the file, as ffprobe numbers it.
     public var index: Int
+    /// FFmpeg's codec name (`h264`, `hevc`, `mjpeg`, ...).
     public var codec: String?
     public var codedWidth: Int?
     public var codedHeight: Int?

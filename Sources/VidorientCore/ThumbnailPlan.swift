@@ -19,6 +19,7 @@ public struct ThumbnailRequest: Sendable, Hashable {
     /// Render the stored pixels, ignoring the orientation.
     public var asStored: Bool
 
+    /// By default: a representative frame at the displayed size, upright.
     public init(at: TimePoint? = nil, exact: Bool = false, width: Int? = nil, height: Int? = nil, asStored: Bool = false) {
         self.at = at
         self.exact = exact

@@ -26,6 +26,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 }
 
+/// A picture that libavcodec could not encode, with the reason.
 public struct EncodingError: Error, Sendable, CustomStringConvertible {
     public let description: String
 }

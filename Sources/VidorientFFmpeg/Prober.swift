@@ -11,6 +11,8 @@ public struct Prober: Sendable {
     /// slower, but it also proves the frame decodes.
     public var decodesFirstFrame: Bool
 
+    /// A prober with no time limit that reads H.264/HEVC orientation from the bitstream, as
+    /// `vidorient inspect` does; `inspect --deep` is `decodesFirstFrame: true`.
     public init(timeout: Double? = nil, decodesFirstFrame: Bool = false) {
         self.timeout = timeout
         self.decodesFirstFrame = decodesFirstFrame

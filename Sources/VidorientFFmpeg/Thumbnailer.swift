@@ -1,22 +1,36 @@
 import CFFmpeg
 public import VidorientCore
 import VidorientPhoto
+public import VidorientText
 
 /// Upright pictures of videos and photos, with the orientation `inspect` reports: the report is
 /// made first, by the same `Prober`, and its decision is what gets applied.
 public struct Thumbnailer: Sendable {
-    public init() {}
+    /// What draws captions on contact sheets and comparisons; nil leaves the captions out (the
+    /// pictures keep their layout without the text bands).
+    public var font: (any TextRenderer)?
+
+    /// A thumbnailer whose captions use `font`: by default the system's sans face
+    /// (`FreeTypeFont.system`, DejaVu Sans on Debian), nil when no font is installed.
+    public init(font: (any TextRenderer)? = FreeTypeFont.system) {
+        self.font = font
+    }
 
     /// One frame, as a viewer shows it.
     public struct Frame: Sendable {
+        /// The frame upright: mirrored and turned as `report` decides, scaled to the request.
         public var picture: Picture
         /// The stored pixels at the same scale, before the orientation.
         public var stored: Picture
+        /// The frame's time in seconds, as the decoder reports it; nil when it reports none.
         public var time: Double?
+        /// The same report `Prober().inspect(path)` gives: the orientation applied is its decision.
         public var report: MediaReport
     }
 
-    /// The frame `request` asks for; a representative one when it names no time.
+    /// The frame `request` asks for; a representative one when it names no time (10% in,
+    /// skipping black or flat frames). Throws one `InputError` naming the file and the reason
+    /// when it cannot be read or has no picture.
     public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
         let format = try PhotoReader.format(of: path)
         if format.isPhoto { return try PhotoFrames(path: path, format: format).frame(request) }
@@ -54,7 +68,8 @@ public struct Thumbnailer: Sendable {
             let frames = try PhotoFrames(path: path, format: format)
             let tile = try frames.frame(request).picture
             let grid = Picture.grid(Array(repeating: tile, count: max(1, columns * rows)), columns: columns)
-            return grid.captioned(Thumbnailer.header(frames.report, path: path))
+            guard let font else { return grid }
+            return grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font)
         }
         let session = try Session(path: path, request: request)
         let report = session.report
@@ -64,30 +79,41 @@ public struct Thumbnailer: Sendable {
         for index in 0..<count {
             let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
             var tile = try session.grab(at: time, exact: exact).picture
-            let label = Thumbnailer.timestamp(time)
-            let scale = Picture.textWidth(label, scale: 2) + 8 <= tile.width ? 2 : 1
-            tile.draw(label, x: 2 * scale, y: tile.height - 9 * scale, scale: scale, color: RGB(255, 255, 255))
+            if let font {
+                // The time in the bottom-left corner, white on a dark box so it reads on any frame.
+                let size = tile.width >= 160 ? 13 : 10
+                let label = font.mask(Thumbnailer.timestamp(time), pixelSize: size)
+                let box = Picture(width: min(tile.width, label.width + 6), height: label.height + 2, fill: RGB(24, 24, 24))
+                tile.paste(box, x: 0, y: tile.height - box.height)
+                tile.draw(label, x: 3, y: tile.height - box.height + 1)
+            }
             tiles.append(tile)
         }
         let grid = Picture.grid(tiles, columns: columns)
-        return grid.captioned(Thumbnailer.header(report, path: path))
+        guard let font else { return grid }
+        return grid.captioned(Thumbnailer.header(report, path: path), renderer: font)
     }
 
     /// Stored and displayed side by side, each labelled: the picture an audit wants.
     public func comparison(_ path: String, request: ThumbnailRequest) throws(InputError) -> Picture {
         let frame = try frame(path, request: request)
         let video = frame.report.video
-        let stored = ["STORED", "\(frame.stored.width)x\(frame.stored.height)", "AS DECODED"]
-        var shown = ["DISPLAYED", "\(frame.picture.width)x\(frame.picture.height)"]
+        let stored = ["Stored", "\(frame.stored.width)×\(frame.stored.height)", "as decoded"]
+        var shown = ["Displayed", "\(frame.picture.width)×\(frame.picture.height)"]
         if let photo = frame.report.photo {
-            shown.append("EXIF \(photo.exifOrientation) " + (photo.mirrored ? "MIRROR+" : "") + "CW \(photo.rotation)°")
+            shown.append("EXIF \(photo.exifOrientation): " + (photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° cw")
         } else if let rotation = video?.rotation {
-            let exif = video?.exifOrientation.map { "EXIF \($0) " } ?? ""
-            shown.append(exif + (video?.mirrored == true ? "MIRROR+" : "") + "CW \(Thumbnailer.degrees(rotation))°")
+            let exif = video?.exifOrientation.map { "EXIF \($0): " } ?? ""
+            shown.append(exif + (video?.mirrored == true ? "mirror, " : "") + "\(Thumbnailer.degrees(rotation))° cw")
         } else {
-            shown.append("AS STORED")
+            shown.append("as stored")
         }
-        return Picture.sideBySide([frame.stored.captioned(stored), frame.picture.captioned(shown)])
+        guard let font else { return Picture.sideBySide([frame.stored, frame.picture]) }
+        let size = min(frame.stored.width, frame.picture.width) >= 120 ? 14 : 11
+        return Picture.sideBySide([
+            frame.stored.captioned(stored, pixelSize: size, renderer: font),
+            frame.picture.captioned(shown, pixelSize: size, renderer: font),
+        ])
     }
 
     static func header(_ report: MediaReport, path: String) -> [String] {
@@ -96,18 +122,18 @@ public struct Thumbnailer: Sendable {
         if let duration = report.format.duration { second.append(timestamp(duration)) }
         var third: [String] = []
         if let photo = report.photo {
-            if let width = photo.displayWidth, let height = photo.displayHeight { second.append("\(width)x\(height)") }
-            third.append("EXIF \(photo.exifOrientation)")
-            third.append((photo.mirrored ? "MIRROR+" : "") + "CW \(photo.rotation)°")
+            if let width = photo.displayWidth, let height = photo.displayHeight { second.append("\(width)×\(height)") }
+            third.append("EXIF \(photo.exifOrientation):")
+            third.append((photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° clockwise")
         }
         if let video = report.video {
-            if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)x\(height)") }
-            if let exif = video.exifOrientation { third.append("EXIF \(exif)") }
+            if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)×\(height)") }
+            if let exif = video.exifOrientation { third.append("EXIF \(exif):") }
             if let rotation = video.rotation {
-                third.append((video.mirrored == true ? "MIRROR+" : "") + "CW \(degrees(rotation))°")
+                third.append((video.mirrored == true ? "mirror, " : "") + "\(degrees(rotation))° clockwise")
             }
         }
-        return [name, second.joined(separator: " "), third.joined(separator: " ")]
+        return [name, second.joined(separator: " · "), third.joined(separator: " ")]
     }
 
     static func timestamp(_ seconds: Double) -> String {

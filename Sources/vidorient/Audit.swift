@@ -149,7 +149,7 @@ struct Audit: ParsableCommand {
                 throw ExitStatus.unreadableInput
             }
         }
-        let progress = ProgressLine(enabled: !noProgress && isatty(STDERR_FILENO) == 1)
+        let progress = ProgressLine(enabled: !noProgress && ProgressBar.allowed)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
         write(writer.begin())

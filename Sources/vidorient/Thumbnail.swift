@@ -3,6 +3,7 @@ import Synchronization
 import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
+import VidorientText
 
 #if canImport(Glibc)
 import Glibc
@@ -72,6 +73,9 @@ struct Thumbnail: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
     var verbose = false
+
+    @Flag(name: .shortAndLong, help: "No progress bar (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
+    var quiet = false
 
     private var gridSize: (columns: Int, rows: Int)? {
         guard let grid else { return nil }
@@ -148,6 +152,7 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("two inputs would both be written to '\(duplicate)': add {parent} or {index} to --name")
         }
         if let outDir { try ensureDirectory(outDir) }
+        if grid != nil || compare { Thumbnail.checkFont() }
 
         let request = ThumbnailRequest(
             at: at.flatMap(TimePoint.init(parsing:)), exact: exact, width: box.width, height: box.height,
@@ -155,6 +160,7 @@ struct Thumbnail: ParsableCommand {
         let results = Mutex<[Written?]>(Array(repeating: nil, count: files.count))
         let failures = Atomic<Int>(0)
         let (grid, compare, quality) = (gridSize, self.compare, self.quality)
+        let progress = ProgressBar(total: files.count, quiet: quiet || files.count < 2)
         forEachConcurrently(files.count, jobs: jobs ?? processorCount) { index in
             do {
                 let written = try Thumbnail.make(
@@ -162,10 +168,12 @@ struct Thumbnail: ParsableCommand {
                     grid: grid, compare: compare)
                 results.withLock { $0[index] = written }
             } catch {
-                Terminal.warn(String(describing: error))
+                progress.warn(String(describing: error))
                 failures.add(1, ordering: .relaxed)
             }
+            progress.advance(files[index])
         }
+        progress.finish()
         let written = results.withLock { $0.compactMap { $0 } }
         if json {
             print(try JSONText().encode(written))
@@ -175,6 +183,16 @@ struct Thumbnail: ParsableCommand {
             }
         }
         if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
+    }
+
+    /// Captions need a font: when none loads, say once why the pictures have no captions.
+    static func checkFont() {
+        guard FreeTypeFont.system == nil else { return }
+        if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
+            Terminal.warn("could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions")
+        } else {
+            Terminal.warn("no font found for captions (install fonts-dejavu-core, or set VIDORIENT_FONT to a .ttf): writing pictures without captions")
+        }
     }
 
     /// Files as given, directories walked for media files (the same walk as `audit`).

@@ -87,6 +87,27 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         #expect(sheet.height > 2 * 48 + 3 * 4)
     }
 
+    @Test func withoutAFontTheLayoutStaysAndTheCaptionsGo() throws {
+        let path = Manifest.folder.appendingPathComponent("orient-8.mp4").path
+        let sheet = try Thumbnailer(font: nil).contactSheet(path, columns: 3, rows: 2, tileWidth: 80)
+        #expect(sheet.width == 3 * 80 + 4 * 4 && sheet.height == 2 * 48 + 3 * 4)
+        let comparison = try Thumbnailer(font: nil).comparison(
+            Manifest.folder.appendingPathComponent("orient-6.mp4").path, request: ThumbnailRequest())
+        #expect(comparison.width == 96 + 8 + 160 && comparison.height == 160)
+    }
+
+    @Test func captionsAreDrawnInTheHeaderBand() throws {
+        let path = Manifest.folder.appendingPathComponent("orient-8.mp4").path
+        let sheet = try Thumbnailer().contactSheet(path, columns: 3, rows: 2, tileWidth: 80)
+        let bandHeight = sheet.height - (2 * 48 + 3 * 4)
+        try #require(bandHeight > 0)
+        // Light text pixels on the dark band.
+        let light = (0..<bandHeight).reduce(0) { count, y in
+            count + (0..<sheet.width).filter { sheet[$0, y].red > 180 && sheet[$0, y].blue > 180 }.count
+        }
+        #expect(light > 50)
+    }
+
     @Test func blackOpeningIsSkippedForARepresentativeFrame() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-black-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -1,0 +1,76 @@
+# Builds vidorient for installing, with its man pages and shell completions generated from the
+# binary itself (nothing generated is committed), and installs or removes them.
+#
+#   make                      release build, man pages, completions (under .build-install/)
+#   sudo make install         into $(DESTDIR)$(PREFIX): bin, share/man/man1, bash/zsh/fish completions
+#                             (builds first only what is missing, so root needs no Swift after `make`)
+#   make uninstall            removes exactly what install put there
+#   make deb                  vidorient_VERSION_ARCH.deb under .build-install/ (packaging/build-deb.sh)
+#
+# PREFIX defaults to /usr/local; DESTDIR stages the install under another root.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+INSTALL ?= install
+SWIFT_FLAGS ?= -c release --static-swift-stdlib
+
+BIN := .build/release
+OUT := .build-install
+# The man pages carry the date of the last commit, so the same commit makes the same pages.
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+
+bindir := $(DESTDIR)$(PREFIX)/bin
+man1dir := $(DESTDIR)$(PREFIX)/share/man/man1
+bashdir := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+zshdir := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+fishdir := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+.PHONY: all build man completions install uninstall deb clean
+
+all: build
+	$(MAKE) --no-print-directory man completions
+
+build:
+	$(SWIFT) build $(SWIFT_FLAGS) --product vidorient
+
+$(BIN)/vidorient:
+	$(SWIFT) build $(SWIFT_FLAGS) --product vidorient
+
+$(OUT)/man/vidorient.1: $(BIN)/vidorient
+	$(MAKE) --no-print-directory man
+
+$(OUT)/completions/vidorient: $(BIN)/vidorient
+	$(MAKE) --no-print-directory completions
+
+# swift-argument-parser's generate-manual plugin runs its generate-manual tool on the built
+# binary; running that tool directly on the release binary here saves the plugin's second
+# release build (it builds without --static-swift-stdlib).
+man: $(BIN)/vidorient
+	$(SWIFT) build $(SWIFT_FLAGS) --product generate-manual
+	rm -rf $(OUT)/man && mkdir -p $(OUT)/man
+	$(BIN)/generate-manual $(BIN)/vidorient --multi-page --date $(MAN_DATE) --output-directory $(OUT)/man
+
+completions: $(BIN)/vidorient
+	mkdir -p $(OUT)/completions
+	$(BIN)/vidorient --generate-completion-script bash > $(OUT)/completions/vidorient
+	$(BIN)/vidorient --generate-completion-script zsh > $(OUT)/completions/_vidorient
+	$(BIN)/vidorient --generate-completion-script fish > $(OUT)/completions/vidorient.fish
+
+install: $(BIN)/vidorient $(OUT)/man/vidorient.1 $(OUT)/completions/vidorient
+	$(INSTALL) -d $(bindir) $(man1dir) $(bashdir) $(zshdir) $(fishdir)
+	$(INSTALL) -m 755 $(BIN)/vidorient $(bindir)/vidorient
+	$(INSTALL) -m 644 $(OUT)/man/*.1 $(man1dir)/
+	$(INSTALL) -m 644 $(OUT)/completions/vidorient $(bashdir)/vidorient
+	$(INSTALL) -m 644 $(OUT)/completions/_vidorient $(zshdir)/_vidorient
+	$(INSTALL) -m 644 $(OUT)/completions/vidorient.fish $(fishdir)/vidorient.fish
+
+uninstall:
+	rm -f $(bindir)/vidorient $(man1dir)/vidorient.1 $(man1dir)/vidorient.*.1
+	rm -f $(bashdir)/vidorient $(zshdir)/_vidorient $(fishdir)/vidorient.fish
+
+deb: all
+	bash packaging/build-deb.sh
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds .build-install/vidorient_VERSION_ARCH.deb from what `make` built: the release binary
+# (stripped), its man pages and its bash, zsh and fish completions, installed under /usr.
+# Depends is derived from the binary by dpkg-shlibdeps (runtime libraries, never -dev packages),
+# so a new C library the code links is picked up without editing this file. The version comes
+# from `git describe`: vX.Y.Z tags give X.Y.Z (X.Y.Z+N.gHASH after them); without a tag,
+# the binary's own version ~gitN.gHASH, so a later tagged release sorts above it.
+# Run `make deb` (or `make` first, then this script).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=.build-install
+binary=.build/release/vidorient
+if [ ! -x "$binary" ] || [ ! -f "$out/man/vidorient.1" ] || [ ! -f "$out/completions/vidorient" ]; then
+  echo "build-deb: run 'make' first (no release binary, man pages or completions yet)" >&2
+  exit 1
+fi
+
+base=$("$binary" --version)
+if described=$(git describe --tags --long --match 'v[0-9]*' 2>/dev/null); then
+  # v1.2.0-3-gabc1234: tag, commits since, hash.
+  hash=${described##*-}
+  rest=${described%-*}
+  count=${rest##*-}
+  tag=${rest%-*}
+  tag=${tag#v}
+  if [ "$count" = 0 ]; then version=$tag; else version="$tag+$count.$hash"; fi
+elif hash=$(git describe --always --abbrev=7 2>/dev/null); then
+  version="$base~git$(git rev-list --count HEAD).g$hash"
+else
+  version=$base  # not a git checkout (a source tarball): the binary's own version
+fi
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then version="$version.dirty"; fi
+arch=$(dpkg --print-architecture)
+
+root="$out/deb/root"
+rm -rf "$out/deb"
+mkdir -p "$root/DEBIAN"
+make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
+strip --strip-unneeded "$root/usr/bin/vidorient"
+gzip -9n "$root"/usr/share/man/man1/*.1
+
+# dpkg-shlibdeps reads debian/control from the directory it runs in: give it a minimal one.
+shlib="$out/deb/shlibdeps"
+mkdir -p "$shlib/debian"
+printf 'Source: vidorient\n\nPackage: vidorient\nArchitecture: any\n' > "$shlib/debian/control"
+depends=$(cd "$shlib" && dpkg-shlibdeps -O "$OLDPWD/$root/usr/bin/vidorient" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+if [ -z "$depends" ]; then
+  echo "build-deb: dpkg-shlibdeps found no dependencies for the binary" >&2
+  exit 1
+fi
+
+maintainer=$(git log -1 --format='%an <%ae>' 2>/dev/null || echo "vidorient maintainers <root@localhost>")
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: vidorient
+Version: $version
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: $depends
+Recommends: fonts-dejavu-core
+Section: video
+Priority: optional
+Description: tell which way is up for any video or photo, and act on it
+ vidorient reads the display matrix of MP4/QuickTime videos and the EXIF
+ orientation of photos, names which of the eight orientations applies (mirrors
+ included), writes upright thumbnails and contact sheets, fixes the matrix in
+ place without re-encoding, and audits whole libraries.
+CONTROL
+
+deb="$out/vidorient_${version}_${arch}.deb"
+rm -f "$out"/vidorient_*.deb
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+echo "$deb"
