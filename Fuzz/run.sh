@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target and runs it.
 #   bash Fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer flags...]
-# TARGET is `isobmff` (the box reader, the default) or `photo` (the photo readers); SECONDS
+# TARGET is `isobmff` (the box reader, the default), `photo` (the photo readers) or `arguments`
+# (argument parsing, thumbnail geometry, terminal escaping and non-blocking opens); SECONDS
 # defaults to 300; two jobs. Everything it makes (objects, the binaries, the corpora, crashes)
 # goes to Fuzz/work/, which git ignores. The seed corpus is TestMedia's files of the target's
 # formats, and ../shared/media's when present.
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 target=isobmff
 case "${1:-}" in
-  isobmff | photo) target=$1; shift ;;
+  isobmff | photo | arguments) target=$1; shift ;;
 esac
 seconds=${1:-300}
 shift || true
@@ -20,6 +21,21 @@ mkdir -p "$work/build" "$work/$target/corpus" "$work/$target/crashes"
 # The package's settings (Swift 6, the same upcoming features), optimised, with debug info.
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
   -O -g -parse-as-library)
+if [ "$target" = arguments ]; then
+  # Here Core is what is fuzzed: instrumented, with the target in the same module build.
+  mkdir -p "$work/arguments/corpus" "$work/arguments/crashes" "$work/arguments/paths" "$work/build-arguments"
+  printf '%s' 12.5 > "$work/arguments/corpus/time"; printf '%s' 01:02:03.250 > "$work/arguments/corpus/clock"
+  printf '%s' 0,1,-1,0 > "$work/arguments/corpus/matrix"; printf '%s' 'a\x1b[2J.mp4' > "$work/arguments/corpus/name"
+  swiftc "${flags[@]}" -sanitize=fuzzer,address -wmo -module-name VidorientCore \
+    -emit-module -emit-module-path "$work/build-arguments/VidorientCore.swiftmodule" \
+    -c -o "$work/build-arguments/VidorientCore.o" Sources/VidorientCore/*.swift
+  swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build-arguments" -o "$work/arguments-fuzzer" \
+    Fuzz/ArgumentFuzzer.swift "$work/build-arguments/VidorientCore.o"
+  cd "$work/arguments"
+  exec ../arguments-fuzzer corpus -max_total_time="$seconds" -jobs=2 -workers=2 \
+    -artifact_prefix=crashes/ -print_final_stats=1 "$@"
+fi
+
 # module NAME [swiftc flags...] -- SOURCES: one module object, instrumented unless it is Core.
 module() {
   local name=$1; shift

@@ -91,7 +91,11 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     /// nothing else was, else 0.
     public var exitStatus: Int32 {
         if failing > 0 { return 1 }
-        if unreadable > 0 || (skipped["unreadable-directory"] ?? 0) > 0 || (skipped["missing"] ?? 0) > 0 { return 2 }
+        if unreadable > 0 || (skipped["unreadable-directory"] ?? 0) > 0 || (skipped["missing"] ?? 0) > 0
+            || (skipped["unsupported-name"] ?? 0) > 0
+        {
+            return 2
+        }
         return 0
     }
 

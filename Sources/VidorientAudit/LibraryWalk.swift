@@ -75,6 +75,9 @@ public struct WalkNote: Sendable, Hashable {
         case symlinkSkipped = "symlink-skipped"
         /// A path given that does not exist.
         case missing
+        /// A name that is not valid UTF-8 (old NAS shares, Windows-1252 zip extractions), which
+        /// the String-based readers cannot open yet: reported, never dropped in silence.
+        case unsupportedName = "unsupported-name"
     }
 
     public let kind: Kind
@@ -122,6 +125,27 @@ public struct LibraryWalk {
     /// Walks a list of paths (from `--files-from`): each is a file to audit, as given.
     public func filter(_ path: String) -> Bool { accepts(path, explicitly: true) }
 
+    /// `bytes` as UTF-8 where they are valid, each invalid byte as `\xHH`: how a name that is
+    /// not UTF-8 is shown.
+    static func escapingInvalidUTF8(_ bytes: [UInt8]) -> String {
+        var result = ""
+        var start = 0
+        while start < bytes.count {
+            // The longest valid prefix from `start`, then one invalid byte.
+            var end = bytes.count
+            while end > start, String(validating: bytes[start..<end], as: UTF8.self) == nil { end -= 1 }
+            if end > start {
+                result += String(decoding: bytes[start..<end], as: UTF8.self)
+                start = end
+            } else {
+                let hex = String(bytes[start], radix: 16, uppercase: true)
+                result += "\\x" + (hex.count < 2 ? "0" : "") + hex
+                start += 1
+            }
+        }
+        return result
+    }
+
     private func descend(
         _ directory: String, ancestors: inout [DirectoryID], file: (String) -> Void, note: (WalkNote) -> Void
     ) {
@@ -130,17 +154,30 @@ public struct LibraryWalk {
             return
         }
         var names: [String] = []
+        var undecodable: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                if name != "." && name != ".." { names.append(name) }
+            } else {
+                undecodable.append(LibraryWalk.escapingInvalidUTF8(bytes))
             }
-            if name != "." && name != ".." { names.append(name) }
         }
         closedir(handle)
+        for name in undecodable.sorted() {
+            note(
+                WalkNote(
+                    kind: .unsupportedName, path: directory.hasSuffix("/") ? directory + name : directory + "/" + name,
+                    reason: "the file name is not valid UTF-8 (shown with \\xHH for its bytes), which vidorient cannot open yet"))
+        }
         for name in names.sorted() {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var status = stat()
-            guard lstat(path, &status) == 0 else { continue }
+            guard lstat(path, &status) == 0 else {
+                // Gone since the directory was read, or unreadable: said, not dropped.
+                note(WalkNote(kind: .missing, path: path, reason: LibraryWalk.errnoReason()))
+                continue
+            }
             var kind = status.st_mode & S_IFMT
             if kind == S_IFLNK {
                 guard options.followSymlinks else {

@@ -33,10 +33,16 @@ extension MatrixFix {
     /// Refuses, having changed nothing, what cannot be read, planned (see `init`) or written: a
     /// read-only file, a folder where no temporary file can be made, an unusable `-o` path.
     /// A file already as asked is left untouched (except that a copy is still written).
+    ///
+    /// Unless `dryRun`, the file is locked (`FileLock`) for the whole run; a caller that checks
+    /// the result under the lock takes it itself and passes it as `lock`.
     public static func fix(
         path: String, change: OrientationChange, resetMovieMatrix: Bool = false, mode: WriteMode = .replace,
-        dryRun: Bool = false
+        dryRun: Bool = false, lock: FileLock? = nil
     ) throws(ISOBMFFError) -> FixResult {
+        var held = lock
+        if !dryRun && held == nil { held = try FileLock(path: path) }
+        defer { withExtendedLifetime(held) {} }
         let input = try FileBytes(path: path)
         let movie = try MovieStructure(input)
         let plan = try MatrixFix(movie, change: change, resetMovieMatrix: resetMovieMatrix)
@@ -63,11 +69,13 @@ extension MatrixFix {
             guard plan.bytesChanged > 0 else { return result }
             // Through a symbolic link to the file it names: the link itself stays a link.
             result.bytesWritten = try FileSystem.writeFixedCopy(
-                of: input, status: status, plan: plan, expected: expected, to: FileSystem.resolved(path), replacing: true)
+                of: input, status: status, plan: plan, expected: expected, to: FileSystem.resolved(path), replacing: true,
+                lock: held)
             result.writtenPath = path
         case .copy(let output):
             result.bytesWritten = try FileSystem.writeFixedCopy(
-                of: input, status: status, plan: plan, expected: expected, to: FileSystem.resolved(output), replacing: false)
+                of: input, status: status, plan: plan, expected: expected, to: FileSystem.resolved(output), replacing: false,
+                lock: held)
             result.writtenPath = output
         case .inPlace:
             guard plan.bytesChanged > 0 else { return result }
@@ -151,7 +159,7 @@ enum FileSystem {
     /// With `replacing`, also checks that the original did not change meanwhile.
     static func writeFixedCopy(
         of input: FileBytes, status: stat, plan: MatrixFix, expected: MovieStructure, to destination: String,
-        replacing: Bool
+        replacing: Bool, lock: FileLock? = nil
     ) throws(ISOBMFFError) -> Int64 {
         let (folder, name) = split(destination)
         removeAbandonedPartials(in: folder, name: name)
@@ -175,7 +183,8 @@ enum FileSystem {
         guard fchmod(descriptor, status.st_mode & 0o7777) == 0 else { throw ISOBMFFError(.io, errnoReason()) }
         if geteuid() == 0 { _ = fchown(descriptor, status.st_uid, status.st_gid) }
         guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(errnoReason())") }
-        close(descriptor)
+        // The copy is locked before it takes the file's place, so that the lock goes with the name.
+        if let lock { lock.adopt(descriptor) } else { close(descriptor) }
         open = false
 
         try verify(temporary, expected: expected)

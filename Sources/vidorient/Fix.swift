@@ -85,6 +85,16 @@ struct Fix: ParsableCommand {
         FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
         try reportEach(files, json: json, human: { FixReport(result: $0, terminal: terminal).text }) { file in
+            // Locked from the first look to the read-back: another run's change in between would
+            // make this one's plan and its check about different files.
+            var lock: FileLock? = nil
+            if !dryRun {
+                do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch {
+                    Terminal.warn("could not fix '\(file)': \(error.reason)")
+                    return nil
+                }
+            }
+            defer { withExtendedLifetime(lock) {} }
             let intent: FixIntent
             do throws(FixIntent.Refusal) { intent = try FixIntent(file: file, change: change) } catch {
                 Terminal.warn("could not fix '\(file)': \(error.reason)")
@@ -92,7 +102,8 @@ struct Fix: ParsableCommand {
             }
             do throws(ISOBMFFError) {
                 let result = try MatrixFix.fix(
-                    path: file, change: intent.change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun)
+                    path: file, change: intent.change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun,
+                    lock: lock)
                 for warning in result.warnings { Terminal.warn("warning: '\(file)': \(warning)") }
                 if let written = result.writtenPath, let problem = intent.checkShown(written) {
                     Terminal.warn("could not fix '\(file)': \(problem)")

@@ -12,7 +12,8 @@ struct Vidorient: ParsableCommand {
         abstract: "Tell which way is up for any video or photo, and act on it.",
         discussion: """
             Orientation is one of the eight EXIF orientations: an optional horizontal mirror, then a \
-            clockwise rotation. Exit status: 0 success, 2 an input could not be read, 64 bad usage.
+            clockwise rotation. Exit status: 0 success, 2 an input could not be read or an output (stdout \
+            included) not written, 64 bad usage or a number out of range.
             """,
         version: "0.1.0",
         subcommands: [Inspect.self, Thumbnail.self, Fix.self, Audit.self, Report.self, OrientationCommand.self]
