@@ -207,6 +207,47 @@ struct SharedMediaThumbnailTests {
     }
 }
 
+/// HEIF pictures: vidorient decodes with libheif's transformations off and applies its own
+/// decision; libheif's `heif-convert` applies `irot`/`imir` itself. Both must give the same picture,
+/// on the phone files and on a grid with a thumbnail item as much as on TestMedia's.
+@Suite(.enabled(if: SharedMedia.isPresent, "../shared/media is absent"))
+struct HEIFAgreesWithLibheifTests {
+    /// IMG_2682 at 240 comes from its 320x240 thumbnail item, Samsung's at 1000 from its 8x6 grid.
+    @Test(arguments: [("IMG_2682.heic", 240), ("8bit-sRGB.avif", 240), ("samsung-one-ui-6.heic", 1000)])
+    func sameAsLibheifApplyingItsOwnTransforms(name: String, width: Int) throws {
+        let path = try #require(SharedMedia.path(name))
+        let ours = try Thumbnailer().frame(path, request: ThumbnailRequest(width: width)).picture
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-heif-\(getpid())-\(name)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let full = folder.appendingPathComponent("libheif.png").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["heif-convert", path, full]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        // The same size, scaled by ffmpeg's area filter, then decoded by our own reader.
+        let small = folder.appendingPathComponent("small.png").path
+        #expect(try runFFmpeg(["-i", full, "-vf", "scale=\(ours.width):\(ours.height):flags=area", small]) == 0)
+        let theirs = try Thumbnailer().frame(small, request: ThumbnailRequest()).picture
+        try #require(theirs.width == ours.width && theirs.height == ours.height)
+        func meanDifference(_ other: Picture) -> Double {
+            var difference = 0
+            for (a, b) in zip(ours.pixels, other.pixels) { difference += abs(Int(a) - Int(b)) }
+            return Double(difference) / Double(ours.pixels.count)
+        }
+        // Scalers and a thumbnail item's own coding differ by a few levels; the same picture
+        // mirrored or turned over differs everywhere, and that is what this must tell apart.
+        let same = meanDifference(theirs)
+        #expect(same < 12, "\(name) at \(width)")
+        for wrong in [Orientation.upMirrored, .down] {
+            #expect(meanDifference(theirs.oriented(wrong)) > same + 4, "\(name) against \(wrong)")
+        }
+    }
+}
+
 private func runFFmpeg(_ arguments: [String]) throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
