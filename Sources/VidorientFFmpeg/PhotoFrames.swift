@@ -84,11 +84,20 @@ struct PhotoFrames {
         }
     }
 
+    /// The most encoded bytes read into memory for one picture: far above any camera's JPEG, far
+    /// below what a file that merely claims a size could make us allocate.
+    static let maximumEncodedBytes = 256 << 20
+
     private func bytes(at offset: Int, count: Int?) throws(InputError) -> [UInt8] {
-        do {
-            let file = try FileBytes(path: path)
-            return try file.read(at: Int64(offset), count: count ?? Int(file.size))
-        } catch {
+        let file: FileBytes
+        do { file = try FileBytes(path: path) } catch { throw InputError(path: path, reason: error.reason) }
+        let count = count ?? Int(file.size)
+        guard count <= PhotoFrames.maximumEncodedBytes else {
+            throw InputError(
+                path: path,
+                reason: "the picture's \(count) bytes are more than the \(PhotoFrames.maximumEncodedBytes) read for a thumbnail")
+        }
+        do { return try file.read(at: Int64(offset), count: count) } catch {
             throw InputError(path: path, reason: error.reason)
         }
     }
