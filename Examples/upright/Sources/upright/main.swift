@@ -10,11 +10,12 @@ for path in CommandLine.arguments.dropFirst() {
     do {
         // The same report `vidorient inspect --json` prints.
         let report = try Prober().inspect(path)
-        guard let video = report.video else {
+        guard report.video != nil || report.photo != nil else {
             print("\(path): no picture")
             continue
         }
-        let orientation = video.exifOrientation.flatMap(Orientation.init(exif:))
+        // A video's or a photo's decided orientation; nil for a matrix that is not one of the eight.
+        let orientation = report.displayOrientation
         print("\(path): \(orientation.map { "EXIF \($0.exif), \($0.summary)" } ?? "not one of the eight")")
 
         // The frame a viewer shows, already turned and mirrored upright, fitted to 320 pixels.
