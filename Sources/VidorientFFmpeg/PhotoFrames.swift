@@ -33,6 +33,14 @@ struct PhotoFrames {
         var storedHeight = crop?.height ?? evidence.storedHeight ?? 0
         if let preview, let width = preview.width, let height = preview.height { (storedWidth, storedHeight) = (width, height) }
         guard storedWidth > 0, storedHeight > 0 else { throw InputError(path: path, reason: "the photo states no size") }
+        // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the
+        // header merely claims must not become gigabytes.
+        let (pixels, overflow) = storedWidth.multipliedReportingOverflow(by: storedHeight)
+        guard !overflow, pixels <= PhotoFrames.maximumStoredPixels else {
+            throw InputError(
+                path: path,
+                reason: "the photo claims \(storedWidth)x\(storedHeight) pixels, more than the \(PhotoFrames.maximumStoredPixels) decoded for a thumbnail")
+        }
         let geometry: ThumbnailGeometry
         do {
             geometry = try ThumbnailGeometry(
@@ -83,6 +91,10 @@ struct PhotoFrames {
             throw InputError(path: path, reason: "could not decode the jpeg: \(error)")
         }
     }
+
+    /// The most stored pixels decoded for one picture (a 16-bit grid or a PNG header can claim
+    /// four billion): 2^28, twice the largest phone sensors.
+    static let maximumStoredPixels = 1 << 28
 
     /// The most encoded bytes read into memory for one picture: far above any camera's JPEG, far
     /// below what a file that merely claims a size could make us allocate.

@@ -156,6 +156,31 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         #expect(throws: InputError.self) { try Thumbnailer().frame(entry.path, request: ThumbnailRequest()) }
     }
 
+    /// A PNG header may claim 60000x60000 (14 GB of RGB) on a file of a few bytes: refused before
+    /// any decoder allocates, with the size in the message.
+    @Test func aClaimedHugePhotoIsRefusedBeforeDecoding() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-huge-\(getpid()).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let script = """
+            import struct, sys, zlib
+            def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+            ihdr = struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0)
+            data = zlib.compress(b"\\0" * 64)
+            open(sys.argv[1], "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        #expect(try Prober().inspect(path).photo?.storedWidth == 60000)
+        let error = try #require(throws: InputError.self) {
+            try Thumbnailer().frame(path, request: ThumbnailRequest(width: 100))
+        }
+        #expect(error.reason.contains("60000x60000"))
+    }
+
     @Test func audioOnlyHasNothingToRender() throws {
         let path = Manifest.folder.appendingPathComponent("audio-only.m4a").path
         let error = try #require(throws: InputError.self) { try Thumbnailer().frame(path, request: ThumbnailRequest()) }
