@@ -155,6 +155,25 @@ def tkhd_exif_tiff(n):
     return app1[4 + 6:]                                  # marker, length, Exif\0\0
 
 
+def raw_file(n):
+    """A DNG-shaped raw, as cameras lay them out: IFD0 is a JPEG preview of the stored picture
+    (NewSubfileType 1) with the Orientation and DNGVersion; SubIFD 0 is the full-resolution
+    sensor image (a deflated 16-bit CFA of zeros: the readers never decode it)."""
+    soi, rest = jpeg_segments(os.path.join(HERE, f"orient-{n}.jpg"))
+    preview = soi + rest
+    w, h = tkhd.stored_size(n)
+    raw = zlib.compress(bytes(w * h * 2), 9)
+    ifd0 = [(0x00FE, LONG, [1]), (0x0100, SHORT, [w]), (0x0101, SHORT, [h]), (0x0103, SHORT, [7]),
+            (0x0106, SHORT, [6]), (0x010F, ASCII, "vidorient"), (0x0110, ASCII, "TestMedia raw"),
+            (0x0111, LONG, ("blob", "preview")), (0x0112, SHORT, [n]), (0x0115, SHORT, [3]),
+            (0x0116, SHORT, [h]), (0x0117, LONG, ("bloblen", "preview")), (0x014A, LONG, ("ifd", "Raw")),
+            (0xC612, 1, [1, 4, 0, 0])]
+    sensor = [(0x00FE, LONG, [0]), (0x0100, SHORT, [w]), (0x0101, SHORT, [h]), (0x0102, SHORT, [16]),
+              (0x0103, SHORT, [8]), (0x0106, SHORT, [32803]), (0x0111, LONG, ("blob", "raw")),
+              (0x0115, SHORT, [1]), (0x0116, SHORT, [h]), (0x0117, LONG, ("bloblen", "raw"))]
+    return build_tiff([("IFD0", ifd0, None), ("Raw", sensor, None)], True, {"preview": preview, "raw": raw})
+
+
 def tiff_file(n, little, loop=False):
     """An RGB TIFF of the stored picture, Adobe Deflate, one strip, with Make,
     Model, Orientation and an Exif IFD."""
@@ -315,6 +334,9 @@ def files():
         [statement("exif", "APP1 EXIF IFD0", 1), statement("sidecar", "sidecar-6.jpg.xmp", 6)], exif=maker,
         note="stored for 6, EXIF says 1; the sidecar sidecar-6.jpg.xmp says 6 (an editor's choice)")
     out["sidecar-6.jpg.xmp"] = (xmp_packet(6), None)
+    add("raw-6.dng", raw_file(6), "tiff", 6, 6, [statement("exif", "IFD0", 6)],
+        exif={"make": "vidorient", "model": "TestMedia raw"},
+        note="a DNG-shaped raw: IFD0 a JPEG preview with Orientation 6, SubIFD 0 the sensor image; thumbnails come from the preview")
     add("rotated-pixels.jpg", jpeg(1, exif=exif_tiff(6, pixel_size=(96, 160))), "jpeg", 1, 6,
         [statement("exif", "APP1 EXIF IFD0", 6)], stored=(160, 96),
         exif=dict(maker, pixel_x_dimension=96, pixel_y_dimension=160),
@@ -426,7 +448,13 @@ def check():
             if key in e["exif"]:
                 expect(name, f"exiftool {tag}", t.get(tag), e["exif"][key])
         # The pixels: ffmpeg decodes the stored picture; its quadrants say which orientation it needs.
+        # A raw's picture is its embedded JPEG preview (the sensor data is not a picture).
         w, h = e["stored_width"], e["stored_height"]
+        if name.endswith(".dng"):
+            preview = os.path.join(tempfile.mkdtemp(), "preview.jpg")
+            start = data.index(b"\xff\xd8\xff")
+            open(preview, "wb").write(data[start:data.index(b"\xff\xd9", start) + 2])
+            path = preview
         img = tkhd.decode_ppm(path)
         expect(name, "decoded size", img[:2], (w, h))
         expect(name, "stored quadrants", tkhd.quadrants(img), tkhd.expected_stored(e["pixels_orientation"], w, h))

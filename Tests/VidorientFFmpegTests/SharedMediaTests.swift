@@ -104,6 +104,19 @@ struct SharedMediaTests {
         #expect(report.findings.contains { $0.code == "mirrored" } == truth.mirrored)
     }
 
+    /// Samsung's motion photo: the still is turned by irot 3 and its EXIF agrees; the video in
+    /// the `mpvd` box has an orientation of its own, reported with it.
+    @Test func samsungMotionPhotoReportsItsVideoToo() throws {
+        let report = try Prober().inspect(try #require(SharedMedia.path("samsung-one-ui-6.heic")))
+        let photo = try #require(report.photo)
+        #expect(photo.heifTransforms?.map(\.property) == ["irot"])
+        #expect(photo.sources.map(\.source) == [.heif, .exif])
+        #expect(report.findings.map(\.code).contains("orientation-duplicated"))
+        let motion = try #require(photo.motionVideo)
+        #expect(motion.exifOrientation == 6 && motion.codec == "hevc")
+        #expect(motion.displayWidth == 1080 && motion.displayHeight == 1440)
+    }
+
     @Test func landscapeZeroHasAnOrientationTagOfZero() throws {
         // The README calls it "tag absent"; exiftool and FFmpeg both read Orientation = 0.
         let report = try Prober().inspect(try #require(SharedMedia.path("Landscape_0.jpg")))
