@@ -114,7 +114,7 @@ final class WatchProcess: Sendable {
         try FileManager.default.copyItem(atPath: Run.media("orient-3.mp4"), toPath: inbox.appendingPathComponent("old.mp4").path)
         let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--cache-path", cache])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
-        #expect(watch.output.withLock { $0.contains("old.mp4") })
+        #expect(watch.wait { watch.output.withLock { $0.contains("old.mp4") } })
         try FileManager.default.copyItem(atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("new.mp4").path)
         #expect(watch.wait { watch.output.withLock { $0.contains("/new.mp4\"") } })
         #expect(watch.stop(signal) == 0)
@@ -135,7 +135,7 @@ final class WatchProcess: Sendable {
         ])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
         try FileManager.default.copyItem(atPath: Run.media("orient-2.mp4"), toPath: inbox.appendingPathComponent("mirror.mp4").path)
-        #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } })
+        #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } }, "\(watch.errors.withLock { $0 })")
         #expect(watch.stop(SIGTERM) == 0)
         let logged = try String(contentsOfFile: log, encoding: .utf8)
         let path = inbox.appendingPathComponent("mirror.mp4").path
