@@ -148,3 +148,36 @@ final class WatchProcess: Sendable {
         #expect(run.stderr == "vidorient: could not watch '\(Run.media("orient-1.mp4"))': not a directory: --watch takes folders\n")
     }
 }
+
+@Suite struct ReportCommandTests {
+    @Test func aPageInAMissingFolderIsRefusedBeforeTheAudit() throws {
+        let run = try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--html", "/nonexistent-folder/report.html"])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty, "nothing audited")
+        #expect(run.stderr == "vidorient: could not write '/nonexistent-folder/report.html': its folder '/nonexistent-folder' does not exist\n")
+    }
+
+    @Test func reportReadsAuditJSONLAndRefusesAnythingElse() throws {
+        let folder = try scratchFolder("report-cli")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jsonl = folder.appendingPathComponent("audit.jsonl")
+        let audit = try Run.vidorient(["audit", Run.media("orient-2.mp4"), Run.media("orient-6.mp4"), "--jsonl"])
+        try Data(audit.stdout.utf8).write(to: jsonl)
+        let page = folder.appendingPathComponent("page.html")
+        let made = try Run.vidorient(["report", jsonl.path, "-o", page.path])
+        #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains(Run.media("orient-2.mp4")) && !html.contains(Run.media("orient-6.mp4")), "only files with findings")
+
+        let json = folder.appendingPathComponent("audit.json")
+        try Data(try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--json"]).stdout.utf8).write(to: json)
+        let refused = try Run.vidorient(["report", json.path, "-o", page.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them)\n")
+    }
+
+    @Test(arguments: [["audit", "x", "--thumbnails"], ["audit", "x", "--exec", "true"], ["audit", "--watch", "x", "--json"], ["report", "-o", "x.html"]])
+    func misuseExits64(_ arguments: [String]) throws {
+        #expect(try Run.vidorient(arguments).status == 64)
+    }
+}
