@@ -209,8 +209,15 @@ private final class Database: @unchecked Sendable {
     private let handle: OpaquePointer
     private let select: OpaquePointer
     private let insert: OpaquePointer
+    /// Rows written in the open write transaction.
     private var pending = 0
+    /// The open transaction, if any. Lookups share one read transaction for up to a second:
+    /// one statement on its own takes and drops SQLite's file locks each time, which costs more
+    /// than the lookup.
+    private var transaction = Transaction.none
     private var transactionStart = 0.0
+
+    private enum Transaction { case none, reading, writing }
 
     private init(handle: OpaquePointer) throws(SQLiteError) {
         self.handle = handle
@@ -237,7 +244,7 @@ private final class Database: @unchecked Sendable {
     }
 
     deinit {
-        if pending > 0 { _ = sqlite3_exec(handle, "COMMIT", nil, nil, nil) }
+        if transaction != .none { _ = sqlite3_exec(handle, "COMMIT", nil, nil, nil) }
         sqlite3_finalize(select)
         sqlite3_finalize(insert)
         sqlite3_close_v2(handle)
@@ -313,6 +320,12 @@ private final class Database: @unchecked Sendable {
     }
 
     func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
+        if transaction == .reading && Clock.now - transactionStart > 1 { try commit() }
+        if transaction == .none {
+            try Database.exec(handle, "BEGIN")
+            transaction = .reading
+            transactionStart = Clock.now
+        }
         defer { sqlite3_reset(select) }
         try bind(select, path: path, optionsKey: optionsKey)
         let status = sqlite3_step(select)
@@ -328,8 +341,12 @@ private final class Database: @unchecked Sendable {
     }
 
     func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) throws(SQLiteError) {
-        if pending == 0 {
+        // A read transaction is ended rather than upgraded: upgrading a snapshot another audit
+        // has written past fails at once, where BEGIN IMMEDIATE waits for the lock.
+        if transaction == .reading { try commit() }
+        if transaction == .none {
             try Database.exec(handle, "BEGIN IMMEDIATE")
+            transaction = .writing
             transactionStart = Clock.now
         }
         defer { sqlite3_reset(insert) }
@@ -356,8 +373,9 @@ private final class Database: @unchecked Sendable {
     }
 
     func commit() throws(SQLiteError) {
-        guard pending > 0 else { return }
+        guard transaction != .none else { return }
         pending = 0
+        transaction = .none
         try Database.exec(handle, "COMMIT")
     }
 

@@ -34,8 +34,9 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var video: VideoReport?
     public var photo: PhotoReport?
     public var findings: [Finding]
-    /// The exact JSON line of a record answered from the audit cache, which writers replay byte
-    /// for byte. Not part of the record's value.
+    /// The record's exact JSON line when it went through the audit cache (replayed from it, or
+    /// just stored in it): writers write it instead of encoding the record again, byte for byte.
+    /// Not part of the record's value; reset it (`CachedLine()`) after changing a record.
     public var cached = CachedLine()
 
     public init(path: String, video: VideoReport?, photo: PhotoReport? = nil, findings: [Finding]) {

@@ -74,23 +74,26 @@ public final class Watcher: Sendable {
     /// completes, until `stop()`. `record` and `event` are called one at a time.
     public func run(options: AuditOptions, record: @escaping (AuditRecord) -> Void, event: @escaping (Event) -> Void) {
         var state = WatchState(walk: options.walk)
-        let before = realtimeNanoseconds()
+        // File times come from the kernel's coarse clock, up to a tick (4–10 ms) behind this one:
+        // a file changed just after this moment may carry a ctime just before it.
+        let before = realtimeNanoseconds() - 50_000_000
         for root in roots { state.addWatches(root, inotify: inotify, event: event) }
-        let watching = realtimeNanoseconds()
 
-        // Files changed after every watch was in place will also come as events: they are left to
-        // those. Files changed while watches were being added may or may not: their keys are kept,
-        // so that an event for the same state of the file does not report it twice.
-        let reported = Mutex<[String: FileKey]>([:])
+        // Files changed since the watch began may still be being written: they are not reported
+        // by this walk but queued like files with events, so that they are reported once, when
+        // complete. Every other file is reported here, in the state the walk saw.
+        let recent = Mutex<[String]>([])
         let summary = Auditor(options: options).run(
             .walk(roots),
             record: { auditRecord in
                 guard let key = FileKey(path: auditRecord.path) else { return }
-                if key.ctimeNanoseconds >= watching { return }
-                if key.ctimeNanoseconds >= before { reported.withLock { $0[auditRecord.path] = key } }
+                if key.ctimeNanoseconds >= before {
+                    recent.withLock { $0.append(auditRecord.path) }
+                    return
+                }
                 record(auditRecord)
             }, note: { event(.walkNote($0)) })
-        state.reported = reported.withLock { $0 }
+        for path in recent.withLock({ $0 }) { state.touch(path, complete: true, settle: settle, walked: false) }
         event(.ready(files: summary.files))
 
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -112,9 +115,12 @@ public final class Watcher: Sendable {
             let due = state.takeDue()
             guard !due.isEmpty else { continue }
             var changed: [String] = []
-            for path in due {
+            for (path, walked) in due {
                 // Gone already, or the same state of the file as last reported: nothing to say.
                 guard let key = FileKey(path: path), state.reported[path] != key else { continue }
+                // Unchanged since before the watch began: the first walk reported it in this very
+                // state (the close of a write that ended just before the watch comes late).
+                if walked && state.reported[path] == nil && key.ctimeNanoseconds < before { continue }
                 state.reported[path] = key
                 changed.append(path)
             }
@@ -139,7 +145,9 @@ private struct WatchState {
     /// Watch descriptor to the folder's device and inode, to tell a rename from a move away.
     var identities: [Int32: DirectoryID] = [:]
     /// Files seen changing, with when they may be audited and whether the writer has closed them.
-    var pending: [String: (deadline: Double, complete: Bool)] = [:]
+    /// `walked`: the first walk may have reported the file (false for files found in a folder
+    /// that came into the tree later, which keep their old ctimes).
+    var pending: [String: (deadline: Double, complete: Bool, walked: Bool)] = [:]
     /// The key each file had when it was last reported.
     var reported: [String: FileKey] = [:]
     var overflowed = false
@@ -202,8 +210,8 @@ private struct WatchState {
     }
 
     /// Every event starts the quiet time again; only a close or a move in makes a file complete.
-    mutating func touch(_ path: String, complete: Bool, settle: Double) {
-        pending[path] = (Clock.now + settle, complete)
+    mutating func touch(_ path: String, complete: Bool, settle: Double, walked: Bool = true) {
+        pending[path] = (Clock.now + settle, complete, walked && (pending[path]?.walked ?? true))
     }
 
     mutating func handle(_ bytes: ArraySlice<UInt8>, inotify: Int32, settle: Double, event: (Watcher.Event) -> Void) {
@@ -253,7 +261,7 @@ private struct WatchState {
                     !walk.options.exclude.contains(where: { LibraryWalk.matches($0, path) })
                 {
                     for file in addWatches(path, inotify: inotify, event: event) {
-                        touch(file, complete: true, settle: settle)
+                        touch(file, complete: true, settle: settle, walked: false)
                     }
                 }
                 continue
@@ -273,10 +281,11 @@ private struct WatchState {
     }
 
     /// The complete files whose quiet time is over, in path order.
-    mutating func takeDue() -> [String] {
+    mutating func takeDue() -> [(path: String, walked: Bool)] {
         let now = Clock.now
-        let due = pending.filter { $0.value.complete && $0.value.deadline <= now }.map(\.key).sorted()
-        for path in due { pending[path] = nil }
+        let due = pending.filter { $0.value.complete && $0.value.deadline <= now }.map { ($0.key, $0.value.walked) }
+            .sorted { $0.0 < $1.0 }
+        for (path, _) in due { pending[path] = nil }
         return due
     }
 }

@@ -114,7 +114,7 @@ final class WatchProcess: Sendable {
         try FileManager.default.copyItem(atPath: Run.media("orient-3.mp4"), toPath: inbox.appendingPathComponent("old.mp4").path)
         let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--cache-path", cache])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
-        #expect(watch.output.withLock { $0.contains("old.mp4") })
+        #expect(watch.wait { watch.output.withLock { $0.contains("old.mp4") } })
         try FileManager.default.copyItem(atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("new.mp4").path)
         #expect(watch.wait { watch.output.withLock { $0.contains("/new.mp4\"") } })
         #expect(watch.stop(signal) == 0)
@@ -135,7 +135,7 @@ final class WatchProcess: Sendable {
         ])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
         try FileManager.default.copyItem(atPath: Run.media("orient-2.mp4"), toPath: inbox.appendingPathComponent("mirror.mp4").path)
-        #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } })
+        #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } }, "\(watch.errors.withLock { $0 })")
         #expect(watch.stop(SIGTERM) == 0)
         let logged = try String(contentsOfFile: log, encoding: .utf8)
         let path = inbox.appendingPathComponent("mirror.mp4").path
@@ -146,5 +146,38 @@ final class WatchProcess: Sendable {
         let run = try Run.vidorient(["audit", "--watch", Run.media("orient-1.mp4")])
         #expect(run.status == 2)
         #expect(run.stderr == "vidorient: could not watch '\(Run.media("orient-1.mp4"))': not a directory: --watch takes folders\n")
+    }
+}
+
+@Suite struct ReportCommandTests {
+    @Test func aPageInAMissingFolderIsRefusedBeforeTheAudit() throws {
+        let run = try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--html", "/nonexistent-folder/report.html"])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty, "nothing audited")
+        #expect(run.stderr == "vidorient: could not write '/nonexistent-folder/report.html': its folder '/nonexistent-folder' does not exist\n")
+    }
+
+    @Test func reportReadsAuditJSONLAndRefusesAnythingElse() throws {
+        let folder = try scratchFolder("report-cli")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jsonl = folder.appendingPathComponent("audit.jsonl")
+        let audit = try Run.vidorient(["audit", Run.media("orient-2.mp4"), Run.media("orient-6.mp4"), "--jsonl"])
+        try Data(audit.stdout.utf8).write(to: jsonl)
+        let page = folder.appendingPathComponent("page.html")
+        let made = try Run.vidorient(["report", jsonl.path, "-o", page.path])
+        #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains(Run.media("orient-2.mp4")) && !html.contains(Run.media("orient-6.mp4")), "only files with findings")
+
+        let json = folder.appendingPathComponent("audit.json")
+        try Data(try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--json"]).stdout.utf8).write(to: json)
+        let refused = try Run.vidorient(["report", json.path, "-o", page.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them)\n")
+    }
+
+    @Test(arguments: [["audit", "x", "--thumbnails"], ["audit", "x", "--exec", "true"], ["audit", "--watch", "x", "--json"], ["report", "-o", "x.html"]])
+    func misuseExits64(_ arguments: [String]) throws {
+        #expect(try Run.vidorient(arguments).status == 64)
     }
 }

@@ -14,7 +14,7 @@ enum Chromium {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(path))
         process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
             "--user-data-dir=\(profile.path)",
         ] + arguments
         let out = Pipe()
