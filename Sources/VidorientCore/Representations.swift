@@ -69,17 +69,8 @@ extension Orientation {
     /// The orientation of any `irot` then `imir` pair; nil for an `irot` outside 0–3 or an
     /// `imir` axis other than 0 or 1.
     public init?(heif transform: HEIFTransform) {
-        guard (0...3).contains(transform.irot) else { return nil }
-        // irot n turns n quarter turns counter-clockwise: 4 - n clockwise.
-        var map = LinearMap.identity
-        for _ in 0..<((4 - transform.irot) % 4) { map = LinearMap.quarterTurnClockwise.after(map) }
-        switch transform.imir {
-        case nil: break
-        case 0: map = LinearMap(a: 1, b: 0, c: 0, d: -1).after(map)
-        case 1: map = LinearMap.mirror.after(map)
-        default: return nil
-        }
-        self.init(linear: map)
+        let mirror = transform.imir.map { [HEIFItemTransform.mirror(axis: $0)] } ?? []
+        self.init(heifTransforms: [.rotation(anticlockwiseQuarterTurns: transform.irot)] + mirror)
     }
 }
 

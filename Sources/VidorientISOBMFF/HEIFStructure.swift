@@ -222,22 +222,9 @@ public struct HEIFStructure: Sendable, Hashable {
         return evidence
     }
 
-    /// The orientation the primary item's `irot` and `imir` give, composed in `ipma` order; nil
-    /// when a value is outside the eight (never for a file this parser accepted).
-    public var orientation: Orientation? {
-        var map = Orientation.up
-        for association in primaryItem.properties {
-            let step: Orientation?
-            switch association.property {
-            case .rotation(let turns): step = Orientation(heif: HEIFTransform(irot: turns, imir: nil))
-            case .mirror(let axis): step = Orientation(heif: HEIFTransform(irot: 0, imir: axis))
-            default: continue
-            }
-            guard let step else { return nil }
-            map = map.followed(by: step)
-        }
-        return map
-    }
+    /// The orientation the primary item's `irot` and `imir` give, composed in `ipma` order (Core's
+    /// one rule, `Orientation(heifTransforms:)`); nil when a value is outside the eight.
+    public var orientation: Orientation? { Orientation(heifTransforms: evidence.transforms) }
 
     /// `alpha`, `depth` and `hdrgainmap` for the URNs that mean them; any other URN as written.
     static func auxiliaryName(_ urn: String) -> String {
