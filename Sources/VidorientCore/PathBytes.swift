@@ -171,3 +171,28 @@ private func decodeUTF8(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int
     guard let scalar = Unicode.Scalar(value) else { return nil }  // surrogates, beyond U+10FFFF
     return (scalar, length)
 }
+
+// Machine output (JSON, JSONL, CSV) carries a path as two keys: `path`, the display form
+// (`pathForDisplay`: each byte that is not UTF-8 text as `\xHH`), and `path_bytes`, the exact
+// bytes in lowercase hex when they differ from the display form's UTF-8, null otherwise. A
+// consumer takes `path_bytes` when it is not null, `path` otherwise (docs/json.md).
+extension KeyedEncodingContainer {
+    /// Encodes `path` under `key` for display and its exact bytes under `bytesKey`.
+    public mutating func encodePath(_ path: String?, forKey key: Key, bytesKey: Key) throws {
+        try encode(path?.pathForDisplay, forKey: key)
+        try encode(path?.pathBytesHex, forKey: bytesKey)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The path that `encodePath` wrote: from the bytes when they are there.
+    public func decodePath(forKey key: Key, bytesKey: Key) throws -> String {
+        if let hex = try decodeIfPresent(String.self, forKey: bytesKey) {
+            guard let path = String(pathBytesHex: hex) else {
+                throw DecodingError.dataCorruptedError(forKey: bytesKey, in: self, debugDescription: "not hex digits")
+            }
+            return path
+        }
+        return try decode(String.self, forKey: key)
+    }
+}
