@@ -145,7 +145,7 @@ public final class HTMLReport {
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(record.path, forKey: .p)
+            try c.encode(record.path.pathForDisplay, forKey: .p)  // \xHH for bytes that are not UTF-8 text
             try c.encode(HTMLReport.format(record.path), forKey: .f)
             try c.encode(record.video?.codec, forKey: .c)
             try c.encode(record.video.map(HTMLReport.stored), forKey: .s)

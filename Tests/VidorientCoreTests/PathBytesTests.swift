@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import VidorientCore
 
 @Suite struct PathBytesTests {
@@ -80,5 +81,37 @@ import VidorientCore
             (0..<bytes.count + 1).map { UInt8(bitPattern: pointer[$0]) }
         }
         #expect(passed == bytes + [0])
+    }
+}
+
+/// Keeps new code honest: a path handed to C as a Swift String would be passed as its UTF-8, so
+/// a name that is not UTF-8 (held as U+F7xx characters) would name another file. Every call
+/// that takes a path goes through `withPathCString`.
+@Suite struct PathSystemCallTests {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources")
+
+    static let pathCalls = [
+        "open", "stat", "lstat", "access", "unlink", "opendir", "mkdir", "rename", "realpath", "fnmatch", "mkstemp",
+        "avformat_open_input", "heif_context_read_from_file", "FT_New_Face", "sqlite3_open_v2", "inotify_add_watch",
+    ]
+
+    @Test func everyPathCallTakesThePathBytes() throws {
+        let files = try #require(FileManager.default.enumerator(atPath: PathSystemCallTests.sources.path))
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 40)
+        let call = try Regex("(^|[^\\w.])(" + PathSystemCallTests.pathCalls.joined(separator: "|") + ")\\((?!\\))")
+        for file in files where !file.hasSuffix("PathBytes.swift") {
+            let lines = try String(contentsOf: PathSystemCallTests.sources.appendingPathComponent(file), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                #expect(!line.contains(".withCString"), "\(file):\(index + 1) passes a path's UTF-8, not its bytes")
+                guard line.contains(call) else { continue }
+                // The call itself, or the closure it sits in (a line or two up), is given the bytes.
+                let context = lines[max(0, index - 2)...index].joined(separator: "\n")
+                let declared = line.contains("func ")
+                #expect(declared || context.contains("withPathCString"), "\(file):\(index + 1): \(line)")
+            }
+        }
     }
 }
