@@ -570,6 +570,24 @@ extension Process {
         #expect(NonUTF8NameTests.exists(single))
     }
 
+    /// The progress bar (shown only on a terminal: `script` gives it one) names each file as
+    /// the rest of the output does: it used to write a name's ESC and raw bytes as they were.
+    @Test func theProgressBarEscapesNames() throws {
+        let folder = try Hostile.folder("progress-bytes")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["a", "b"] {
+            _ = try NonUTF8NameTests.place("orient-6.jpg", in: folder, named: Array(name.utf8) + [0xE9, 0x1B] + Array(".jpg".utf8))
+        }
+        // sh gets the binary as $0 and the folders as $1 and $2; script runs the command on a pty.
+        let command = "exec script -qec \"'$0' thumbnail --out-dir '$1' '$2'\" /dev/null"
+        let run = try Run.vidorient(
+            [folder.path + "/out", folder.path], environment: ["TERM": "xterm", "NO_COLOR": ""], prefix: ["sh", "-c", command])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("] 2/2 "))
+        #expect(run.stdout.contains("\\xE9\\x1B.jpg"))
+        #expect(!run.stdout.contains("\u{1B}.jpg"))
+    }
+
     @Test func fixFindsAndRewritesThem() throws {
         let folder = try Hostile.folder("fix-bytes")
         defer { try? FileManager.default.removeItem(at: folder) }
