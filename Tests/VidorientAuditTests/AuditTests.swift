@@ -227,6 +227,12 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
             path: String(pathBytes: Array("caf".utf8) + [0xE9] + Array(".mp4".utf8)), video: nil,
             findings: [Finding(code: "x", severity: .info, message: "m")])
         #expect(csv.record(latin1, first: true) == "caf\\xE9.mp4,info,x,m,,636166e92e6d7034\n")
+        // JSONL: `path` for display, `path_bytes` exact, and a reader (the cache, `report`) gets the name back.
+        let line = AuditWriter(format: .jsonl).record(latin1, first: true)
+        let bytesObject = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(bytesObject["path"] as? String == "caf\\xE9.mp4")
+        #expect(bytesObject["path_bytes"] as? String == "636166e92e6d7034")
+        #expect(try JSONDecoder().decode(AuditRecord.self, from: Data(line.utf8)).path.pathBytes == latin1.path.pathBytes)
     }
 }
 
