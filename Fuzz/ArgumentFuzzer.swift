@@ -29,6 +29,18 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let shown = text.escapingControlCharacters
     precondition(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "control left")
 
+    // Path bytes: any bytes survive the String round trip, machine output's hex gives them
+    // back, and neither the terminal nor the display form shows an escape character.
+    let path = String(pathBytes: bytes)
+    precondition(path.pathBytes == bytes, "path bytes lost")
+    if let hex = path.pathBytesHex { precondition(String(pathBytesHex: hex)?.pathBytes == bytes, "path_bytes lost") }
+    precondition(path.hasEscapedPathBytes == (path.pathBytesHex != nil), "path_bytes inconsistent")
+    let passed = path.withPathCString { pointer in Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer) + 1)) }
+    precondition(passed.map { UInt8(bitPattern: $0) } == Array(bytes.prefix { $0 != 0 }) + [0], "C path differs")
+    for escaped in [path.escapingControlCharacters, path.pathForDisplay] {
+        precondition(!escaped.unicodeScalars.contains { (0xF700...0xF7FF).contains($0.value) }, "raw byte shown")
+    }
+
     // Sizes and an aspect ratio as a hostile file claims them.
     if bytes.count >= 14 {
         func int(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
@@ -49,7 +61,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     }
 
     // Any name, kept inside the work folder: opening it returns or refuses, never blocks.
-    let name = String(decoding: bytes.prefix(200).map { $0 == UInt8(ascii: "/") || $0 == 0 ? UInt8(ascii: "_") : $0 }, as: UTF8.self)
+    let name = String(pathBytes: bytes.prefix(200).map { $0 == UInt8(ascii: "/") || $0 == 0 ? UInt8(ascii: "_") : $0 })
     if let file = try? RegularFile.open("paths/" + name) { close(file.descriptor) }
     return 0
 }

@@ -2,7 +2,7 @@
 # Builds a libFuzzer target and runs it.
 #   bash Fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer flags...]
 # TARGET is `isobmff` (the box reader, the default), `photo` (the photo readers) or `arguments`
-# (argument parsing, thumbnail geometry, terminal escaping and non-blocking opens); SECONDS
+# (argument parsing, thumbnail geometry, terminal escaping, path bytes and non-blocking opens); SECONDS
 # defaults to 300; two jobs. Everything it makes (objects, the binaries, the corpora, crashes)
 # goes to Fuzz/work/, which git ignores. The seed corpus is TestMedia's files of the target's
 # formats, and ../shared/media's when present.
@@ -26,6 +26,7 @@ if [ "$target" = arguments ]; then
   mkdir -p "$work/arguments/corpus" "$work/arguments/crashes" "$work/arguments/paths" "$work/build-arguments"
   printf '%s' 12.5 > "$work/arguments/corpus/time"; printf '%s' 01:02:03.250 > "$work/arguments/corpus/clock"
   printf '%s' 0,1,-1,0 > "$work/arguments/corpus/matrix"; printf '%s' 'a\x1b[2J.mp4' > "$work/arguments/corpus/name"
+  printf 'caf\351\377\357\237\251.mp4' > "$work/arguments/corpus/bytes"
   swiftc "${flags[@]}" -sanitize=fuzzer,address -wmo -module-name VidorientCore \
     -emit-module -emit-module-path "$work/build-arguments/VidorientCore.swiftmodule" \
     -c -o "$work/build-arguments/VidorientCore.o" Sources/VidorientCore/*.swift

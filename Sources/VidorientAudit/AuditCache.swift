@@ -12,7 +12,8 @@ import VidorientCore
 /// record's shape changes what an audit reports for the same bytes: every cached result made
 /// under another version is then ignored.
 public enum AuditRules {
-    public static let version = 2  // 2: photos read by their own readers (the photo report)
+    // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`.
+    public static let version = 3
 }
 
 /// What identifies one state of a file without reading it: if none of these changed, its bytes
@@ -28,7 +29,7 @@ public struct FileKey: Sendable, Hashable {
     /// The file a path leads to (links followed: the target is what gets audited), or nil.
     public init?(path: String) {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
+        guard path.withPathCString({ stat($0, &status) }) == 0 else { return nil }
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
@@ -262,11 +263,11 @@ private final class Database: @unchecked Sendable {
             return try connect(path)
         } catch where error.code == SQLITE_NOTADB || error.code == SQLITE_CORRUPT || error.code == -1 {
             let aside = path + ".broken-\(time(nil))"
-            guard rename(path, aside) == 0 else {
+            guard path.withPathCString({ from in aside.withPathCString { rename(from, $0) } }) == 0 else {
                 throw SQLiteError(code: SQLITE_CANTOPEN, reason: "\(error.reason), and it could not be set aside: \(errnoReason())")
             }
-            unlink(path + "-wal")
-            unlink(path + "-shm")
+            _ = (path + "-wal").withPathCString { unlink($0) }
+            _ = (path + "-shm").withPathCString { unlink($0) }
             warn("cache '\(path)' \(error.reason): moved to '\(aside)' and rebuilt")
             return try connect(path)
         }
@@ -274,7 +275,9 @@ private final class Database: @unchecked Sendable {
 
     private static func connect(_ path: String) throws(SQLiteError) -> Database {
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let status = path.withPathCString {
+            sqlite3_open_v2($0, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        }
         guard status == SQLITE_OK, let handle else {
             let error = SQLiteError(status, handle)
             sqlite3_close_v2(handle)
@@ -413,7 +416,7 @@ private final class Database: @unchecked Sendable {
         var index = path.startIndex
         while let slash = path[path.index(after: index)...].firstIndex(of: "/") {
             let prefix = String(path[..<slash])
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            if prefix.withPathCString({ mkdir($0, 0o755) }) != 0 && errno != EEXIST {
                 throw SQLiteError(code: SQLITE_CANTOPEN, reason: "could not create '\(prefix)': \(errnoReason())")
             }
             index = slash

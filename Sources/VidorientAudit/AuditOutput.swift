@@ -9,7 +9,8 @@ public enum AuditFormat: String, Sendable, CaseIterable {
     case json
     /// One compact object per file, one per line, as files finish; shards concatenate.
     case jsonl
-    /// One row per finding: path, severity, code, message, action.
+    /// One row per finding: path, severity, code, message, action, path_bytes (the exact bytes
+    /// in hex when the name is not UTF-8 text, empty otherwise).
     case csv
 }
 
@@ -29,7 +30,7 @@ public struct AuditWriter: Sendable {
     public func begin() -> String {
         switch format {
         case .json: "{\"files\":["
-        case .csv: "path,severity,code,message,action\n"
+        case .csv: "path,severity,code,message,action,path_bytes\n"
         case .human, .jsonl: ""
         }
     }
@@ -43,7 +44,10 @@ public struct AuditWriter: Sendable {
             return (first ? "\n" : ",\n") + (record.cached.line ?? json(record))
         case .csv:
             return record.findings.map { finding in
-                [record.path, finding.severity.rawValue, finding.code, finding.message, finding.action ?? ""]
+                [
+                    record.path.pathForDisplay, finding.severity.rawValue, finding.code, finding.message, finding.action ?? "",
+                    record.path.pathBytesHex ?? "",
+                ]
                     .map(AuditWriter.csvField).joined(separator: ",") + "\n"
             }.joined()
         case .human:

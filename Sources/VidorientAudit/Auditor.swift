@@ -57,12 +57,24 @@ public struct AuditRecord: Sendable, Hashable, Codable {
 
     public var isUnreadable: Bool { findings.contains { AuditRecord.unreadableCodes.contains($0.code) } }
 
-    enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version", path, video, photo, findings }
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+        video = try c.decodeIfPresent(VideoReport.self, forKey: .video)
+        photo = try c.decodeIfPresent(PhotoReport.self, forKey: .photo)
+        findings = try c.decode([Finding].self, forKey: .findings)
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
-        try c.encode(path, forKey: .path)
+        // The display form, and the exact bytes when the name is not UTF-8 text (PathBytes.swift).
+        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
         try c.encode(video, forKey: .video)
         try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
@@ -92,11 +104,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     /// nothing else was, else 0.
     public var exitStatus: Int32 {
         if failing > 0 { return 1 }
-        if unreadable > 0 || (skipped["unreadable-directory"] ?? 0) > 0 || (skipped["missing"] ?? 0) > 0
-            || (skipped["unsupported-name"] ?? 0) > 0
-        {
-            return 2
-        }
+        if unreadable > 0 || (skipped["unreadable-directory"] ?? 0) > 0 || (skipped["missing"] ?? 0) > 0 { return 2 }
         return 0
     }
 

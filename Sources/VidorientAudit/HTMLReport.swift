@@ -29,10 +29,10 @@ public final class HTMLReport {
     public init(path: String, thumbnails: Bool = false) throws(InputError) {
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var status = stat()
-        if !folder.isEmpty, stat(folder, &status) != 0 {
+        if !folder.isEmpty, folder.withPathCString({ stat($0, &status) }) != 0 {
             throw InputError(path: path, reason: "its folder '\(folder)' does not exist")
         }
-        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let opened = path.withPathCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard opened >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
         descriptor = opened
         self.path = path
@@ -110,7 +110,7 @@ public final class HTMLReport {
         -> Int
     {
         guard let folder = thumbnailFolder, !thumbnailPaths.isEmpty else { return 0 }
-        mkdir(folder, 0o755)
+        _ = folder.withPathCString { mkdir($0, 0o755) }
         let paths = thumbnailPaths
         let done = Atomic<Int>(0)
         let failures = Atomic<Int>(0)
@@ -145,7 +145,7 @@ public final class HTMLReport {
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(record.path, forKey: .p)
+            try c.encode(record.path.pathForDisplay, forKey: .p)  // \xHH for bytes that are not UTF-8 text
             try c.encode(HTMLReport.format(record.path), forKey: .f)
             try c.encode(record.video?.codec, forKey: .c)
             try c.encode(record.video.map(HTMLReport.stored), forKey: .s)
@@ -228,7 +228,7 @@ public final class HTMLReport {
 }
 
 private func writeFile(_ path: String, _ bytes: [UInt8]) throws(InputError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let descriptor = path.withPathCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
     guard descriptor >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
     defer { close(descriptor) }
     var offset = 0

@@ -53,10 +53,11 @@ public struct Shard: Sendable, Hashable {
         Int(Shard.hash(path) % UInt64(count)) == index - 1
     }
 
-    /// FNV-1a, 64-bit: stable across runs, machines and Swift versions (unlike `Hasher`).
+    /// FNV-1a, 64-bit, of the path's bytes: stable across runs, machines and Swift versions
+    /// (unlike `Hasher`), and the same for a name listed by the walk or read from a list.
     public static func hash(_ path: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in path.utf8 {
+        for byte in path.pathBytes {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }
@@ -75,9 +76,6 @@ public struct WalkNote: Sendable, Hashable {
         case symlinkSkipped = "symlink-skipped"
         /// A path given that does not exist.
         case missing
-        /// A name that is not valid UTF-8 (old NAS shares, Windows-1252 zip extractions), which
-        /// the String-based readers cannot open yet: reported, never dropped in silence.
-        case unsupportedName = "unsupported-name"
     }
 
     public let kind: Kind
@@ -105,13 +103,13 @@ public struct LibraryWalk {
     public func walk(_ roots: [String], file: (String) -> Void, note: (WalkNote) -> Void) {
         for root in roots {
             var status = stat()
-            guard lstat(root, &status) == 0 else {
+            guard root.withPathCString({ lstat($0, &status) }) == 0 else {
                 note(WalkNote(kind: .missing, path: root, reason: LibraryWalk.errnoReason()))
                 continue
             }
             // Paths given by name are taken as meant, links included.
             var target = status
-            if (status.st_mode & S_IFMT) == S_IFLNK { _ = stat(root, &target) }
+            if (status.st_mode & S_IFMT) == S_IFLNK { _ = root.withPathCString({ stat($0, &target) }) }
             if (target.st_mode & S_IFMT) == S_IFDIR {
                 var ancestors: [DirectoryID] = [DirectoryID(target)]
                 descend(root, ancestors: &ancestors, file: file, note: note)
@@ -125,55 +123,25 @@ public struct LibraryWalk {
     /// Walks a list of paths (from `--files-from`): each is a file to audit, as given.
     public func filter(_ path: String) -> Bool { accepts(path, explicitly: true) }
 
-    /// `bytes` as UTF-8 where they are valid, each invalid byte as `\xHH`: how a name that is
-    /// not UTF-8 is shown.
-    static func escapingInvalidUTF8(_ bytes: [UInt8]) -> String {
-        var result = ""
-        var start = 0
-        while start < bytes.count {
-            // The longest valid prefix from `start`, then one invalid byte.
-            var end = bytes.count
-            while end > start, String(validating: bytes[start..<end], as: UTF8.self) == nil { end -= 1 }
-            if end > start {
-                result += String(decoding: bytes[start..<end], as: UTF8.self)
-                start = end
-            } else {
-                let hex = String(bytes[start], radix: 16, uppercase: true)
-                result += "\\x" + (hex.count < 2 ? "0" : "") + hex
-                start += 1
-            }
-        }
-        return result
-    }
-
     private func descend(
         _ directory: String, ancestors: inout [DirectoryID], file: (String) -> Void, note: (WalkNote) -> Void
     ) {
-        guard let handle = opendir(directory) else {
+        guard let handle = directory.withPathCString({ opendir($0) }) else {
             note(WalkNote(kind: .unreadableDirectory, path: directory, reason: LibraryWalk.errnoReason()))
             return
         }
         var names: [String] = []
-        var undecodable: [String] = []
         while let entry = readdir(handle) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            if let name = String(validating: bytes, as: UTF8.self) {
-                if name != "." && name != ".." { names.append(name) }
-            } else {
-                undecodable.append(LibraryWalk.escapingInvalidUTF8(bytes))
-            }
+            // Names are bytes and need not be UTF-8: decoded losslessly (PathBytes.swift), so
+            // every file is listed and opens again from its String.
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(pathBytes: raw.prefix(while: { $0 != 0 })) }
+            if name != "." && name != ".." { names.append(name) }
         }
         closedir(handle)
-        for name in undecodable.sorted() {
-            note(
-                WalkNote(
-                    kind: .unsupportedName, path: directory.hasSuffix("/") ? directory + name : directory + "/" + name,
-                    reason: "the file name is not valid UTF-8 (shown with \\xHH for its bytes), which vidorient cannot open yet"))
-        }
         for name in names.sorted() {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var status = stat()
-            guard lstat(path, &status) == 0 else {
+            guard path.withPathCString({ lstat($0, &status) }) == 0 else {
                 // Gone since the directory was read, or unreadable: said, not dropped.
                 note(WalkNote(kind: .missing, path: path, reason: LibraryWalk.errnoReason()))
                 continue
@@ -184,7 +152,7 @@ public struct LibraryWalk {
                     note(WalkNote(kind: .symlinkSkipped, path: path, reason: "symbolic link not followed"))
                     continue
                 }
-                guard stat(path, &status) == 0 else {
+                guard path.withPathCString({ stat($0, &status) }) == 0 else {
                     note(WalkNote(kind: .missing, path: path, reason: "dangling symbolic link"))
                     continue
                 }
@@ -221,7 +189,9 @@ public struct LibraryWalk {
     /// fnmatch against the whole path and against the last component.
     static func matches(_ pattern: String, _ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        return fnmatch(pattern, path, 0) == 0 || fnmatch(pattern, name, 0) == 0
+        return pattern.withPathCString { pattern in
+            path.withPathCString { fnmatch(pattern, $0, 0) } == 0 || name.withPathCString { fnmatch(pattern, $0, 0) } == 0
+        }
     }
 
     static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
@@ -239,7 +209,7 @@ struct DirectoryID: Hashable {
 }
 
 /// Paths from a file or standard input, one a line (or NUL-separated), read as they come so a
-/// pipeline can feed millions without holding them.
+/// pipeline can feed millions without holding them. Each is bytes, decoded losslessly.
 public struct PathList: IteratorProtocol, Sendable {
     private let descriptor: Int32
     private let separator: UInt8
@@ -254,7 +224,7 @@ public struct PathList: IteratorProtocol, Sendable {
         if path == "-" {
             descriptor = STDIN_FILENO
         } else {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            descriptor = path.withPathCString { open($0, O_RDONLY | O_CLOEXEC) }
             guard descriptor >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
         }
         separator = nulSeparated ? 0 : UInt8(ascii: "\n")
@@ -266,12 +236,12 @@ public struct PathList: IteratorProtocol, Sendable {
                 var line = buffer[position..<end]
                 position = end + 1
                 if separator != 0, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                return String(decoding: line, as: UTF8.self)
+                return String(pathBytes: line)
             }
             if ended {
                 guard position < buffer.count else { return nil }
                 defer { position = buffer.count }
-                return String(decoding: buffer[position...], as: UTF8.self)
+                return String(pathBytes: buffer[position...])
             }
             buffer.removeFirst(position)
             position = 0

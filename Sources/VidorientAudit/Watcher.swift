@@ -21,7 +21,7 @@ public final class Watcher: Sendable {
     public init(roots: [String], settle: Double = 1) throws(InputError) {
         for root in roots {
             var status = stat()
-            guard stat(root, &status) == 0 else { throw InputError(path: root, reason: LibraryWalk.errnoReason()) }
+            guard root.withPathCString({ stat($0, &status) }) == 0 else { throw InputError(path: root, reason: LibraryWalk.errnoReason()) }
             guard (status.st_mode & S_IFMT) == S_IFDIR else {
                 throw InputError(path: root, reason: "not a directory: --watch takes folders")
             }
@@ -163,7 +163,7 @@ private struct WatchState {
     /// Watches `folder` and every folder below it; returns the files found there.
     @discardableResult
     mutating func addWatches(_ folder: String, inotify: Int32, event: (Watcher.Event) -> Void) -> [String] {
-        let descriptor = inotify_add_watch(inotify, folder, WatchState.folderMask)
+        let descriptor = folder.withPathCString { inotify_add_watch(inotify, $0, WatchState.folderMask) }
         if descriptor < 0 {
             let reason =
                 errno == ENOSPC
@@ -174,13 +174,13 @@ private struct WatchState {
         // A folder moved within the tree keeps its descriptor: the path is updated.
         folders[descriptor] = folder
         var status = stat()
-        if stat(folder, &status) == 0 { identities[descriptor] = DirectoryID(status) }
+        if folder.withPathCString({ stat($0, &status) }) == 0 { identities[descriptor] = DirectoryID(status) }
         var files: [String] = []
-        guard let handle = opendir(folder) else { return [] }
+        guard let handle = folder.withPathCString({ opendir($0) }) else { return [] }
         var names: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                String(pathBytes: raw.prefix(while: { $0 != 0 }))
             }
             if name != "." && name != ".." { names.append(name) }
         }
@@ -188,7 +188,7 @@ private struct WatchState {
         for name in names.sorted() {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var status = stat()
-            guard lstat(path, &status) == 0 else { continue }
+            guard path.withPathCString({ lstat($0, &status) }) == 0 else { continue }
             if (status.st_mode & S_IFMT) == S_IFDIR {
                 if !walk.options.exclude.contains(where: { LibraryWalk.matches($0, path) }) {
                     files += addWatches(path, inotify: inotify, event: event)
@@ -225,7 +225,7 @@ private struct WatchState {
             let mask = word(offset + 4)
             let length = Int(word(offset + 12))
             let nameBytes = bytes[(offset + 16)..<min(bytes.endIndex, offset + 16 + length)]
-            let name = String(decoding: nameBytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            let name = String(pathBytes: nameBytes.prefix(while: { $0 != 0 }))
             offset += 16 + length
 
             if mask & UInt32(IN_Q_OVERFLOW) != 0 {
@@ -237,7 +237,7 @@ private struct WatchState {
                 // Moved within the tree, the parent's IN_MOVED_TO (queued first) has already
                 // renamed it here, and it is still found there. Moved out: no longer ours.
                 var status = stat()
-                if stat(folder, &status) == 0, DirectoryID(status) == identities[descriptor] { continue }
+                if folder.withPathCString({ stat($0, &status) }) == 0, DirectoryID(status) == identities[descriptor] { continue }
                 event(.gone(path: folder))
                 inotify_rm_watch(inotify, descriptor)
                 folders[descriptor] = nil

@@ -45,8 +45,20 @@ extension MediaReport {
         }
     }
 
-    /// The path as one POSIX shell word.
+    /// The path as one POSIX shell word. A name that is not UTF-8 text is written `$'…'` with
+    /// `\xHH` for its bytes (bash, zsh, ksh and POSIX.1-2024 sh), so the command names the file.
     static func shellQuoted(_ path: String) -> String {
+        if path.hasEscapedPathBytes {
+            var word = "$'"
+            for byte in path.pathBytes {
+                switch byte {
+                case UInt8(ascii: "'"), UInt8(ascii: "\\"): word += "\\" + String(UnicodeScalar(byte))
+                case 0x20...0x7E: word += String(UnicodeScalar(byte))
+                default: word += hexEscape(byte)
+                }
+            }
+            return word + "'"
+        }
         let safe = path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:,@".contains($0) }
         return safe && !path.isEmpty ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }

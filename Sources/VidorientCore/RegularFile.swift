@@ -31,7 +31,7 @@ public enum RegularFile {
     /// - Returns: the descriptor and the file's size when opened; the caller closes it.
     public static func open(_ path: String, writable: Bool = false) throws(OpenError) -> (descriptor: Int32, size: Int64) {
         let flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
-        let descriptor = path.withCString { systemOpen($0, flags) }
+        let descriptor = path.withPathCString { systemOpen($0, flags) }
         guard descriptor >= 0 else { throw reason(errno) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {

@@ -33,13 +33,25 @@ public struct MediaReport: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, format, streams, video, photo, findings
+        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", format, streams, video, photo, findings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+        format = try c.decode(FormatReport.self, forKey: .format)
+        streams = try c.decode([StreamReport].self, forKey: .streams)
+        video = try c.decodeIfPresent(VideoReport.self, forKey: .video)
+        photo = try c.decodeIfPresent(PhotoReport.self, forKey: .photo)
+        findings = try c.decode([Finding].self, forKey: .findings)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
-        try c.encode(path, forKey: .path)
+        // The display form, and the exact bytes when the name is not UTF-8 text (PathBytes.swift).
+        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
         try c.encode(format, forKey: .format)
         try c.encode(streams, forKey: .streams)
         try c.encode(video, forKey: .video)

@@ -1,13 +1,18 @@
 /// Text from a file (its name, its tags) made safe to show on a terminal: a file named with an
 /// ESC sequence or a newline must not repaint the screen or forge a line of output. As `ls`
 /// and git do, each control character is shown as an escape instead: `\n`, `\r`, `\t`, and
-/// `\xHH` for the others (C0, DEL and the C1 controls U+0080-U+009F). JSON and CSV quote such
-/// characters themselves and do not use this.
+/// `\xHH` for the others (C0, DEL and the C1 controls U+0080-U+009F). A byte of a path that is
+/// not UTF-8 text (a U+F7xx character of `init(pathBytes:)`) is shown as `\xHH` too. JSON and
+/// CSV quote control characters themselves and do not use this.
 extension String {
     public var escapingControlCharacters: String {
-        guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
+        guard unicodeScalars.contains(where: \.isControlCharacter) || hasEscapedPathBytes else { return self }
         var result = ""
         for scalar in unicodeScalars {
+            if (0xF700...0xF7FF).contains(scalar.value) {
+                result += hexEscape(UInt8(scalar.value - 0xF700))
+                continue
+            }
             guard scalar.isControlCharacter else {
                 result.unicodeScalars.append(scalar)
                 continue

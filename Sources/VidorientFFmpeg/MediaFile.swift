@@ -21,11 +21,11 @@ final class MediaFile {
     init(path: String, timeout: Double? = nil) throws(InputError) {
         self.path = path
         var status = stat()
-        guard stat(path, &status) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+        guard path.withPathCString({ stat($0, &status) }) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
         if (status.st_mode & S_IFMT) == S_IFDIR { throw InputError(path: path, reason: "is a directory") }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw InputError(path: path, reason: "not a regular file") }
         guard status.st_size > 0 else { throw InputError(path: path, reason: "file is empty") }
-        guard access(path, R_OK) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+        guard path.withPathCString({ access($0, R_OK) }) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
 
         let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
         // Beyond a year is never: inf, nan or 1e308 must not overflow the conversion.
@@ -38,7 +38,7 @@ final class MediaFile {
         }
         vo_set_deadline(allocated, deadline)
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
-        let code = avformat_open_input(&context, path, nil, nil)
+        let code = path.withPathCString { avformat_open_input(&context, $0, nil, nil) }
         guard code >= 0, let context else {
             // avformat_open_input frees the context itself when it fails.
             let timedOut = vo_now() > deadline.pointee

@@ -38,7 +38,7 @@ public final class FileLock {
                 }
             }
             var locked = stat(), named = stat()
-            if fstat(descriptor, &locked) == 0, stat(path, &named) == 0, locked.st_dev == named.st_dev,
+            if fstat(descriptor, &locked) == 0, path.withPathCString({ stat($0, &named) }) == 0, locked.st_dev == named.st_dev,
                 locked.st_ino == named.st_ino
             {
                 return

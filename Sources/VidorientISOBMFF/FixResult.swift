@@ -103,7 +103,8 @@ public struct FixResult: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, dryRun = "dry_run", mode, writtenPath = "written_path", verified
+        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", dryRun = "dry_run", mode
+        case writtenPath = "written_path", writtenPathBytes = "written_path_bytes", verified
         case bytesChanged = "bytes_changed", bytesWritten = "bytes_written", before, after
         case movieMatrixBefore = "movie_matrix_before", movieMatrixAfter = "movie_matrix_after", changes, warnings
     }
@@ -111,10 +112,10 @@ public struct FixResult: Sendable, Hashable, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(FixResult.schemaVersion, forKey: .schemaVersion)
-        try c.encode(path, forKey: .path)
+        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
         try c.encode(dryRun, forKey: .dryRun)
         try c.encode(mode.name, forKey: .mode)
-        try c.encode(writtenPath, forKey: .writtenPath)
+        try c.encodePath(writtenPath, forKey: .writtenPath, bytesKey: .writtenPathBytes)
         try c.encode(verified, forKey: .verified)
         try c.encode(bytesChanged, forKey: .bytesChanged)
         try c.encode(bytesWritten, forKey: .bytesWritten)

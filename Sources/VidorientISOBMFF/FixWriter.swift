@@ -93,9 +93,9 @@ enum FileSystem {
 
     /// `path` with symbolic links resolved, when it exists; as given otherwise.
     static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
+        guard let real = path.withPathCString({ realpath($0, nil) }) else { return path }
         defer { free(real) }
-        return String(cString: real)
+        return String(pathBytes: UnsafeRawBufferPointer(start: real, count: strlen(real)))
     }
 
     static func split(_ path: String) -> (folder: String, name: String) {
@@ -107,7 +107,7 @@ enum FileSystem {
     /// Refuses a file that is read-only by its mode bits too: root may write anything, but a
     /// file someone made read-only is not one to rewrite behind their back.
     static func checkWritable(_ path: String, _ status: stat) throws(ISOBMFFError) {
-        if access(path, W_OK) != 0 {
+        if path.withPathCString({ access($0, W_OK) }) != 0 {
             let code = errno
             throw ISOBMFFError(.io, code == EROFS ? "read-only file system" : "file is read-only (\(errnoReason(code)))")
         }
@@ -118,7 +118,7 @@ enum FileSystem {
 
     static func checkFolderWritable(of path: String) throws(ISOBMFFError) {
         let folder = split(path).folder
-        guard access(folder, W_OK | X_OK) == 0 else {
+        guard folder.withPathCString({ access($0, W_OK | X_OK) }) == 0 else {
             throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(errnoReason())")
         }
     }
@@ -126,7 +126,7 @@ enum FileSystem {
     static func checkOutput(_ given: String, input: stat) throws(ISOBMFFError) {
         let output = resolved(given)
         var existing = stat()
-        if stat(output, &existing) == 0 {
+        if output.withPathCString({ stat($0, &existing) }) == 0 {
             if existing.st_mode & S_IFMT == S_IFDIR { throw ISOBMFFError(.io, "output '\(given)' is a directory") }
             // A device, FIFO or socket is never replaced by a renamed file (as root, `-o /dev/full`
             // would replace the device node). A fixed copy is verified by reading it back, which a
@@ -151,7 +151,7 @@ enum FileSystem {
     /// `.NAME.vidorient-PID-RANDOM.partial`: hidden, and never mistaken for the fixed file.
     static func partialPrefix(for name: String) -> String {
         // Room for the rest within the 255-byte limit on a file name.
-        "." + String(decoding: name.utf8.prefix(180), as: UTF8.self) + ".vidorient-"
+        "." + String(pathBytes: name.pathBytes.prefix(180)) + ".vidorient-"
     }
 
     /// Copies `input` to a temporary file beside `destination`, patches and flushes it, checks
@@ -165,15 +165,15 @@ enum FileSystem {
         removeAbandonedPartials(in: folder, name: name)
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let temporary = folder + "/" + partialPrefix(for: name) + "\(getpid())-\(random)" + partialSuffix
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
             throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(errnoReason())")
         }
         var renamed = false
-        var open = true
+        var descriptorOpen = true
         defer {
-            if open { close(descriptor) }
-            if !renamed { unlink(temporary) }
+            if descriptorOpen { close(descriptor) }
+            if !renamed { _ = temporary.withPathCString { unlink($0) } }
         }
         try copy(from: input.descriptor, to: descriptor, count: input.size)
         for patch in plan.patches where patch.changedByteCount > 0 {
@@ -185,18 +185,18 @@ enum FileSystem {
         guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(errnoReason())") }
         // The copy is locked before it takes the file's place, so that the lock goes with the name.
         if let lock { lock.adopt(descriptor) } else { close(descriptor) }
-        open = false
+        descriptorOpen = false
 
         try verify(temporary, expected: expected)
         if replacing {
             // Someone else wrote the file while it was copied: keep theirs.
             var now = stat()
-            guard stat(destination, &now) == 0, now.st_dev == status.st_dev, now.st_ino == status.st_ino,
+            guard destination.withPathCString({ stat($0, &now) }) == 0, now.st_dev == status.st_dev, now.st_ino == status.st_ino,
                 now.st_size == status.st_size, now.st_mtim.tv_sec == status.st_mtim.tv_sec,
                 now.st_mtim.tv_nsec == status.st_mtim.tv_nsec
             else { throw ISOBMFFError(.io, "the file changed while it was being fixed; it was left as it is") }
         }
-        guard rename(temporary, destination) == 0 else {
+        guard temporary.withPathCString({ from in destination.withPathCString { rename(from, $0) } }) == 0 else {
             throw ISOBMFFError(.io, "could not rename the fixed copy into place: \(errnoReason())")
         }
         renamed = true
@@ -270,7 +270,7 @@ enum FileSystem {
 
     /// A rename is only durable once the folder holding it is flushed.
     static func synchronizeFolder(_ folder: String) throws(ISOBMFFError) {
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = folder.withPathCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw ISOBMFFError(.io, "could not open '\(folder)' to flush it: \(errnoReason())") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush '\(folder)': \(errnoReason())") }
@@ -290,17 +290,20 @@ enum FileSystem {
     /// Removes temporary files that a killed `fix` of the same file left behind: those whose
     /// process is gone. A live process's file is its own business.
     static func removeAbandonedPartials(in folder: String, name: String) {
-        let prefix = partialPrefix(for: name)
-        guard let directory = opendir(folder) else { return }
+        let prefix = partialPrefix(for: name).pathBytes, suffix = partialSuffix.pathBytes
+        guard let directory = folder.withPathCString({ opendir($0) }) else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard entryName.hasPrefix(prefix), entryName.hasSuffix(partialSuffix) else { continue }
-            let middle = entryName.dropFirst(prefix.count).dropLast(partialSuffix.count)
+            // Compared as bytes: the name need not be UTF-8.
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard entryName.count >= prefix.count + suffix.count, entryName.starts(with: prefix),
+                entryName.suffix(suffix.count).elementsEqual(suffix)
+            else { continue }
+            let middle = String(decoding: entryName.dropFirst(prefix.count).dropLast(suffix.count), as: UTF8.self)
             guard let pidText = middle.split(separator: "-").first, let pid = pid_t(pidText), pid > 0 else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + entryName) }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                _ = (folder + "/" + String(pathBytes: entryName)).withPathCString { unlink($0) }
+            }
         }
     }
 

@@ -7,7 +7,7 @@ public enum PhotoReader {
     /// The format of the file at `path`, from its first bytes. Missing files, directories,
     /// FIFOs, devices, unreadable and empty files are errors naming the reason.
     public static func format(of path: String) throws(InputError) -> MediaFormat {
-        let file = try open(path)
+        let file = try Self.open(path)
         let count = Int(min(Int64(MediaFormat.signatureLength), file.size))
         do {
             return MediaFormat(signature: try file.read(at: 0, count: count))
@@ -18,7 +18,7 @@ public enum PhotoReader {
 
     /// Everything the file (and its sidecar) states, for `PhotoReport` to decide on.
     public static func read(path: String, format known: MediaFormat? = nil) throws(InputError) -> PhotoEvidence {
-        let file = try open(path)
+        let file = try Self.open(path)
         let source = ReadAheadBytes(file)
         var evidence: PhotoEvidence
         do {

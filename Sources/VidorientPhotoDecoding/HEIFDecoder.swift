@@ -27,7 +27,7 @@ public enum HEIFDecoder {
         }
         guard let context = heif_context_alloc() else { throw InputError(path: path, reason: "out of memory") }
         defer { heif_context_free(context) }
-        var error = heif_context_read_from_file(context, path, nil)
+        var error = path.withPathCString { heif_context_read_from_file(context, $0, nil) }
         guard error.code == heif_error_Ok else { throw failure("could not read the heif structure", error) }
         var primary: OpaquePointer?
         error = heif_context_get_primary_image_handle(context, &primary)

@@ -23,7 +23,7 @@ public final class FreeTypeFont: TextRenderer, @unchecked Sendable {
         var library: FT_Library?
         guard FT_Init_FreeType(&library) == 0, let library else { return nil }
         var face: FT_Face?
-        guard FT_New_Face(library, path, 0, &face) == 0, let face else {
+        guard path.withPathCString({ FT_New_Face(library, $0, 0, &face) }) == 0, let face else {
             FT_Done_FreeType(library)
             return nil
         }
@@ -58,7 +58,7 @@ public final class FreeTypeFont: TextRenderer, @unchecked Sendable {
             // A font the user named wins; when it does not load, none is chosen silently instead.
             return FreeTypeFont(path: String(cString: chosen))
         }
-        candidates.removeAll { access($0, R_OK) != 0 }
+        candidates.removeAll { $0.withPathCString { access($0, R_OK) } != 0 }
         return candidates.lazy.compactMap { FreeTypeFont(path: $0) }.first
     }()
 

@@ -68,7 +68,8 @@ final class ProgressBar: Sendable {
     private func draw(done: Int, label: String) {
         let cells = 24
         let filled = total == 0 ? cells : done * cells / total
-        let name = label.split(separator: "/").last.map(String.init) ?? label
+        // A file name may hold control characters or bytes that are not UTF-8: shown escaped.
+        let name = (label.split(separator: "/").last.map(String.init) ?? label).escapingControlCharacters
         let shownName = name.count > 40 ? String(name.prefix(39)) + "…" : name
         emit(
             "\r\u{1B}[2K[" + String(repeating: "#", count: filled) + String(repeating: ".", count: cells - filled)

@@ -202,7 +202,7 @@ struct Thumbnail: ParsableCommand {
         let walk = LibraryWalk(options: WalkOptions())
         for input in inputs {
             var status = stat()
-            if stat(input, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            if input.withPathCString({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
                 let found = walk.files([input])
                 files += found.files
                 notes += found.notes
@@ -224,13 +224,14 @@ struct Thumbnail: ParsableCommand {
         let exifOrientation: Int?
 
         enum CodingKeys: String, CodingKey {
-            case input, output, width, height, time, exifOrientation = "exif_orientation"
+            case input, inputBytes = "input_bytes", output, outputBytes = "output_bytes", width, height, time
+            case exifOrientation = "exif_orientation"
         }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(input, forKey: .input)
-            try c.encode(output, forKey: .output)
+            try c.encodePath(input, forKey: .input, bytesKey: .inputBytes)
+            try c.encodePath(output, forKey: .output, bytesKey: .outputBytes)
             try c.encode(width, forKey: .width)
             try c.encode(height, forKey: .height)
             try c.encode(time, forKey: .time)
@@ -275,7 +276,7 @@ struct Thumbnail: ParsableCommand {
     /// written to as a stream instead, and never replaced.
     static func write(_ bytes: [UInt8], to path: String) throws(OutputError) {
         var existing = stat()
-        if stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+        if path.withPathCString({ stat($0, &existing) }) == 0, existing.st_mode & S_IFMT != S_IFREG {
             guard existing.st_mode & S_IFMT != S_IFDIR else {
                 throw OutputError(description: "could not write '\(path)': is a directory")
             }
@@ -283,7 +284,7 @@ struct Thumbnail: ParsableCommand {
             return
         }
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard descriptor >= 0 else {
             throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
         }
@@ -293,22 +294,22 @@ struct Thumbnail: ParsableCommand {
             guard count > 0 else {
                 let reason = String(cString: strerror(errno)).lowercased()
                 close(descriptor)
-                unlink(temporary)
+                _ = temporary.withPathCString { unlink($0) }
                 throw OutputError(description: "could not write '\(path)': \(reason)")
             }
             offset += count
         }
         close(descriptor)
-        guard rename(temporary, path) == 0 else {
+        guard temporary.withPathCString({ from in path.withPathCString { rename(from, $0) } }) == 0 else {
             let reason = String(cString: strerror(errno)).lowercased()
-            unlink(temporary)
+            _ = temporary.withPathCString { unlink($0) }
             throw OutputError(description: "could not write '\(path)': \(reason)")
         }
     }
 
     /// Writes `bytes` into an existing non-regular file, opened without creating or truncating.
     static func stream(_ bytes: [UInt8], to path: String) throws(OutputError) {
-        let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        let descriptor = path.withPathCString { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
         guard descriptor >= 0 else {
             throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
         }
@@ -337,14 +338,14 @@ struct Thumbnail: ParsableCommand {
 
     private func ensureDirectory(_ path: String) throws {
         var status = stat()
-        if stat(path, &status) == 0 {
+        if path.withPathCString({ stat($0, &status) }) == 0 {
             guard (status.st_mode & S_IFMT) == S_IFDIR else {
                 Terminal.warn("could not write to '\(path)': not a directory")
                 throw ExitStatus.unreadableInput
             }
             return
         }
-        guard mkdir(path, 0o755) == 0 else {
+        guard path.withPathCString({ mkdir($0, 0o755) }) == 0 else {
             Terminal.warn("could not create '\(path)': \(String(cString: strerror(errno)).lowercased())")
             throw ExitStatus.unreadableInput
         }

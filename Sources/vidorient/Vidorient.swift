@@ -24,7 +24,16 @@ struct Vidorient: ParsableCommand {
     /// not be written is exit status 2, never success.
     static func main() {
         atexit { Terminal.checkOutputWritten() }
-        main(nil)
+        main(losslessArguments())
+    }
+
+    /// The arguments as bytes, decoded losslessly (PathBytes.swift): `CommandLine.arguments`
+    /// repairs a name that is not UTF-8 with U+FFFD, which then names no file.
+    static func losslessArguments() -> [String] {
+        (1..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+            return String(pathBytes: UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+        }
     }
 }
 

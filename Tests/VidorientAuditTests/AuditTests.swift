@@ -204,7 +204,7 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
             let line = jsonl.record(record, first: false)
             #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == ["schema_version", "path", "video", "photo", "findings"])
+            #expect(Set(object.keys) == ["schema_version", "path", "path_bytes", "video", "photo", "findings"])
         }
         // JSON: one document whatever the number of files.
         let json = AuditWriter(format: .json)
@@ -218,10 +218,21 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         let csv = AuditWriter(format: .csv)
         let rows = run.records.map { csv.record($0, first: false) }.joined()
         #expect(rows.split(separator: "\n").count == run.records.map(\.findings.count).reduce(0, +))
-        #expect(AuditWriter(format: .csv).begin() == "path,severity,code,message,action\n")
+        #expect(AuditWriter(format: .csv).begin() == "path,severity,code,message,action,path_bytes\n")
         let tricky = AuditRecord(
             path: "a, \"b\".mp4", video: nil, findings: [Finding(code: "x", severity: .info, message: "m")])
-        #expect(csv.record(tricky, first: true) == "\"a, \"\"b\"\".mp4\",info,x,m,\n")
+        #expect(csv.record(tricky, first: true) == "\"a, \"\"b\"\".mp4\",info,x,m,,\n")
+        // A name that is not UTF-8: shown with \xHH, its bytes in the last column.
+        let latin1 = AuditRecord(
+            path: String(pathBytes: Array("caf".utf8) + [0xE9] + Array(".mp4".utf8)), video: nil,
+            findings: [Finding(code: "x", severity: .info, message: "m")])
+        #expect(csv.record(latin1, first: true) == "caf\\xE9.mp4,info,x,m,,636166e92e6d7034\n")
+        // JSONL: `path` for display, `path_bytes` exact, and a reader (the cache, `report`) gets the name back.
+        let line = AuditWriter(format: .jsonl).record(latin1, first: true)
+        let bytesObject = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(bytesObject["path"] as? String == "caf\\xE9.mp4")
+        #expect(bytesObject["path_bytes"] as? String == "636166e92e6d7034")
+        #expect(try JSONDecoder().decode(AuditRecord.self, from: Data(line.utf8)).path.pathBytes == latin1.path.pathBytes)
     }
 }
 

@@ -127,6 +127,31 @@ final class WatchRun: Sendable {
         for name in names { #expect(run.count(name) == 1, "\(name)") }
     }
 
+    /// Names that are not UTF-8, there at the start and dropped later, are reported by their
+    /// bytes: the event's name is decoded losslessly, like the walk's.
+    @Test func namesThatAreNotUTF8AreReportedByTheirBytes() throws {
+        func place(_ media: String, in folder: URL, named name: [UInt8]) throws -> [UInt8] {
+            let contents = try Array(Data(contentsOf: Library.testMedia.appendingPathComponent(media)))
+            let path = Array(folder.path.utf8) + [UInt8(ascii: "/")] + name
+            let descriptor = String(pathBytes: path).withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            try #require(contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == contents.count)
+            return path
+        }
+        var before: [UInt8] = []
+        let run = try WatchRun { folder in before = try place("orient-6.mp4", in: folder, named: [0xFF, 0x2E, 0x6D, 0x70, 0x34]) }
+        run.start()
+        defer { run.stop() }
+        #expect(run.wait { run.isReady })
+        let dropped = try place("orient-8.jpg", in: run.folder, named: Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        #expect(try run.syncPoint("sync.mp4"))
+        let records = run.records.withLock { $0 }
+        #expect(records.first { $0.path.pathBytes == before }?.video?.exifOrientation == 6)
+        #expect(records.first { $0.path.pathBytes == dropped }?.photo?.exifOrientation == 8)
+        #expect(records.count == 3)
+    }
+
     @Test func aSlowWriteIsReportedOnceWhenClosed() throws {
         let run = try WatchRun()
         run.start()

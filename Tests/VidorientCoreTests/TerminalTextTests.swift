@@ -9,6 +9,7 @@ import VidorientCore
         ("\u{1B}[31mred.mp4", "\\x1B[31mred.mp4"),
         ("tab\there\r", "tab\\there\\r"),
         ("nul\u{0}del\u{7F}c1\u{9B}", "nul\\x00del\\x7Fc1\\x9B"),
+        (String(pathBytes: [0x63, 0x61, 0x66, 0xE9, 0x0A]), "caf\\xE9\\n"),
     ])
     func controlCharactersAreEscaped(name: String, shown: String) {
         #expect(name.escapingControlCharacters == shown)

@@ -145,7 +145,7 @@ struct FixCommandTests {
         let object = try #require(run.json as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "schema_version", "path", "dry_run", "mode", "written_path", "verified", "bytes_changed", "bytes_written",
+                "schema_version", "path", "path_bytes", "dry_run", "mode", "written_path", "written_path_bytes", "verified", "bytes_changed", "bytes_written",
                 "before", "after", "movie_matrix_before", "movie_matrix_after", "changes", "warnings",
             ])
         #expect(object["schema_version"] as? Int == 1)

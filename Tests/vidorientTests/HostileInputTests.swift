@@ -411,18 +411,207 @@ extension Process {
     }
 }
 
+/// Names that are not UTF-8 (`café.mp4` in Latin-1, bytes FF FE): the walk once skipped them
+/// silently, then reported them as unsupported; `inspect`, `thumbnail` and `fix` said "no such
+/// file or directory". Now they are carried as bytes end to end (PathBytes.swift).
 @Suite struct NonUTF8NameTests {
-    /// `café.mp4` in Latin-1 (0xE9): the walk skipped it silently ("0 files", exit 0). Until such
-    /// names are carried as bytes end to end, it is reported by name and the exit status is 2.
-    @Test func aNameThatIsNotUTF8IsReportedNotDropped() throws {
-        let folder = try Hostile.folder("latin1")
+    static let latin1: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".mp4".utf8)
+    static let broken: [UInt8] = [0xFF, 0xFE] + Array(".jpg".utf8)
+
+    /// A copy of a TestMedia file named with exactly these bytes, made with Glibc calls.
+    static func place(_ media: String, in folder: URL, named name: [UInt8]) throws -> [UInt8] {
+        let contents = try Array(Data(contentsOf: URL(fileURLWithPath: Run.media(media))))
+        let path = Array(folder.path.utf8) + [UInt8(ascii: "/")] + name
+        let descriptor = withCPath(path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        try #require(contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == contents.count)
+        return path
+    }
+
+    static func withCPath<Result>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        (bytes + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
+    }
+
+    static func exists(_ bytes: [UInt8]) -> Bool {
+        var status = stat()
+        return withCPath(bytes) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    static func contents(_ bytes: [UInt8]) throws -> [UInt8] {
+        let descriptor = withCPath(bytes) { open($0, O_RDONLY) }
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while case let count = chunk.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }), count > 0 {
+            result += chunk.prefix(count)
+        }
+        return result
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    static func unhex(_ text: String) -> [UInt8] {
+        let digits = Array(text.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+    }
+
+    /// Runs vidorient with arguments that are raw bytes, through `sh` and `printf`: Foundation's
+    /// Process would pass a String's UTF-8.
+    static func run(_ arguments: [[UInt8]]) throws -> Run {
+        let words = arguments.map { bytes in
+            "\"$(printf '" + bytes.map { "\\" + String($0, radix: 8) }.joined() + "')\""
+        }
+        return try Run.vidorient([], prefix: ["sh", "-c", "exec \"$0\" " + words.joined(separator: " ")])
+    }
+
+    /// Records by path bytes (or path), for comparing runs over differently named copies.
+    static func records(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func auditListsThemAndTheirBytesFindTheFileAgain() throws {
+        let folder = try Hostile.folder("bytes")
+        let plain = try Hostile.folder("plain")
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: plain)
+        }
+        let video = try NonUTF8NameTests.place("orient-6.mp4", in: folder, named: NonUTF8NameTests.latin1)
+        let photo = try NonUTF8NameTests.place("orient-6.jpg", in: folder, named: NonUTF8NameTests.broken)
+        _ = try NonUTF8NameTests.place("orient-6.mp4", in: plain, named: Array("cafe.mp4".utf8))
+        _ = try NonUTF8NameTests.place("orient-6.jpg", in: plain, named: Array("ff.jpg".utf8))
+
+        let run = try Run.vidorient(["audit", "--jsonl", folder.path])
+        let reference = try Run.vidorient(["audit", "--jsonl", plain.path])
+        #expect(run.status == reference.status)
+        #expect(run.stderr.isEmpty)
+        let records = NonUTF8NameTests.records(run.stdout)
+        #expect(records.count == 2)
+        var found: Set<[UInt8]> = []
+        for record in records {
+            let hex = try #require(record["path_bytes"] as? String)
+            let bytes = NonUTF8NameTests.unhex(hex)
+            // The bytes name the file itself: it opens, and it is the copy that was made.
+            #expect(NonUTF8NameTests.exists(bytes))
+            found.insert(bytes)
+            let path = try #require(record["path"] as? String)
+            #expect(path.hasSuffix(bytes == video ? "caf\\xE9.mp4" : "\\xFF\\xFE.jpg"))
+        }
+        #expect(found == [video, photo])
+        // The same orientation and findings as the same files under plain names.
+        func facts(_ record: [String: Any]) -> String {
+            let detail = (record["video"] as? [String: Any]) ?? (record["photo"] as? [String: Any]) ?? [:]
+            let codes = (record["findings"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+            return "\(detail["exif_orientation"] ?? "nil") \(codes.sorted())"
+        }
+        #expect(Set(records.map(facts)) == Set(NonUTF8NameTests.records(reference.stdout).map(facts)))
+        #expect(Set(records.map(facts)).allSatisfy { $0.hasPrefix("6 ") })
+
+        // Human output shows the bytes as \xHH, and the action is a shell word that names the file.
+        let conflict = try Hostile.folder("human")
+        defer { try? FileManager.default.removeItem(at: conflict) }
+        _ = try NonUTF8NameTests.place("jpeg-xmp-conflict.jpg", in: conflict, named: NonUTF8NameTests.broken)
+        let human = try Run.vidorient(["audit", conflict.path])
+        #expect(human.status == 1)
+        #expect(human.stdout.contains("\(conflict.path)/\\xFF\\xFE.jpg"))
+        #expect(human.stdout.contains("vidorient thumbnail $'\(conflict.path)/\\xFF\\xFE.jpg' --compare"))
+        #expect(human.stdout.contains("1 file"))
+        // A list of paths read as bytes finds them too.
+        let list = folder.appendingPathComponent("list").path
+        try Data((video + [0] + photo + [0])).write(to: URL(fileURLWithPath: list))
+        let listed = try Run.vidorient(["audit", "--jsonl", "-0", "--files-from", list])
+        #expect(Set(NonUTF8NameTests.records(listed.stdout).compactMap { $0["path_bytes"] as? String })
+            == [NonUTF8NameTests.hex(video), NonUTF8NameTests.hex(photo)])
+    }
+
+    @Test func inspectReadsThemByTheirBytes() throws {
+        let folder = try Hostile.folder("inspect-bytes")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try Hostile.shell("cp '\(Run.media("orient-6.mp4"))' '\(folder.path)'/\"caf$(printf '\\351').mp4\"")
-        let run = try Run.vidorient(["audit", folder.path])
-        #expect(run.status == 2)
-        #expect(run.stderr.contains("skipped '\(folder.path)/caf\\xE9.mp4': the file name is not valid UTF-8"))
-        let json = try Run.vidorient(["audit", "--json", folder.path])
-        let summary = (json.json as? [String: Any])?["summary"] as? [String: Any]
-        #expect((summary?["skipped"] as? [String: Int])?["unsupported-name"] == 1)
+        let video = try NonUTF8NameTests.place("orient-6.mp4", in: folder, named: NonUTF8NameTests.latin1)
+        let photo = try NonUTF8NameTests.place("orient-6.jpg", in: folder, named: NonUTF8NameTests.broken)
+        for path in [video, photo] {
+            let run = try NonUTF8NameTests.run([Array("inspect".utf8), Array("--json".utf8), path])
+            #expect(run.status == 0, "\(run.stderr)")
+            let object = try #require(run.json as? [String: Any])
+            #expect(object["path_bytes"] as? String == NonUTF8NameTests.hex(path))
+            let detail = (object["video"] as? [String: Any]) ?? (object["photo"] as? [String: Any])
+            #expect(detail?["exif_orientation"] as? Int == 6)
+        }
+        // Human output and an error both show the bytes as \xHH.
+        let human = try NonUTF8NameTests.run([Array("inspect".utf8), video])
+        #expect(human.stdout.contains("caf\\xE9.mp4"))
+        let missing = try NonUTF8NameTests.run([Array("inspect".utf8), video + Array(".gone".utf8)])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("caf\\xE9.mp4.gone"))
+    }
+
+    @Test func thumbnailWritesOutputsForThem() throws {
+        let folder = try Hostile.folder("thumb-bytes")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let video = try NonUTF8NameTests.place("orient-6.mp4", in: folder, named: NonUTF8NameTests.latin1)
+        _ = try NonUTF8NameTests.place("orient-6.jpg", in: folder, named: NonUTF8NameTests.broken)
+        let out = folder.appendingPathComponent("out")
+        let run = try Run.vidorient(["thumbnail", "--json", "--out-dir", out.path, folder.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let written = try #require(run.json as? [[String: Any]])
+        #expect(written.count == 2)
+        let outputs = written.compactMap { $0["output_bytes"] as? String }.map(NonUTF8NameTests.unhex)
+        #expect(Set(outputs) == [
+            Array(out.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".png".utf8),
+            Array(out.path.utf8) + [UInt8(ascii: "/"), 0xFF, 0xFE] + Array(".png".utf8),
+        ])
+        for output in outputs { #expect(try NonUTF8NameTests.contents(output).starts(with: [0x89, 0x50, 0x4E, 0x47])) }
+        // One input named by its bytes, one output named by bytes.
+        let single = Array(folder.path.utf8) + Array("/single-".utf8) + [0xE9] + Array(".png".utf8)
+        let one = try NonUTF8NameTests.run([Array("thumbnail".utf8), video, Array("-o".utf8), single])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(NonUTF8NameTests.exists(single))
+    }
+
+    /// The progress bar (shown only on a terminal: `script` gives it one) names each file as
+    /// the rest of the output does: it used to write a name's ESC and raw bytes as they were.
+    @Test func theProgressBarEscapesNames() throws {
+        let folder = try Hostile.folder("progress-bytes")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["a", "b"] {
+            _ = try NonUTF8NameTests.place("orient-6.jpg", in: folder, named: Array(name.utf8) + [0xE9, 0x1B] + Array(".jpg".utf8))
+        }
+        // sh gets the binary as $0 and the folders as $1 and $2; script runs the command on a pty.
+        let command = "exec script -qec \"'$0' thumbnail --out-dir '$1' '$2'\" /dev/null"
+        let run = try Run.vidorient(
+            [folder.path + "/out", folder.path], environment: ["TERM": "xterm", "NO_COLOR": ""], prefix: ["sh", "-c", command])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("] 2/2 "))
+        #expect(run.stdout.contains("\\xE9\\x1B.jpg"))
+        #expect(!run.stdout.contains("\u{1B}.jpg"))
+    }
+
+    @Test func fixFindsAndRewritesThem() throws {
+        let folder = try Hostile.folder("fix-bytes")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let video = try NonUTF8NameTests.place("orient-6.mp4", in: folder, named: NonUTF8NameTests.latin1)
+        let before = try NonUTF8NameTests.contents(video)
+        let dry = try NonUTF8NameTests.run(
+            [Array("fix".utf8), video, Array("--orientation".utf8), Array("1".utf8), Array("--dry-run".utf8), Array("--json".utf8)])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect((dry.json as? [String: Any])?["path_bytes"] as? String == NonUTF8NameTests.hex(video))
+        #expect(try NonUTF8NameTests.contents(video) == before)
+        let fixed = try NonUTF8NameTests.run(
+            [Array("fix".utf8), video, Array("--orientation".utf8), Array("1".utf8), Array("--json".utf8)])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        let object = try #require(fixed.json as? [String: Any])
+        #expect(object["verified"] as? Bool == true)
+        #expect(object["written_path_bytes"] as? String == NonUTF8NameTests.hex(video))
+        #expect(try NonUTF8NameTests.contents(video) != before)
+        let inspected = try NonUTF8NameTests.run([Array("inspect".utf8), Array("--json".utf8), video])
+        #expect(((inspected.json as? [String: Any])?["video"] as? [String: Any])?["exif_orientation"] as? Int == 1)
+        // Nothing else left in the folder: the temporary copy was renamed over the original.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+        // --in-place too.
+        let inPlace = try NonUTF8NameTests.run(
+            [Array("fix".utf8), video, Array("--orientation".utf8), Array("8".utf8), Array("--in-place".utf8)])
+        #expect(inPlace.status == 0, "\(inPlace.stderr)")
     }
 }
