@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "VidorientPhoto", targets: ["VidorientPhoto"]),
         .library(name: "VidorientAudit", targets: ["VidorientAudit"]),
         .library(name: "VidorientText", targets: ["VidorientText"]),
+        .library(name: "VidorientFix", targets: ["VidorientFix"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -56,11 +57,14 @@ let package = Package(
         .target(
             name: "VidorientAudit",
             dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "CSQLite"]),
+        // What a fix leaves behind and how it is taken back: the journal, its checksums, undo, and
+        // the fixes an audit suggests. No FFmpeg: it works on bytes and `FileEdit`s.
+        .target(name: "VidorientFix", dependencies: ["VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "CZlib"]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
             name: "vidorient",
             dependencies: [
-                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit", "VidorientText",
+                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit", "VidorientText", "VidorientFix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -70,6 +74,7 @@ let package = Package(
         .testTarget(name: "VidorientPhotoTests", dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF"]),
         .testTarget(name: "VidorientTextTests", dependencies: ["VidorientText", "VidorientCore"]),
         .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore"]),
+        .testTarget(name: "VidorientFixTests", dependencies: ["VidorientFix", "VidorientCore", "VidorientISOBMFF"]),
         // Runs the built `vidorient` binary end to end.
         .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF"]),
     ]

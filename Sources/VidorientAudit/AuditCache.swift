@@ -12,8 +12,9 @@ import VidorientCore
 /// record's shape changes what an audit reports for the same bytes: every cached result made
 /// under another version is then ignored.
 public enum AuditRules {
-    // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`.
-    public static let version = 3
+    // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`;
+    // 4: findings carry `suggested_fix`.
+    public static let version = 4
 }
 
 /// What identifies one state of a file without reading it: if none of these changed, its bytes

@@ -1,7 +1,9 @@
 extension MediaReport {
     /// Fills in each finding's suggested action: a command line where one fixes it. Fixes are
-    /// suggested only for MP4/QuickTime files, the only ones `vidorient fix` rewrites.
+    /// suggested only for MP4/QuickTime files, the only ones `vidorient fix` rewrites. Then each
+    /// finding's machine-readable fix (`suggestedFix`), where there is exactly one safe answer.
     mutating func suggestActions() {
+        defer { suggestFixes() }
         let fixable = format.name.hasPrefix("mov,mp4")
         let file = MediaReport.shellQuoted(path)
         let current = video?.exifOrientation
@@ -41,6 +43,34 @@ extension MediaReport {
                 findings[index].action = fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil
             default:
                 break
+            }
+        }
+    }
+
+    /// The fixes `fix --from-audit` may apply without asking: each keeps the picture as it is
+    /// shown now and changes only a tag or a matrix, so undo is exact. A matrix that scales,
+    /// shears or has perspective terms, but whose turn is one of the eight, gets that turn's clean
+    /// matrix; a movie matrix moves into the track's (`--reset-movie-matrix`); an EXIF orientation
+    /// outside 1-8, which is read as 1, becomes 1. Not suggested: a mirror or an odd angle (was it
+    /// meant?), a conflict (which statement is right?), a singular matrix (what was meant?), a
+    /// codec-only orientation (a container matrix beside the SEI makes pipelines that apply both
+    /// turn twice), or pixels already turned (only a look tells).
+    mutating func suggestFixes() {
+        let videoFixable = format.name.hasPrefix("mov,mp4") && photo == nil
+        let shown = photo?.exifOrientation ?? video?.exifOrientation
+        for index in findings.indices {
+            switch findings[index].code {
+            case "matrix-scale", "matrix-shear", "matrix-projective":
+                guard videoFixable, let shown else { continue }
+                findings[index].suggestedFix = SuggestedFix(orientation: shown)
+            case "movie-matrix":
+                guard videoFixable, let shown else { continue }
+                findings[index].suggestedFix = SuggestedFix(orientation: shown, resetMovieMatrix: true)
+            case "exif-invalid":
+                guard photo != nil, let shown else { continue }
+                findings[index].suggestedFix = SuggestedFix(orientation: shown)
+            default:
+                continue
             }
         }
     }

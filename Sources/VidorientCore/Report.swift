@@ -441,15 +441,29 @@ public struct Finding: Sendable, Hashable, Codable {
     public var message: String
     /// What to do about it, often a `vidorient` command line; nil when nothing needs doing.
     public var action: String?
+    /// The fix `vidorient fix --from-audit` applies, for a machine: set only where the fix is
+    /// unambiguous (the file keeps showing what it shows now) and lossless (a tag or a matrix).
+    public var suggestedFix: SuggestedFix?
 
-    public init(code: String, severity: Severity, message: String, action: String? = nil) {
+    public init(code: String, severity: Severity, message: String, action: String? = nil, suggestedFix: SuggestedFix? = nil) {
         self.code = code
         self.severity = severity
         self.message = message
         self.action = action
+        self.suggestedFix = suggestedFix
     }
 
-    enum CodingKeys: String, CodingKey { case code, severity, message, action }
+    enum CodingKeys: String, CodingKey { case code, severity, message, action, suggestedFix = "suggested_fix" }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        code = try c.decode(String.self, forKey: .code)
+        severity = try c.decode(Severity.self, forKey: .severity)
+        message = try c.decode(String.self, forKey: .message)
+        action = try c.decodeIfPresent(String.self, forKey: .action)
+        // Absent in records written before it existed (schema 2 added it as a new key).
+        suggestedFix = try c.decodeIfPresent(SuggestedFix.self, forKey: .suggestedFix)
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -457,7 +471,23 @@ public struct Finding: Sendable, Hashable, Codable {
         try c.encode(severity, forKey: .severity)
         try c.encode(message, forKey: .message)
         try c.encode(action, forKey: .action)
+        try c.encode(suggestedFix, forKey: .suggestedFix)
     }
+}
+
+/// A fix as `vidorient fix` takes it: `--orientation N`, and `--reset-movie-matrix` for a movie
+/// whose `mvhd` matrix is not the identity. In JSON `{"orientation": 6, "reset_movie_matrix": false}`.
+public struct SuggestedFix: Sendable, Hashable, Codable {
+    /// The EXIF orientation (1-8) the file is to show: the one it shows now.
+    public var orientation: Int
+    public var resetMovieMatrix: Bool
+
+    public init(orientation: Int, resetMovieMatrix: Bool = false) {
+        self.orientation = orientation
+        self.resetMovieMatrix = resetMovieMatrix
+    }
+
+    enum CodingKeys: String, CodingKey { case orientation, resetMovieMatrix = "reset_movie_matrix" }
 }
 
 /// One input that could not be read, with the reason in a few lowercase words.

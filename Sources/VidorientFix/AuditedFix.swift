@@ -1,0 +1,68 @@
+import FoundationEssentials
+public import VidorientCore
+
+/// The fix an audit record asks for (`audit --jsonl`, one record a line): the suggested fixes
+/// of its findings (`suggested_fix`, set only where the fix is unambiguous and lossless), which
+/// must all agree. Nothing else from the record is acted on.
+public struct AuditedFix: Sendable, Hashable {
+    public var path: String
+    public var orientation: Orientation
+    public var resetMovieMatrix: Bool
+    /// The findings that asked for it, in the record's order.
+    public var codes: [String]
+    /// What the audit saw the file show; a file that shows something else now changed since the
+    /// audit, and is refused.
+    public var shownAtAudit: Orientation?
+
+    public init(path: String, orientation: Orientation, resetMovieMatrix: Bool, codes: [String], shownAtAudit: Orientation?) {
+        self.path = path
+        self.orientation = orientation
+        self.resetMovieMatrix = resetMovieMatrix
+        self.codes = codes
+        self.shownAtAudit = shownAtAudit
+    }
+
+    /// The fix one JSONL line asks for; nil when none of its findings carries one. Throws for a
+    /// line that is not an audit record, or whose findings ask for different orientations.
+    public static func parse(line: String) throws(FixError) -> AuditedFix? {
+        let record: Record
+        do { record = try JSONDecoder().decode(Record.self, from: Data(line.utf8)) } catch {
+            throw FixError("not an audit record (audit --jsonl writes them)")
+        }
+        let asked = record.findings.compactMap { finding in finding.suggestedFix.map { (finding.code, $0) } }
+        guard let first = asked.first else { return nil }
+        guard asked.allSatisfy({ $0.1.orientation == first.1.orientation }) else {
+            let list = asked.map { "\($0.0) orientation \($0.1.orientation)" }.joined(separator: ", ")
+            throw FixError("the audit's findings ask for different fixes (\(list)); fix it by hand")
+        }
+        guard let orientation = Orientation(exif: first.1.orientation) else {
+            throw FixError("the audit suggests orientation \(first.1.orientation), which is not 1-8")
+        }
+        return AuditedFix(
+            path: record.path, orientation: orientation, resetMovieMatrix: asked.contains { $0.1.resetMovieMatrix },
+            codes: asked.map(\.0), shownAtAudit: (record.photo?.exifOrientation ?? record.video?.exifOrientation).flatMap(Orientation.init(exif:)))
+    }
+
+    /// The part of an audit record a fix reads.
+    private struct Record: Decodable {
+        struct Shown: Decodable {
+            var exifOrientation: Int?
+            enum CodingKeys: String, CodingKey { case exifOrientation = "exif_orientation" }
+        }
+        var path: String
+        var findings: [Finding]
+        var video: Shown?
+        var photo: Shown?
+
+        enum CodingKeys: String, CodingKey { case path, pathBytes = "path_bytes", findings, video, photo }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            // The exact bytes when the name is not UTF-8 text.
+            path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+            findings = try c.decode([Finding].self, forKey: .findings)
+            video = try c.decodeIfPresent(Shown.self, forKey: .video)
+            photo = try c.decodeIfPresent(Shown.self, forKey: .photo)
+        }
+    }
+}
