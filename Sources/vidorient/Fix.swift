@@ -1,6 +1,8 @@
 import ArgumentParser
 import VidorientCore
 import VidorientFFmpeg
+import VidorientAudit
+import VidorientFix
 import VidorientISOBMFF
 
 
@@ -14,12 +16,16 @@ struct Fix: ParsableCommand {
             then mirrors what is shown first). Only the 36 matrix bytes of each video track's tkhd box \
             change, and the movie's mvhd matrix with --reset-movie-matrix; media data is never touched. \
             By default the file is copied to a temporary file in its folder, fixed, flushed, checked and \
-            renamed over the original; --in-place writes just the changed bytes. See docs/fix.md.
+            renamed over the original; --in-place writes just the changed bytes. \
+            Or --from-audit FILE (- for standard input): the fixes an `audit --jsonl` suggests, and \
+            nothing else. --journal FILE records every file written, and --undo FILE takes them back, \
+            byte for byte. Many files are fixed in parallel; a summary ends on stderr. Exit status: 0 \
+            done, 2 a file could not be read, fixed or undone, 64 bad usage. See docs/fix.md.
             """
     )
 
     @Argument(help: "MP4 or QuickTime files.", completion: .file())
-    var files: [String]
+    var files: [String] = []
 
     @Option(help: ArgumentHelp("The EXIF orientation to set, 1-8.", valueName: "n"))
     var orientation: Int?
@@ -40,6 +46,17 @@ struct Fix: ParsableCommand {
     @Flag(help: "Also set a movie matrix (mvhd) that is not the identity to the identity.")
     var resetMovieMatrix = false
 
+    @Option(
+        name: .customLong("from-audit"),
+        help: ArgumentHelp("Apply the fixes suggested in this `audit --jsonl` output (- for standard input).", valueName: "file"))
+    var fromAudit: String?
+
+    @Option(help: ArgumentHelp("Append a record of every file written to this JSONL journal, for --undo.", valueName: "file"))
+    var journal: String?
+
+    @Option(help: ArgumentHelp("Undo the fixes this journal records, newest first, byte for byte.", valueName: "journal"))
+    var undo: String?
+
     @Flag(help: "Show the orientation before and after; write nothing.")
     var dryRun = false
 
@@ -48,6 +65,12 @@ struct Fix: ParsableCommand {
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Write the fixed file here, leaving the input alone (one input only).")
     var output: String?
+
+    @Option(help: "Files fixed at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Flag(help: "No progress bar on stderr.")
+    var noProgress = false
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -65,8 +88,22 @@ struct Fix: ParsableCommand {
     }
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
         let given = [orientation != nil, rotate != nil, reset].filter { $0 }.count
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if undo != nil || fromAudit != nil {
+            if undo != nil && fromAudit != nil { throw ValidationError("--undo and --from-audit exclude each other") }
+            let what = undo != nil ? "--undo" : "--from-audit"
+            guard files.isEmpty else { throw ValidationError("\(what) takes no files: they come from its input") }
+            guard given == 0 && !mirror && !resetMovieMatrix else {
+                throw ValidationError("\(what) takes no orientation options: \(undo != nil ? "the journal" : "the audit") says what to do")
+            }
+            if output != nil { throw ValidationError("-o does not go with \(what)") }
+            if undo != nil && (dryRun || journal != nil || inPlace) {
+                throw ValidationError("--undo writes each file back as it was fixed: no --dry-run, --journal or --in-place")
+            }
+            return
+        }
+        guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
         guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
         if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
         if let orientation, Orientation(exif: orientation) == nil {
@@ -77,44 +114,46 @@ struct Fix: ParsableCommand {
         }
         if output != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
+        if output != nil && journal != nil { throw ValidationError("-o leaves the input alone: there is nothing to journal") }
     }
 
     func run() throws {
-        guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
         // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
         FFmpegLog.setVerbose(false)
-        let terminal = Terminal.standardOutput
-        try reportEach(files, json: json, human: { FixReport(result: $0, terminal: terminal).text }) { file in
-            // Locked from the first look to the read-back: another run's change in between would
-            // make this one's plan and its check about different files.
-            var lock: FileLock? = nil
-            if !dryRun {
-                do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch {
-                    Terminal.warn("could not fix '\(file)': \(error.reason)")
-                    return nil
-                }
-            }
-            defer { withExtendedLifetime(lock) {} }
-            let intent: FixIntent
-            do throws(FixIntent.Refusal) { intent = try FixIntent(file: file, change: change) } catch {
-                Terminal.warn("could not fix '\(file)': \(error.reason)")
-                return nil
-            }
-            do throws(ISOBMFFError) {
-                let result = try MatrixFix.fix(
-                    path: file, change: intent.change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun,
-                    lock: lock)
-                for warning in result.warnings { Terminal.warn("warning: '\(file)': \(warning)") }
-                if let written = result.writtenPath, let problem = intent.checkShown(written) {
-                    Terminal.warn("could not fix '\(file)': \(problem)")
-                    return nil
-                }
-                return result
-            } catch {
-                Terminal.warn("could not fix '\(file)': \(error.reason)")
-                return nil
+        if let undo {
+            try FixBatch.undo(journal: undo, jobs: jobs ?? processorCount, showProgress: !noProgress)
+            return
+        }
+        var journalFile: JournalFile? = nil
+        if let journal, !dryRun {
+            do throws(FixError) { journalFile = try JournalFile(path: journal) } catch {
+                Terminal.warn(error.reason)
+                throw ExitStatus.unreadableInput
             }
         }
+        let jobs: [FixJob]
+        var unreadable = 0
+        if let fromAudit {
+            (jobs, unreadable) = FixBatch.jobs(fromAudit: fromAudit)
+        } else {
+            guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+            jobs = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix, shownAtAudit: nil) }
+        }
+        let batch = FixBatch(mode: mode, dryRun: dryRun, journal: journalFile, jobs: self.jobs ?? processorCount)
+        let outcomes = batch.run(jobs, showProgress: !noProgress)
+        let results = outcomes.compactMap(\.result)
+        if fromAudit != nil && dryRun && !json {
+            print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
+        } else if json {
+            let encoder = JSONText()
+            print(results.count == 1 && fromAudit == nil && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
+        } else {
+            let terminal = Terminal.standardOutput
+            print(results.map { FixReport(result: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")
+        }
+        let summary = FixSummary(outcomes, unreadableLines: unreadable)
+        if jobs.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
+        if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
     }
 }
 
@@ -130,6 +169,8 @@ struct FixIntent {
     /// What the first video track must show afterwards; nil when `inspect` cannot tell (the box
     /// reader then refuses the file, or the plan stands on the structure check alone).
     let target: Orientation?
+    /// What `inspect` shows now; nil when it cannot tell.
+    let shown: Orientation?
 
     struct Refusal: Error {
         let reason: String
@@ -137,10 +178,11 @@ struct FixIntent {
 
     init(file: String, change: OrientationChange) throws(Refusal) {
         guard let video = try? Prober().inspect(file).video else {
-            (self.change, target) = (change, nil)
+            (self.change, target, shown) = (change, nil, nil)
             return
         }
         let shown = video.exifOrientation.flatMap(Orientation.init(exif:))
+        self.shown = shown
         var change = change
         if video.orientationSource == .sei, case .compose(let turn) = change, let shown {
             change = .set(shown.followed(by: turn))

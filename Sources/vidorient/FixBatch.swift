@@ -1,0 +1,242 @@
+import Synchronization
+import VidorientAudit
+import VidorientCore
+import VidorientFix
+import VidorientISOBMFF
+
+/// One file to fix: from the command line, or from an audit's suggested fix.
+struct FixJob: Sendable {
+    let path: String
+    let change: OrientationChange
+    let resetMovieMatrix: Bool
+    /// From `--from-audit`: what the audit saw the file show; a file showing something else now
+    /// changed since, and is refused.
+    let shownAtAudit: Orientation?
+}
+
+/// What became of one file.
+enum FixOutcome: Sendable {
+    /// Written (or, in a dry run, would be), with what the file shows before and after, as
+    /// `inspect` sees it (the track and movie matrices together).
+    case fixed(FixResult, shown: Orientation?, target: Orientation?)
+    /// Already as asked: nothing written.
+    case alreadyRight(FixResult)
+    /// A check said no (a file this fix will not change, or one changed since the audit).
+    case refused(String)
+    /// Could not be read or written.
+    case failed(String)
+
+    var result: FixResult? {
+        switch self {
+        case .fixed(let result, _, _), .alreadyRight(let result): result
+        case .refused, .failed: nil
+        }
+    }
+
+    /// `--from-audit --dry-run`'s line: path, before -> after, what would change.
+    var dryRunLine: String? {
+        let describe = { (orientation: Orientation?) in orientation.map { "EXIF \($0.exif)" } ?? "no orientation of the eight" }
+        switch self {
+        case .refused, .failed: return nil
+        case .alreadyRight(let result):
+            return "\(result.path.escapingControlCharacters): \(describe(result.before.exifOrientation.flatMap(Orientation.init(exif:)))), "
+                + "already right; nothing would change\n"
+        case .fixed(let result, let shown, let target):
+            return FixOutcome.line(result, before: describe(shown), after: describe(target))
+        }
+    }
+
+    private static func line(_ result: FixResult, before: String, after: String) -> String {
+        let name = result.path.escapingControlCharacters
+        let places = result.changes.filter { $0.bytesChanged > 0 }.map { $0.trackID.map { "track \($0) matrix" } ?? "movie matrix" }
+        return "\(name): \(before) -> \(after); \(result.bytesChanged) bytes would change (\(places.joined(separator: ", ")))\n"
+    }
+}
+
+/// Counts for the summary line on stderr.
+struct FixSummary {
+    var fixed = 0, alreadyRight = 0, refused = 0, failed = 0
+
+    init(_ outcomes: [FixOutcome], unreadableLines: Int = 0) {
+        failed = unreadableLines
+        for outcome in outcomes {
+            switch outcome {
+            case .fixed: fixed += 1
+            case .alreadyRight: alreadyRight += 1
+            case .refused: refused += 1
+            case .failed: failed += 1
+            }
+        }
+    }
+
+    func line(dryRun: Bool) -> String {
+        "\(dryRun ? "would fix" : "fixed") \(fixed), already right \(alreadyRight), refused \(refused), failed \(failed)"
+    }
+}
+
+/// Fixes many files at once, one worker per core as the audit does, each file on its own: a
+/// bad one is one line on stderr and the others go on.
+struct FixBatch: Sendable {
+    let mode: MatrixFix.WriteMode
+    let dryRun: Bool
+    let journal: JournalFile?
+    let jobs: Int
+
+    /// Runs every job; the outcomes in the jobs' order.
+    func run(_ list: [FixJob], showProgress: Bool) -> [FixOutcome] {
+        let progress = ProgressBar(total: list.count, quiet: !showProgress || list.count < 2)
+        let outcomes = Mutex([FixOutcome?](repeating: nil, count: list.count))
+        let batch = self
+        forEachConcurrently(list.count, jobs: jobs) { index in
+            let job = list[index]
+            let outcome = batch.fix(job)
+            switch outcome {
+            case .refused(let reason), .failed(let reason): progress.warn("could not fix '\(job.path)': \(reason)")
+            case .fixed(let result, _, _), .alreadyRight(let result):
+                for warning in result.warnings { progress.warn("warning: '\(job.path)': \(warning)") }
+            }
+            outcomes.withLock { $0[index] = outcome }
+            progress.advance(job.path)
+        }
+        progress.finish()
+        return outcomes.withLock { $0.map { $0! } }
+    }
+
+    /// One file: locked from the first look to the read-back (another run's change in between
+    /// would make this one's plan and its check about different files), planned against what
+    /// `inspect` shows, journaled around the write.
+    func fix(_ job: FixJob) -> FixOutcome {
+        let file = job.path
+        var lock: FileLock? = nil
+        if !dryRun {
+            do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch { return .failed(error.reason) }
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let intent: FixIntent
+        do throws(FixIntent.Refusal) { intent = try FixIntent(file: file, change: job.change) } catch {
+            return .refused(error.reason)
+        }
+        if let seen = job.shownAtAudit, intent.shown != seen {
+            let now = intent.shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"
+            return .refused("it changed since the audit: it shows \(now), the audit saw EXIF \(seen.exif)")
+        }
+        let result: FixResult
+        do {
+            if let journal, !dryRun, let planned = try planned(job, intent: intent) {
+                result = try journal.record(planned) { () throws(FixError) in
+                    do throws(ISOBMFFError) {
+                        return try MatrixFix.fix(
+                            path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: false, lock: lock)
+                    } catch { throw FixError(error.reason) }
+                }
+            } else {
+                result = try MatrixFix.fix(
+                    path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: dryRun, lock: lock)
+            }
+        } catch let error as ISOBMFFError {
+            return error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
+        } catch let error as FixError {
+            return .failed(error.reason)
+        } catch {
+            return .failed("\(error)")
+        }
+        if let written = result.writtenPath, let problem = intent.checkShown(written) { return .failed(problem) }
+        return result.bytesChanged > 0 || result.writtenPath != nil ? .fixed(result, shown: intent.shown, target: intent.target) : .alreadyRight(result)
+    }
+
+    /// The write the journal records: the plan's bytes, and what the file shows before and after.
+    /// nil when nothing would change, or for a copy (`-o`), which leaves the file alone.
+    private func planned(_ job: FixJob, intent: FixIntent) throws(ISOBMFFError) -> PlannedWrite? {
+        if case .copy = mode { return nil }
+        let movie = try MovieStructure(path: job.path)
+        let edit = try MatrixFix(movie, change: intent.change, resetMovieMatrix: job.resetMovieMatrix).fileEdit
+        guard !edit.isEmpty else { return nil }
+        return PlannedWrite(
+            path: job.path, format: MediaFormat.movie.description, mode: mode.name, orientationBefore: intent.shown,
+            orientationAfter: intent.target, edit: edit)
+    }
+
+    /// The jobs an audit's JSONL asks for, and how many of its lines could not be read (each
+    /// said on stderr). Lines without a suggested fix ask for nothing.
+    static func jobs(fromAudit input: String) -> (jobs: [FixJob], unreadable: Int) {
+        var lines: PathList
+        do { lines = try PathList(path: input, nulSeparated: false) } catch {
+            Terminal.warn(error.description)
+            return ([], 1)
+        }
+        var jobs: [FixJob] = []
+        var unreadable = 0
+        var number = 0
+        let name = input == "-" ? "standard input" : "'\(input)'"
+        while let line = lines.next() {
+            number += 1
+            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            do throws(FixError) {
+                guard let fix = try AuditedFix.parse(line: line) else { continue }
+                jobs.append(
+                    FixJob(path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix, shownAtAudit: fix.shownAtAudit))
+            } catch {
+                Terminal.warn("could not read the audit on \(name), line \(number): \(error.reason)")
+                unreadable += 1
+            }
+        }
+        return (jobs, unreadable)
+    }
+
+    /// `fix --undo`: every fix the journal records, newest first. A file's fixes are undone in
+    /// turn, files in parallel; a file that changed since is refused (one line) and its older
+    /// fixes left alone.
+    static func undo(journal path: String, jobs: Int, showProgress: Bool) throws {
+        let read: (entries: [JournalEntry], warnings: [String])
+        do throws(FixError) { read = try JournalFile.read(path: path) } catch {
+            Terminal.warn(error.reason)
+            throw ExitStatus.unreadableInput
+        }
+        for warning in read.warnings { Terminal.warn("warning: \(warning)") }
+        var byFile: [String: [JournalEntry]] = [:]
+        var order: [String] = []
+        for entry in Undo.fixes(in: read.entries) {
+            if byFile[entry.path] == nil { order.append(entry.path) }
+            byFile[entry.path, default: []].append(entry)
+        }
+        struct Counts { var restored = 0, neverWritten = 0, refused = 0 }
+        let counts = Mutex(Counts())
+        let lines = Mutex([String?](repeating: nil, count: order.count))
+        let progress = ProgressBar(total: order.count, quiet: !showProgress || order.count < 2)
+        let groups = order.map { byFile[$0]! }
+        forEachConcurrently(groups.count, jobs: jobs) { index in
+            var text = ""
+            for entry in groups[index] {
+                let name = entry.path.escapingControlCharacters
+                do throws(FixError) {
+                    let lock: FileLock
+                    do throws(ISOBMFFError) { lock = try FileLock(path: entry.path) } catch { throw FixError(error.reason) }
+                    let outcome = try withExtendedLifetime(lock) { () throws(FixError) -> Undo.Outcome in
+                        try Undo.undo(entry, write: EditWriter.write)
+                    }
+                    switch outcome {
+                    case .restored:
+                        counts.withLock { $0.restored += 1 }
+                        let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
+                        let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
+                        text += "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))\n"
+                    case .neverWritten:
+                        counts.withLock { $0.neverWritten += 1 }
+                        text += "\(name): never written (the fix was stopped before it wrote); nothing to undo\n"
+                    }
+                } catch {
+                    counts.withLock { $0.refused += 1 }
+                    progress.warn("could not undo '\(entry.path)': \(error.reason)")
+                    break
+                }
+            }
+            lines.withLock { $0[index] = text }
+            progress.advance(groups[index][0].path)
+        }
+        progress.finish()
+        print(lines.withLock { $0.compactMap { $0 }.joined() }, terminator: "")
+        let total = counts.withLock { $0 }
+        Terminal.warn("restored \(total.restored), nothing to undo \(total.neverWritten), refused \(total.refused)")
+        if total.refused > 0 { throw ExitStatus.unreadableInput }
+    }
+}
