@@ -28,7 +28,7 @@ extension JournalFile {
     /// Journals one fix around its write: reads the file once for the checksums before and after
     /// (`EditChecksums`), records `writing` (flushed), runs `write`, which must write exactly
     /// `planned.edit` to `planned.path` and check it, then records `written` with the new mtime,
-    /// or `not_written` with the reason when `write` throws. The caller holds the file's lock
+    /// or `not_written` with the reason when `write` throws and the file is still the original. The caller holds the file's lock
     /// from before its plan until this returns, so the file cannot change in between.
     public func record<Result>(_ planned: PlannedWrite, write: () throws(FixError) -> Result) throws(FixError) -> Result {
         let sums = try EditChecksums(path: planned.path, edit: planned.edit)
@@ -43,9 +43,15 @@ extension JournalFile {
         try append(entry)
         let result: Result
         do { result = try write() } catch {
-            entry.status = .notWritten
-            entry.reason = error.reason
-            try append(entry)
+            // `not_written` only when the file is still the original: a writer that failed after
+            // its rename (a read-back that failed) did write, and its `writing` line stands.
+            if let still = try? EditChecksums(path: planned.path, edit: planned.edit), still.holdsOldBytes,
+                still.size == entry.before.size, still.current == entry.before.crc32
+            {
+                entry.status = .notWritten
+                entry.reason = error.reason
+                try append(entry)
+            }
             throw error
         }
         entry.status = .written

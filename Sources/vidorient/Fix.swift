@@ -4,27 +4,31 @@ import VidorientFFmpeg
 import VidorientAudit
 import VidorientFix
 import VidorientISOBMFF
+import VidorientPhoto
 
 
 struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Set the orientation of MP4 and QuickTime files by rewriting only their display matrices.",
+        abstract: "Set the orientation of photos and of MP4 and QuickTime files, changing only the bytes that say it.",
         discussion: """
             Give exactly one of --orientation N (EXIF 1-8), --rotate DEG [--mirror] or --reset. \
             --rotate 90 sets a 90° clockwise rotation; a sign, as in --rotate +90 or --rotate -90, turns \
             the picture a further 90° clockwise or counter-clockwise from how it is shown now (--mirror \
             then mirrors what is shown first). Only the 36 matrix bytes of each video track's tkhd box \
             change, and the movie's mvhd matrix with --reset-movie-matrix; media data is never touched. \
+            Photos (JPEG, PNG, WebP, TIFF/DNG/raw): the EXIF Orientation tag's bytes change (and every XMP \
+            tiff:Orientation with it, and a PNG chunk's CRC); a file without the tag gets the smallest \
+            insertion that states it. \
             By default the file is copied to a temporary file in its folder, fixed, flushed, checked and \
-            renamed over the original; --in-place writes just the changed bytes. \
-            Or --from-audit FILE (- for standard input): the fixes an `audit --jsonl` suggests, and \
-            nothing else. --journal FILE records every file written, and --undo FILE takes them back, \
+            renamed over the original; --in-place writes just the changed bytes (refused when bytes must be \
+            inserted). Or --from-audit FILE (- for standard input): the fixes an `audit --jsonl` suggests, \
+            and nothing else. --journal FILE records every file written, and --undo FILE takes them back, \
             byte for byte. Many files are fixed in parallel; a summary ends on stderr. Exit status: 0 \
             done, 2 a file could not be read, fixed or undone, 64 bad usage. See docs/fix.md.
             """
     )
 
-    @Argument(help: "MP4 or QuickTime files.", completion: .file())
+    @Argument(help: "Photos (JPEG, PNG, WebP, TIFF/DNG/raw), MP4 or QuickTime files.", completion: .file())
     var files: [String] = []
 
     @Option(help: ArgumentHelp("The EXIF orientation to set, 1-8.", valueName: "n"))
@@ -65,6 +69,9 @@ struct Fix: ParsableCommand {
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Write the fixed file here, leaving the input alone (one input only).")
     var output: String?
+
+    @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
+    var preserveMtime = false
 
     @Option(help: "Files fixed at once (default: the number of cores).")
     var jobs: Int?
@@ -139,7 +146,8 @@ struct Fix: ParsableCommand {
             guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
             jobs = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix, shownAtAudit: nil) }
         }
-        let batch = FixBatch(mode: mode, dryRun: dryRun, journal: journalFile, jobs: self.jobs ?? processorCount)
+        let batch = FixBatch(
+            mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile, jobs: self.jobs ?? processorCount)
         let outcomes = batch.run(jobs, showProgress: !noProgress)
         let results = outcomes.compactMap(\.result)
         if fromAudit != nil && dryRun && !json {
@@ -149,11 +157,62 @@ struct Fix: ParsableCommand {
             print(results.count == 1 && fromAudit == nil && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
         } else {
             let terminal = Terminal.standardOutput
-            print(results.map { FixReport(result: $0, terminal: terminal).text }.joined(separator: "\n"), terminator: "")
+            print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
         }
         let summary = FixSummary(outcomes, unreadableLines: unreadable)
         if jobs.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
         if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
+    }
+}
+
+/// One file's result, video or photo, for one output list.
+enum AnyFixResult: Encodable {
+    case video(FixResult)
+    case photo(PhotoFixResult)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .video(let result): try result.encode(to: encoder)
+        case .photo(let result): try result.encode(to: encoder)
+        }
+    }
+
+    func text(_ terminal: Terminal) -> String {
+        switch self {
+        case .video(let result): FixReport(result: result, terminal: terminal).text
+        case .photo(let result): PhotoFixReport(result: result, terminal: terminal).text
+        }
+    }
+}
+
+/// One photo's fix as a person reads it: the orientation before and after, each place written,
+/// then what was written.
+struct PhotoFixReport {
+    let result: PhotoFixResult
+    let terminal: Terminal
+
+    var text: String {
+        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
+        }
+        row(result.format, "\(orientation(result.before)) -> \(terminal.paint(orientation(result.after), .green))")
+        for place in result.places { row("changes", place.escapingControlCharacters) }
+        let plural = result.bytesChanged == 1 ? "" : "s"
+        let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
+        if result.dryRun {
+            row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
+        } else if let written = result.writtenPath {
+            row("written", "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))")
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ state: PhotoFixResult.State) -> String {
+        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else { return "not one of the eight" }
+        return "EXIF \(exif) (\(orientation.summary))"
     }
 }
 

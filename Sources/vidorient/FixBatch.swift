@@ -3,6 +3,7 @@ import VidorientAudit
 import VidorientCore
 import VidorientFix
 import VidorientISOBMFF
+import VidorientPhoto
 
 /// One file to fix: from the command line, or from an audit's suggested fix.
 struct FixJob: Sendable {
@@ -18,15 +19,15 @@ struct FixJob: Sendable {
 enum FixOutcome: Sendable {
     /// Written (or, in a dry run, would be), with what the file shows before and after, as
     /// `inspect` sees it (the track and movie matrices together).
-    case fixed(FixResult, shown: Orientation?, target: Orientation?)
+    case fixed(AnyFixResult, shown: Orientation?, target: Orientation?)
     /// Already as asked: nothing written.
-    case alreadyRight(FixResult)
+    case alreadyRight(AnyFixResult)
     /// A check said no (a file this fix will not change, or one changed since the audit).
     case refused(String)
     /// Could not be read or written.
     case failed(String)
 
-    var result: FixResult? {
+    var result: AnyFixResult? {
         switch self {
         case .fixed(let result, _, _), .alreadyRight(let result): result
         case .refused, .failed: nil
@@ -39,17 +40,59 @@ enum FixOutcome: Sendable {
         switch self {
         case .refused, .failed: return nil
         case .alreadyRight(let result):
-            return "\(result.path.escapingControlCharacters): \(describe(result.before.exifOrientation.flatMap(Orientation.init(exif:)))), "
-                + "already right; nothing would change\n"
+            return "\(result.path.escapingControlCharacters): \(describe(result.shownBefore)), already right; nothing would change\n"
         case .fixed(let result, let shown, let target):
-            return FixOutcome.line(result, before: describe(shown), after: describe(target))
+            let bytes = result.bytesChanged == 1 ? "1 byte" : "\(result.bytesChanged) bytes"
+            return "\(result.path.escapingControlCharacters): \(describe(shown)) -> \(describe(target)); \(bytes) would change "
+                + "(\(result.places.joined(separator: "; ")))\n"
+        }
+    }
+}
+
+extension AnyFixResult {
+    var path: String {
+        switch self {
+        case .video(let result): result.path
+        case .photo(let result): result.path
         }
     }
 
-    private static func line(_ result: FixResult, before: String, after: String) -> String {
-        let name = result.path.escapingControlCharacters
-        let places = result.changes.filter { $0.bytesChanged > 0 }.map { $0.trackID.map { "track \($0) matrix" } ?? "movie matrix" }
-        return "\(name): \(before) -> \(after); \(result.bytesChanged) bytes would change (\(places.joined(separator: ", ")))\n"
+    var bytesChanged: Int {
+        switch self {
+        case .video(let result): result.bytesChanged
+        case .photo(let result): result.bytesChanged
+        }
+    }
+
+    var writtenPath: String? {
+        switch self {
+        case .video(let result): result.writtenPath
+        case .photo(let result): result.writtenPath
+        }
+    }
+
+    var warnings: [String] {
+        switch self {
+        case .video(let result): result.warnings
+        case .photo: []
+        }
+    }
+
+    /// What the file showed; for a video, its first track's own matrix.
+    var shownBefore: Orientation? {
+        switch self {
+        case .video(let result): result.before.exifOrientation.flatMap(Orientation.init(exif:))
+        case .photo(let result): result.before.exifOrientation.flatMap(Orientation.init(exif:))
+        }
+    }
+
+    /// Each place that changes, for a person.
+    var places: [String] {
+        switch self {
+        case .video(let result):
+            result.changes.filter { $0.bytesChanged > 0 }.map { $0.trackID.map { "track \($0) matrix" } ?? "movie matrix" }
+        case .photo(let result): result.places
+        }
     }
 }
 
@@ -77,8 +120,9 @@ struct FixSummary {
 /// Fixes many files at once, one worker per core as the audit does, each file on its own: a
 /// bad one is one line on stderr and the others go on.
 struct FixBatch: Sendable {
-    let mode: MatrixFix.WriteMode
+    let mode: FileWriteMode
     let dryRun: Bool
+    let preserveModificationTime: Bool
     let journal: JournalFile?
     let jobs: Int
 
@@ -107,6 +151,8 @@ struct FixBatch: Sendable {
     /// `inspect` shows, journaled around the write.
     func fix(_ job: FixJob) -> FixOutcome {
         let file = job.path
+        // One question, asked once: what the file is. Photos take the tag fix.
+        if let format = try? PhotoReader.format(of: file), format.isPhoto { return fixPhoto(job) }
         var lock: FileLock? = nil
         if !dryRun {
             do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch { return .failed(error.reason) }
@@ -126,12 +172,14 @@ struct FixBatch: Sendable {
                 result = try journal.record(planned) { () throws(FixError) in
                     do throws(ISOBMFFError) {
                         return try MatrixFix.fix(
-                            path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: false, lock: lock)
+                            path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: false,
+                            preserveModificationTime: preserveModificationTime, lock: lock)
                     } catch { throw FixError(error.reason) }
                 }
             } else {
                 result = try MatrixFix.fix(
-                    path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: dryRun, lock: lock)
+                    path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: dryRun,
+                    preserveModificationTime: preserveModificationTime, lock: lock)
             }
         } catch let error as ISOBMFFError {
             return error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
@@ -141,7 +189,58 @@ struct FixBatch: Sendable {
             return .failed("\(error)")
         }
         if let written = result.writtenPath, let problem = intent.checkShown(written) { return .failed(problem) }
-        return result.bytesChanged > 0 || result.writtenPath != nil ? .fixed(result, shown: intent.shown, target: intent.target) : .alreadyRight(result)
+        return result.bytesChanged > 0 || result.writtenPath != nil ? .fixed(.video(result), shown: intent.shown, target: intent.target) : .alreadyRight(.video(result))
+    }
+
+    /// The photo path: `PhotoTagFix` plans (a dry run, under this lock), the journal records the
+    /// plan's edit, then `PhotoTagFix.fix` writes it with `EditWriter` and reads it back.
+    private func fixPhoto(_ job: FixJob) -> FixOutcome {
+        let file = job.path
+        var lock: FileLock? = nil
+        if !dryRun {
+            do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch { return .failed(error.reason) }
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let result: PhotoFixResult
+        do throws(any Error) {
+            let plan = try PhotoTagFix.fix(path: file, change: job.change, mode: mode, dryRun: true, lock: lock)
+            let shown = plan.before.exifOrientation.flatMap(Orientation.init(exif:))
+            if let seen = job.shownAtAudit, shown != seen {
+                let now = shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"
+                return .refused("it changed since the audit: it shows \(now), the audit saw EXIF \(seen.exif)")
+            }
+            let write = { () throws(ISOBMFFError) -> PhotoFixResult in
+                try PhotoTagFix.fix(
+                    path: file, change: job.change, mode: mode, dryRun: false, preserveModificationTime: preserveModificationTime,
+                    lock: lock)
+            }
+            if dryRun {
+                result = plan
+            } else if let journal, !plan.edit.isEmpty, mode == .replace || mode == .inPlace {
+                let planned = PlannedWrite(
+                    path: file, format: plan.format, mode: mode.name, orientationBefore: shown,
+                    orientationAfter: plan.after.exifOrientation.flatMap(Orientation.init(exif:)), edit: plan.edit)
+                result = try journal.record(planned) { () throws(FixError) in
+                    let written: PhotoFixResult
+                    do throws(ISOBMFFError) { written = try write() } catch { throw FixError(error.reason) }
+                    // Under the lock the plan cannot change; if it did, the journal would be wrong.
+                    guard written.edit == plan.edit else { throw FixError("the file changed while it was fixed") }
+                    return written
+                }
+            } else {
+                result = try write()
+            }
+        } catch let error as ISOBMFFError {
+            return error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
+        } catch let error as FixError {
+            return .failed(error.reason)
+        } catch {
+            return .failed("\(error)")
+        }
+        let shown = result.before.exifOrientation.flatMap(Orientation.init(exif:))
+        let target = result.after.exifOrientation.flatMap(Orientation.init(exif:))
+        return result.bytesChanged > 0 || result.writtenPath != nil
+            ? .fixed(.photo(result), shown: shown, target: target) : .alreadyRight(.photo(result))
     }
 
     /// The write the journal records: the plan's bytes, and what the file shows before and after.
@@ -149,7 +248,7 @@ struct FixBatch: Sendable {
     private func planned(_ job: FixJob, intent: FixIntent) throws(ISOBMFFError) -> PlannedWrite? {
         if case .copy = mode { return nil }
         let movie = try MovieStructure(path: job.path)
-        let edit = try MatrixFix(movie, change: intent.change, resetMovieMatrix: job.resetMovieMatrix).fileEdit
+        let edit = try MatrixFix(movie, change: intent.change, resetMovieMatrix: job.resetMovieMatrix).edit
         guard !edit.isEmpty else { return nil }
         return PlannedWrite(
             path: job.path, format: MediaFormat.movie.description, mode: mode.name, orientationBefore: intent.shown,
@@ -212,7 +311,12 @@ struct FixBatch: Sendable {
                     let lock: FileLock
                     do throws(ISOBMFFError) { lock = try FileLock(path: entry.path) } catch { throw FixError(error.reason) }
                     let outcome = try withExtendedLifetime(lock) { () throws(FixError) -> Undo.Outcome in
-                        try Undo.undo(entry, write: EditWriter.write)
+                        try Undo.undo(entry) { path, edit, inPlace throws(FixError) in
+                            do throws(ISOBMFFError) {
+                                // The same writer as every fix; the check is undo's own (size and crc-32).
+                                _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace, lock: lock) { _ in }
+                            } catch { throw FixError(error.reason) }
+                        }
                     }
                     switch outcome {
                     case .restored:
