@@ -205,9 +205,9 @@ struct FixBatch: Sendable {
         do throws(any Error) {
             let plan = try PhotoTagFix.fix(path: file, change: job.change, mode: mode, dryRun: true, lock: lock)
             let shown = plan.before.exifOrientation.flatMap(Orientation.init(exif:))
-            if let seen = job.shownAtAudit, shown != seen {
-                let now = shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"
-                return .refused("it changed since the audit: it shows \(now), the audit saw EXIF \(seen.exif)")
+            // A tag that is not 1-8 is shown as 1, as `PhotoReport` (and so the audit) decides.
+            if let seen = job.shownAtAudit, (shown ?? .up) != seen {
+                return .refused("it changed since the audit: it shows EXIF \((shown ?? .up).exif), the audit saw EXIF \(seen.exif)")
             }
             let write = { () throws(ISOBMFFError) -> PhotoFixResult in
                 try PhotoTagFix.fix(
