@@ -34,10 +34,24 @@ extension MatrixFix {
     public typealias WriteMode = FileWriteMode
 }
 
+/// A file's access and modification times, as `stat` gives them: what `--preserve-mtime` keeps.
+public struct FileTimes: Sendable {
+    var access: timespec
+    var modification: timespec
+
+    /// The times of the file `path` names (through symbolic links).
+    public init(path: String) throws(ISOBMFFError) {
+        var status = stat()
+        guard path.withPathCString({ stat($0, &status) }) == 0 else { throw ISOBMFFError(.io, FileSystem.errnoReason()) }
+        access = status.st_atim
+        modification = status.st_mtim
+    }
+}
+
 /// The one writer of every fix: it takes a `FileEdit` (splices against the file as it is now) and
 /// puts it on the disk safely.
 ///
-/// `write(_:path:mode:preserveModificationTime:lock:verify:)`:
+/// `write(_:path:mode:preservingTimes:lock:verify:)`:
 /// 1. Checks before anything is written: the file is readable and writable (by its mode bits too);
 ///    for `.replace` it has one link (a replacement would split hard links: use `.inPlace`) and its
 ///    folder takes a temporary file; for `.copy` the output is a regular file or absent, not the
@@ -52,8 +66,9 @@ extension MatrixFix {
 ///    `verify(temporary)`, checks that the original did not change meanwhile (`.replace`),
 ///    renames it over the destination, `fsync`s the folder and calls `verify(destination)`.
 ///    Temporary files of killed runs (whose process is gone) are removed first.
-/// 3. With `preserveModificationTime` (exiftool's `-P`), the written file gets the original's
-///    access and modification times back, before the rename and again at the end.
+/// 3. With `preservingTimes` (exiftool's `-P`; take them with `FileTimes(path:)` before the
+///    first read of the file, since reading may move the access time), the written file gets
+///    those access and modification times, before the rename and again at the end.
 ///
 /// `lock` is the `FileLock` the caller took on `path` for its read, plan, write and check (a
 /// replacement's new file is locked too before it takes the name); nil when the caller holds none.
@@ -80,7 +95,7 @@ public enum EditWriter {
     }
 
     public static func write(
-        _ edit: FileEdit, path: String, mode: FileWriteMode, preserveModificationTime: Bool = false,
+        _ edit: FileEdit, path: String, mode: FileWriteMode, preservingTimes: FileTimes? = nil,
         lock: FileLock? = nil, verify: (String) throws -> Void
     ) throws(ISOBMFFError) -> Outcome {
         let input = try FileBytes(path: path)
@@ -95,7 +110,7 @@ public enum EditWriter {
                 try input.read(at: splice.offset, count: splice.old.count) == splice.old
             else { throw ISOBMFFError(.io, "the file changed since the fix was planned; it was left as it is") }
         }
-        let times = preserveModificationTime ? [status.st_atim, status.st_mtim] : nil
+        let times = preservingTimes.map { [$0.access, $0.modification] }
         let check: (String) throws(ISOBMFFError) -> Void = { written throws(ISOBMFFError) in
             do { try verify(written) } catch let error as ISOBMFFError {
                 throw ISOBMFFError(.io, "the written file does not read back: \(error.reason)")

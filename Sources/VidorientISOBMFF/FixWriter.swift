@@ -16,6 +16,8 @@ extension MatrixFix {
         path: String, change: OrientationChange, resetMovieMatrix: Bool = false, mode: WriteMode = .replace,
         dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil
     ) throws(ISOBMFFError) -> FixResult {
+        // Before the first read, which may move the access time.
+        let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         var held = lock
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
@@ -29,7 +31,7 @@ extension MatrixFix {
         guard !dryRun else { return result }
         let expected = plan.expectedStructure(from: movie)
         let outcome = try EditWriter.write(
-            plan.edit, path: path, mode: mode, preserveModificationTime: preserveModificationTime, lock: held
+            plan.edit, path: path, mode: mode, preservingTimes: times, lock: held
         ) { written in
             // The whole structure, new matrices included, must be exactly the planned one.
             guard try MovieStructure(path: written) == expected else {

@@ -15,6 +15,8 @@ extension PhotoTagFix {
         path: String, change: OrientationChange, mode: FileWriteMode = .replace, dryRun: Bool = false,
         preserveModificationTime: Bool = false, lock: FileLock? = nil
     ) throws(ISOBMFFError) -> PhotoFixResult {
+        // Before the first read, which may move the access time.
+        let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         var held = lock
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
@@ -47,7 +49,7 @@ extension PhotoTagFix {
         var result = PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: dryRun)
         guard !dryRun else { return result }
         let outcome = try EditWriter.write(
-            plan.edit, path: path, mode: mode, preserveModificationTime: preserveModificationTime, lock: held
+            plan.edit, path: path, mode: mode, preservingTimes: times, lock: held
         ) { written in
             try PhotoTagFix.checkShows(target, path: written, format: format)
         }

@@ -163,6 +163,7 @@ enum TIFFOrientationFix {
     static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError) -> PhotoTagFix.Changes {
         let size = source.size
         let editor = try IFD0Editor(source, base: 0, length: size)
+        try refuseTruncated(source, editor)
         var changes = PhotoTagFix.Changes()
         // XMP in IFD0 (tag 700): its digits, where they state an orientation.
         if let index = editor.entries.firstIndex(where: { editor.tag($0) == 700 }) {
@@ -187,5 +188,39 @@ enum TIFFOrientationFix {
             changes.places += block.places
         }
         return changes
+    }
+
+    /// A file cut short loses the end of its image data: refused, as a tag written into it would
+    /// only hide that. IFD0's strips (or tiles) must lie inside the file.
+    static func refuseTruncated(_ source: some ByteSource, _ editor: IFD0Editor) throws(PhotoFormatError) {
+        for (offsetsTag, countsTag) in [(273, 279), (324, 325)] {
+            guard let offsets = try values(source, editor, tag: offsetsTag), let counts = try values(source, editor, tag: countsTag) else {
+                continue
+            }
+            for (offset, count) in zip(offsets, counts) where offset + count > Int(source.size) {
+                throw PhotoFormatError("image data at \(offset) (\(count) bytes) runs past the end of the file (\(source.size) bytes): the file is truncated")
+            }
+        }
+    }
+
+    /// An IFD0 entry's SHORT or LONG values, at most 1 << 20 of them; nil when absent or of another type.
+    static func values(_ source: some ByteSource, _ editor: IFD0Editor, tag: Int) throws(PhotoFormatError) -> [Int]? {
+        guard let entry = editor.entries.first(where: { editor.tag($0) == tag }) else { return nil }
+        let little = editor.littleEndian
+        let type = TIFFStructure.uint16(entry, 2, little)
+        let count = TIFFStructure.uint32(entry, 4, little)
+        guard type == 3 || type == 4, count <= 1 << 20 else { return nil }
+        let size = type == 3 ? 2 : 4
+        let bytes: [UInt8]
+        if count * size <= 4 {
+            bytes = Array(entry[8..<8 + count * size])
+        } else {
+            let at = Int64(TIFFStructure.uint32(entry, 8, little))
+            guard at + Int64(count * size) <= source.size else {
+                throw PhotoFormatError("ifd0 tag \(tag) points past the end of the file: the file is truncated")
+            }
+            bytes = try IFD0Editor.read(source, at, count * size)
+        }
+        return (0..<count).map { size == 2 ? TIFFStructure.uint16(bytes, 2 * $0, little) : TIFFStructure.uint32(bytes, 4 * $0, little) }
     }
 }
