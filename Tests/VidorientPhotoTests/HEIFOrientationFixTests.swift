@@ -12,11 +12,11 @@ import VidorientPhoto
     static let generated: [FixCase] = (1...8).flatMap { n in
         ["heic", "avif"].map { FixCase(path: TestMedia.path("orient-\(n).\($0)"), orientation: n) }
     } + [FixCase(path: TestMedia.path("heic-meta-last.heic"), orientation: 6),
-         FixCase(path: TestMedia.path("heic-exif-conflict.heic"), orientation: 6)]
+         FixCase(path: TestMedia.path("heic-exif-conflict.heic"), orientation: 6, exif: true)]
 
     @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: generated, 1...8)
     func generatedFilesShowEachTarget(file: FixCase, target: Int) throws {
-        try check(file, target: target)
+        try check(file, target: target, exif: file.exif)
     }
 
     /// Which generated files change bytes only: those whose irot/imir can express the target
@@ -48,21 +48,22 @@ import VidorientPhoto
         let path = try folder.copy(TestMedia.path("orient-\(start).heic"), as: "with-metadata.heic")
         let written = try run("exiftool", ["-q", "-overwrite_original", "-n", "-IFD0:Orientation=\(start)", "-XMP-tiff:Orientation=\(start)", path])
         #expect(written.status == 0, "\(written.stderr)")
-        try check(FixCase(path: path, orientation: start), target: target, exif: true, xmp: true)
+        let file = FixCase(path: path, orientation: start, exif: true, picture: TestMedia.path("orient-\(start).heic"))
+        try check(file, target: target, exif: true, xmp: true)
     }
 
     /// Real phone files (../shared/media): an iPhone grid with irot 0 and a thumbnail, a Samsung
     /// motion photo with meta after mdat, an AVIF without irot or imir.
     static let shared: [FixCase] = [
-        FixCase(path: SharedMedia.path("IMG_2682.heic"), orientation: 1),
-        FixCase(path: SharedMedia.path("samsung-one-ui-6.heic"), orientation: 6),
+        FixCase(path: SharedMedia.path("IMG_2682.heic"), orientation: 1, exif: true),
+        FixCase(path: SharedMedia.path("samsung-one-ui-6.heic"), orientation: 6, exif: true),
         FixCase(path: SharedMedia.path("8bit-sRGB.avif"), orientation: 1),
     ]
 
     @Test(.enabled(if: SharedMedia.isPresent && isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: shared, 1...8)
     func phoneFilesShowEachTarget(file: FixCase, target: Int) throws {
         try #require(FileManager.default.fileExists(atPath: file.path))
-        try check(file, target: target, exif: file.path.hasSuffix(".heic"), scaled: true)
+        try check(file, target: target, exif: file.exif, scaled: true)
     }
 
     /// The samsung file's motion video is still found and read after its meta box grows.
@@ -143,7 +144,7 @@ import VidorientPhoto
         // (b) libheif shows the original picture turned from its orientation to the target.
         let info = try run("heif-info", [path])
         #expect(info.status == 0, "\(info.stderr)")
-        let before = try RGBPicture(shownBy: file.path, in: folder, scaled: scaled)
+        let before = try RGBPicture.original(file.picture ?? file.path, scaled: scaled)
         let after = try RGBPicture(shownBy: path, in: folder, scaled: scaled)
         let expected = before.displayed(undoing: file.orientation).displayed(as: number)
         #expect(after.width == expected.width && after.height == expected.height, "\(plan.places)")
@@ -194,6 +195,10 @@ import VidorientPhoto
 struct FixCase: Sendable, CustomTestStringConvertible {
     let path: String
     let orientation: Int
+    /// Whether the file has an Exif item with an Orientation tag.
+    var exif = false
+    /// A file that shows the same picture (decoded once for many copies); nil for `path` itself.
+    var picture: String? = nil
     var testDescription: String { (path as NSString).lastPathComponent }
 }
 
@@ -215,6 +220,13 @@ private struct Scratch {
     }
 
     func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The originals' pictures, decoded once for all their targets.
+private final class DecodedOriginals: @unchecked Sendable {
+    let lock = NSLock()
+    var pictures: [String: RGBPicture] = [:]
+    static let shared = DecodedOriginals()
 }
 
 /// A picture as libheif shows it (heif-convert applies irot, imir and clap), decoded to RGB by
@@ -251,6 +263,18 @@ private struct RGBPicture {
             data.count - position == width * height * 3
         else { throw ToolError(message: "ffmpeg gave no ppm for \(png): \(result.stderr)") }
         self.init(width: width, height: height, pixels: Array(data[position...]))
+    }
+
+    static func original(_ path: String, scaled: Bool) throws -> RGBPicture {
+        let cache = DecodedOriginals.shared
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let picture = cache.pictures[path] { return picture }
+        let folder = try Scratch("heif-original")
+        defer { folder.remove() }
+        let picture = try RGBPicture(shownBy: path, in: folder, scaled: scaled)
+        cache.pictures[path] = picture
+        return picture
     }
 
     func pixel(_ x: Int, _ y: Int) -> ArraySlice<UInt8> { pixels[(y * width + x) * 3..<(y * width + x) * 3 + 3] }
