@@ -9,14 +9,10 @@ public enum XMPOrientation {
     public static let maximumLength = 16 << 20
 
     /// The first `tiff:Orientation` value in `packet`, as stored; nil when absent or not a number.
-    public static func value(in packet: [UInt8]) -> Int? { valueDigits(in: packet)?.value }
-
-    /// The first `tiff:Orientation` value and where its digits are in `packet` (without the
-    /// white space around them): what a fix overwrites.
-    public static func valueDigits(in packet: [UInt8]) -> (value: Int, digits: Range<Int>)? {
+    public static func value(in packet: [UInt8]) -> Int? {
         guard packet.count <= maximumLength else { return nil }
         for prefix in prefixes(boundTo: tiffNamespace, in: packet) {
-            if let found = orientation(prefix: prefix, in: packet) { return found }
+            if let value = orientation(prefix: prefix, in: packet) { return value }
         }
         return nil
     }
@@ -75,7 +71,7 @@ public enum XMPOrientation {
     }
 
     /// `prefix:Orientation` as an attribute or an element.
-    static func orientation(prefix: [UInt8], in packet: [UInt8]) -> (value: Int, digits: Range<Int>)? {
+    static func orientation(prefix: [UInt8], in packet: [UInt8]) -> Int? {
         let name = prefix + Array(":Orientation".utf8)
         for start in occurrences(of: name, in: packet) {
             let end = start + name.count
@@ -90,7 +86,7 @@ public enum XMPOrientation {
                 index += 1
                 let textStart = index
                 while index < packet.count, packet[index] != UInt8(ascii: "<") { index += 1 }
-                if let found = number(packet[textStart..<index]) { return found }
+                if let value = number(packet[textStart..<index]) { return value }
             } else if isSpace(before) {
                 while index < packet.count, isSpace(packet[index]) { index += 1 }
                 guard index < packet.count, packet[index] == UInt8(ascii: "=") else { continue }
@@ -101,22 +97,18 @@ public enum XMPOrientation {
                 index += 1
                 let valueStart = index
                 while index < packet.count, packet[index] != quote { index += 1 }
-                if let found = number(packet[valueStart..<index]) { return found }
+                if let value = number(packet[valueStart..<index]) { return value }
             }
         }
         return nil
     }
 
     /// A decimal number with optional surrounding white space, up to 9 digits.
-    /// With the range of the digits in the packet.
-    static func number(_ text: ArraySlice<UInt8>) -> (value: Int, digits: Range<Int>)? {
-        var start = text.startIndex, end = text.endIndex
-        while start < end, isSpace(text[start]) { start += 1 }
-        while end > start, isSpace(text[end - 1]) { end -= 1 }
-        let digits = text[start..<end]
+    static func number(_ text: ArraySlice<UInt8>) -> Int? {
+        let digits = text.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
         guard !digits.isEmpty, digits.count <= 9,
             digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
-        return (digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }, start..<end)
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 }
