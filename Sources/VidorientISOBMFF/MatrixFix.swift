@@ -53,6 +53,16 @@ public struct MatrixFix: Sendable, Hashable {
 
     public var bytesChanged: Int { patches.reduce(0) { $0 + $1.changedByteCount } }
 
+    /// The plan as bytes: each changed matrix's 36 bytes, old and new, at its offset. This is what
+    /// `EditWriter` writes (and a journal records), as for every other fix.
+    public var edit: FileEdit {
+        let splices = patches.filter { $0.changedByteCount > 0 }.map {
+            ByteSplice(offset: $0.before.offset, old: $0.before.bytes, new: $0.after.bytes)
+        }
+        // Matrices of distinct boxes never overlap; a plan that made them would be a bug here.
+        return (try? FileEdit(splices)) ?? .none
+    }
+
     /// Plans the change, or refuses what cannot be changed safely: a fragmented file, a file
     /// without a video track, and, for `.compose`, a matrix that is not one of the eight.
     public init(_ movie: MovieStructure, change: OrientationChange, resetMovieMatrix: Bool = false)

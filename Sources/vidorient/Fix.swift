@@ -2,23 +2,28 @@ import ArgumentParser
 import VidorientCore
 import VidorientFFmpeg
 import VidorientISOBMFF
+import VidorientPhoto
 
 
 struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Set the orientation of MP4 and QuickTime files by rewriting only their display matrices.",
+        abstract: "Set the orientation of photos and of MP4 and QuickTime files, changing only the bytes that say it.",
         discussion: """
             Give exactly one of --orientation N (EXIF 1-8), --rotate DEG [--mirror] or --reset. \
             --rotate 90 sets a 90° clockwise rotation; a sign, as in --rotate +90 or --rotate -90, turns \
             the picture a further 90° clockwise or counter-clockwise from how it is shown now (--mirror \
             then mirrors what is shown first). Only the 36 matrix bytes of each video track's tkhd box \
             change, and the movie's mvhd matrix with --reset-movie-matrix; media data is never touched. \
+            Photos (JPEG, PNG, WebP, TIFF/DNG/raw): the EXIF Orientation tag's bytes change (and every XMP \
+            tiff:Orientation with it, and a PNG chunk's CRC); a file without the tag gets the smallest \
+            insertion that states it. \
             By default the file is copied to a temporary file in its folder, fixed, flushed, checked and \
-            renamed over the original; --in-place writes just the changed bytes. See docs/fix.md.
+            renamed over the original; --in-place writes just the changed bytes (refused when bytes must be \
+            inserted). See docs/fix.md.
             """
     )
 
-    @Argument(help: "MP4 or QuickTime files.", completion: .file())
+    @Argument(help: "Photos (JPEG, PNG, WebP, TIFF/DNG/raw), MP4 or QuickTime files.", completion: .file())
     var files: [String]
 
     @Option(help: ArgumentHelp("The EXIF orientation to set, 1-8.", valueName: "n"))
@@ -48,6 +53,9 @@ struct Fix: ParsableCommand {
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Write the fixed file here, leaving the input alone (one input only).")
     var output: String?
+
+    @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
+    var preserveMtime = false
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -84,7 +92,11 @@ struct Fix: ParsableCommand {
         // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
         FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
-        try reportEach(files, json: json, human: { FixReport(result: $0, terminal: terminal).text }) { file in
+        try reportEach(files, json: json, human: { $0.text(terminal) }) { file -> AnyFixResult? in
+            // One question, asked once: what the file is. Photos take the tag fix.
+            if let format = try? PhotoReader.format(of: file), format.isPhoto {
+                return fixPhoto(file, change: change).map(AnyFixResult.photo)
+            }
             // Locked from the first look to the read-back: another run's change in between would
             // make this one's plan and its check about different files.
             var lock: FileLock? = nil
@@ -103,18 +115,82 @@ struct Fix: ParsableCommand {
             do throws(ISOBMFFError) {
                 let result = try MatrixFix.fix(
                     path: file, change: intent.change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun,
-                    lock: lock)
+                    preserveModificationTime: preserveMtime, lock: lock)
                 for warning in result.warnings { Terminal.warn("warning: '\(file)': \(warning)") }
                 if let written = result.writtenPath, let problem = intent.checkShown(written) {
                     Terminal.warn("could not fix '\(file)': \(problem)")
                     return nil
                 }
-                return result
+                return .video(result)
             } catch {
                 Terminal.warn("could not fix '\(file)': \(error.reason)")
                 return nil
             }
         }
+    }
+}
+
+extension Fix {
+    /// The photo path: `PhotoTagFix` plans, `EditWriter` writes, and the read-back by the photo
+    /// reader and `PhotoReport` (as `inspect` decides) must show the target.
+    func fixPhoto(_ file: String, change: OrientationChange) -> PhotoFixResult? {
+        do throws(ISOBMFFError) {
+            return try PhotoTagFix.fix(path: file, change: change, mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime)
+        } catch {
+            Terminal.warn("could not fix '\(file)': \(error.reason)")
+            return nil
+        }
+    }
+}
+
+/// One file's result, video or photo, for one output list.
+enum AnyFixResult: Encodable {
+    case video(FixResult)
+    case photo(PhotoFixResult)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .video(let result): try result.encode(to: encoder)
+        case .photo(let result): try result.encode(to: encoder)
+        }
+    }
+
+    func text(_ terminal: Terminal) -> String {
+        switch self {
+        case .video(let result): FixReport(result: result, terminal: terminal).text
+        case .photo(let result): PhotoFixReport(result: result, terminal: terminal).text
+        }
+    }
+}
+
+/// One photo's fix as a person reads it: the orientation before and after, each place written,
+/// then what was written.
+struct PhotoFixReport {
+    let result: PhotoFixResult
+    let terminal: Terminal
+
+    var text: String {
+        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
+        }
+        row(result.format, "\(orientation(result.before)) -> \(terminal.paint(orientation(result.after), .green))")
+        for place in result.places { row("changes", place.escapingControlCharacters) }
+        let plural = result.bytesChanged == 1 ? "" : "s"
+        let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
+        if result.dryRun {
+            row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
+        } else if let written = result.writtenPath {
+            row("written", "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))")
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ state: PhotoFixResult.State) -> String {
+        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else { return "not one of the eight" }
+        return "EXIF \(exif) (\(orientation.summary))"
     }
 }
 

@@ -25,6 +25,15 @@ public struct OrientationEdit: Sendable, Hashable {
 /// Plans the byte-minimal change that makes a photo show `target`: only the tag's bytes where the
 /// tag exists (and a PNG chunk's CRC), else the smallest correct insertion. One function per
 /// format family; this enum sends each file to its planner.
+///
+/// The rules every planner follows (docs/fix.md, "Photos"):
+/// - Every in-file statement is made to say `target`: EXIF IFD0 Orientation, every XMP
+///   `tiff:Orientation`, PNG's `eXIf` and ImageMagick's `Raw profile type exif` text chunk.
+/// - A file with EXIF but no Orientation entry gets a new IFD0 (old entries + 274, in tag order)
+///   at the end of its TIFF data, the header repointed: no other offset moves.
+/// - A file with no EXIF gets a minimal one, unless XMP already states its orientation (then the
+///   XMP digits change and nothing is inserted: the smallest edit that shows `target`).
+/// - Nothing to do (the file shows `target` and no statement disagrees) is an empty edit.
 public enum PhotoTagFix {
     /// `source` is the whole file; `format` is `MediaFormat(signature:)`'s answer for it.
     public static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation) throws(PhotoFormatError)
@@ -32,7 +41,72 @@ public enum PhotoTagFix {
     {
         switch format {
         case .movie, .other: throw PhotoFormatError("not a photo (\(format))")
+        case .heif: throw PhotoFormatError("fixing \(format) is not built yet")
+        default: break
+        }
+        let evidence = try PhotoReader.read(source, path: "", format: format)
+        let before = shown(evidence)
+        let stated = evidence.statements.filter { $0.kind == .exif || $0.kind == .xmp }
+        if before == target, stated.allSatisfy({ $0.orientation == target }) {
+            return OrientationEdit(format: format, before: before, after: target, places: [], edit: .none)
+        }
+        let xmpDecides = !stated.contains { $0.kind == .exif } && stated.contains { $0.kind == .xmp }
+        let changes: Changes
+        switch format {
+        case .jpeg: changes = try JPEGOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
+        case .png: changes = try PNGOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
+        case .webp: changes = try WebPOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
+        case .tiff: changes = try TIFFOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
         default: throw PhotoFormatError("fixing \(format) is not built yet")
+        }
+        let edit: FileEdit
+        do { edit = try FileEdit(changes.splices) } catch { throw PhotoFormatError("the planned edit is inconsistent: \(error.reason)") }
+        return OrientationEdit(format: format, before: before, after: target, places: changes.places, edit: edit)
+    }
+
+    /// What the file shows by `PhotoReport`'s decision: nil when the deciding statement holds a
+    /// value that is not one of the eight, `.up` when nothing states an orientation.
+    public static func shown(_ evidence: PhotoEvidence) -> Orientation? {
+        var findings: [Finding] = []
+        let report = PhotoReport(evidence: evidence, findings: &findings)
+        if report.orientationSource != .none { return report.orientation }
+        // The first EXIF statement decides even when invalid (see `PhotoReport.decide`).
+        let inFile = evidence.statements.filter { $0.kind == .exif }
+        return inFile.first.map { $0.orientation } ?? .up
+    }
+
+    /// What a format's planner found to change: the splices and, for people, each place.
+    struct Changes {
+        var splices: [ByteSplice] = []
+        var places: [String] = []
+
+        /// Every `tiff:Orientation` in `packet` (which starts at `at` in the file) set to `target`.
+        /// Only a one-digit value is rewritten (the same length); any other is refused.
+        mutating func addXMP(_ packet: [UInt8], at: Int64, target: Orientation, location: String) throws(PhotoFormatError) {
+            for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
+                guard digits.count == 1 else {
+                    throw PhotoFormatError("\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
+                }
+                splices.append(ByteSplice(offset: at + Int64(digits.lowerBound), old: [packet[digits.lowerBound]], new: [UInt8(ascii: "0") + UInt8(target.exif)]))
+                places.append("\(location) tiff:Orientation: \(value) -> \(target.exif)")
+            }
+        }
+
+        /// Same as `addXMP` but returns the rewritten packet instead, for containers that
+        /// checksum it (PNG): nil when nothing changes.
+        func rewrittenXMP(_ packet: [UInt8], target: Orientation, location: String) throws(PhotoFormatError)
+            -> (packet: [UInt8], places: [String])?
+        {
+            var copy = packet
+            var places: [String] = []
+            for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
+                guard digits.count == 1 else {
+                    throw PhotoFormatError("\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
+                }
+                copy[digits.lowerBound] = UInt8(ascii: "0") + UInt8(target.exif)
+                places.append("\(location) tiff:Orientation: \(value) -> \(target.exif)")
+            }
+            return places.isEmpty ? nil : (copy, places)
         }
     }
 }

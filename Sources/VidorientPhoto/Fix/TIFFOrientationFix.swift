@@ -1,0 +1,226 @@
+import VidorientCore
+import VidorientISOBMFF
+
+/// IFD0 of one TIFF structure, read from a byte source for editing its Orientation (tag 274):
+/// where the entry's value is, or, when IFD0 has none, a new IFD0 with the old entries plus 274
+/// in tag order. The old IFD0 is left where it is and the header is repointed at the new one, so
+/// that no other offset moves: every value an entry points to (MakerNotes included) stays put.
+///
+/// Shared by every format that carries a TIFF structure: TIFF/DNG/raw files themselves, JPEG's
+/// APP1, PNG's `eXIf` and WebP's `EXIF`.
+struct IFD0Editor {
+    /// Where the TIFF header is in the file.
+    let base: Int64
+    let littleEndian: Bool
+    let ifd0Offset: Int
+    /// Each 12-byte entry as stored.
+    let entries: [[UInt8]]
+    /// The next-IFD link as stored; four zero bytes when IFD0 ends without one.
+    let nextLink: [UInt8]
+
+    /// Reads the header and IFD0 of the TIFF structure at `base` in `source`, `length` bytes long.
+    init(_ source: some ByteSource, base: Int64, length: Int64) throws(PhotoFormatError) {
+        guard length >= 8 else { throw PhotoFormatError("tiff header is \(length) bytes, needs 8") }
+        let header = try IFD0Editor.read(source, base, 8)
+        switch (header[0], header[1]) {
+        case (0x49, 0x49): littleEndian = true
+        case (0x4D, 0x4D): littleEndian = false
+        default: throw PhotoFormatError("no tiff byte order mark (II or MM)")
+        }
+        self.base = base
+        let offset = TIFFStructure.uint32(header, 4, littleEndian)
+        guard offset >= 8, Int64(offset) + 2 <= length else {
+            throw PhotoFormatError("ifd0 offset \(offset) is outside the tiff data (\(length) bytes)")
+        }
+        ifd0Offset = offset
+        let count = TIFFStructure.uint16(try IFD0Editor.read(source, base + Int64(offset), 2), 0, littleEndian)
+        let entriesEnd = Int64(offset) + 2 + 12 * Int64(count)
+        guard entriesEnd <= length else {
+            throw PhotoFormatError("ifd0 claims \(count) entries, more than the tiff data holds")
+        }
+        let table = try IFD0Editor.read(source, base + Int64(offset) + 2, 12 * count)
+        entries = stride(from: 0, to: table.count, by: 12).map { Array(table[$0..<$0 + 12]) }
+        nextLink = entriesEnd + 4 <= length ? try IFD0Editor.read(source, base + entriesEnd, 4) : [0, 0, 0, 0]
+    }
+
+    static func read(_ source: some ByteSource, _ offset: Int64, _ count: Int) throws(PhotoFormatError) -> [UInt8] {
+        do { return try source.read(at: offset, count: count) } catch { throw PhotoFormatError(error.reason) }
+    }
+
+    func tag(_ entry: [UInt8]) -> Int { TIFFStructure.uint16(entry, 0, littleEndian) }
+
+    /// The index of IFD0's Orientation entry.
+    var orientationIndex: Int? { entries.firstIndex { tag($0) == Int(TIFFTag.orientation) } }
+
+    /// The Orientation entry's stored value and the splice that makes it `target`; nil when IFD0
+    /// has no Orientation. Refuses a type or count no reader expects (SHORT, or LONG or BYTE, one value).
+    func valueSplice(target: Orientation) throws(PhotoFormatError) -> (old: Int, splice: ByteSplice)? {
+        guard let index = orientationIndex else { return nil }
+        let entry = entries[index]
+        let type = TIFFStructure.uint16(entry, 2, littleEndian)
+        let count = TIFFStructure.uint32(entry, 4, littleEndian)
+        let size: Int
+        switch type {
+        case TIFFType.short.rawValue: size = 2
+        case TIFFType.long.rawValue: size = 4
+        case TIFFType.byte.rawValue: size = 1
+        default: throw PhotoFormatError("the ifd0 orientation entry has type \(type), not short; it was left alone")
+        }
+        guard count == 1 else { throw PhotoFormatError("the ifd0 orientation entry holds \(count) values, not 1; it was left alone") }
+        // A value of four bytes or fewer sits in the entry itself, left-justified.
+        let old = Array(entry[8..<8 + size])
+        let new = IFD0Editor.encode(target.exif, size: size, littleEndian: littleEndian)
+        let value = old.reduce(0) { $0 << 8 | Int($1) }
+        let oldValue = littleEndian ? old.reversed().reduce(0) { $0 << 8 | Int($1) } : value
+        let offset = base + Int64(ifd0Offset) + 2 + 12 * Int64(index) + 8
+        return (oldValue, ByteSplice(offset: offset, old: old, new: new))
+    }
+
+    static func encode(_ value: Int, size: Int, littleEndian: Bool) -> [UInt8] {
+        let bigEndian = (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * (size - 1 - $0))) }
+        return littleEndian ? bigEndian.reversed() : bigEndian
+    }
+
+    /// A 12-byte Orientation entry (SHORT, one value) in this byte order.
+    func orientationEntry(_ target: Orientation) -> [UInt8] {
+        IFD0Editor.encode(Int(TIFFTag.orientation), size: 2, littleEndian: littleEndian)
+            + IFD0Editor.encode(TIFFType.short.rawValue, size: 2, littleEndian: littleEndian)
+            + IFD0Editor.encode(1, size: 4, littleEndian: littleEndian)
+            + IFD0Editor.encode(target.exif, size: 2, littleEndian: littleEndian) + [0, 0]
+    }
+
+    /// The old IFD0's entries with an Orientation entry inserted before the first larger tag,
+    /// then the old next-IFD link: the bytes of the new IFD0.
+    func newIFD0(_ target: Orientation) throws(PhotoFormatError) -> [UInt8] {
+        guard entries.count < 0xFFFF else { throw PhotoFormatError("ifd0 is full (65535 entries)") }
+        var table = entries
+        let at = table.firstIndex { tag($0) > Int(TIFFTag.orientation) } ?? table.count
+        table.insert(orientationEntry(target), at: at)
+        return IFD0Editor.encode(table.count, size: 2, littleEndian: littleEndian) + table.flatMap { $0 } + nextLink
+    }
+
+    /// The splices that add a new IFD0 (see `newIFD0`) at `tiffOffset` (relative to the header,
+    /// even): the header's IFD0 pointer, and the IFD itself inserted at `insertAt` in the file,
+    /// preceded by `padding` zero bytes. Callers add their container's length changes.
+    func insertionSplices(_ target: Orientation, tiffOffset: Int, insertAt: Int64, padding: Int) throws(PhotoFormatError)
+        -> (pointer: ByteSplice, ifd: [UInt8])
+    {
+        guard tiffOffset <= Int(UInt32.max) else { throw PhotoFormatError("the tiff data passes 4 GiB; a new ifd0 cannot be addressed") }
+        let pointer = ByteSplice(
+            offset: base + 4, old: IFD0Editor.encode(ifd0Offset, size: 4, littleEndian: littleEndian),
+            new: IFD0Editor.encode(tiffOffset, size: 4, littleEndian: littleEndian))
+        return (pointer, [UInt8](repeating: 0, count: padding) + (try newIFD0(target)))
+    }
+
+    /// A minimal big-endian TIFF structure holding only IFD0 with Orientation (26 bytes), for a
+    /// file that has no EXIF at all. Big-endian, as cameras and exiftool write it.
+    static func minimalTIFF(_ target: Orientation) -> [UInt8] {
+        [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]
+            + [0x00, UInt8(target.exif), 0x00, 0x00] + [0x00, 0x00, 0x00, 0x00]
+    }
+
+    /// Checks the whole structure the way the reader walks it: a loop in its IFD links is refused
+    /// rather than written around.
+    static func refuseLoops(tiff: [UInt8], location: String) throws(PhotoFormatError) {
+        let block = try EXIFReader.read(tiff: tiff, fileOffset: nil)
+        if let loop = block.findings.first(where: { $0.code == "exif-ifd-loop" || $0.code == "exif-ifd-limit" }) {
+            throw PhotoFormatError("\(location): \(loop.message)")
+        }
+    }
+}
+
+/// The IFD0 Orientation of one TIFF structure set to `target`: a changed value where the entry
+/// exists, else a new IFD0 appended to the structure. `tiffLength` is the structure's length
+/// (where the new IFD goes); the caller adjusts its container for `inserted` bytes.
+struct TIFFBlockEdit {
+    var splices: [ByteSplice] = []
+    var places: [String] = []
+    /// Bytes added at the end of the structure (padding and the new IFD0), 0 for a value change.
+    var inserted = 0
+
+    init(_ editor: IFD0Editor, target: Orientation, tiffLength: Int64, location: String) throws(PhotoFormatError) {
+        if let (old, splice) = try editor.valueSplice(target: target) {
+            if old != target.exif {
+                splices.append(splice)
+                places.append("\(location) Orientation: \(old) -> \(target.exif)")
+            }
+            return
+        }
+        // Word-aligned, as TIFF requires of an IFD.
+        let padding = Int(tiffLength & 1)
+        let (pointer, ifd) = try editor.insertionSplices(
+            target, tiffOffset: Int(tiffLength) + padding, insertAt: editor.base + tiffLength, padding: padding)
+        splices.append(pointer)
+        splices.append(ByteSplice(offset: editor.base + tiffLength, old: [], new: ifd))
+        inserted = ifd.count
+        places.append(
+            "\(location): new IFD0 (\(editor.entries.count) entries + Orientation \(target.exif)) at the end of the tiff data, header repointed")
+    }
+}
+
+/// TIFF files and the TIFF-based raws: IFD0's Orientation, and XMP (tag 700) in IFD0.
+enum TIFFOrientationFix {
+    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError) -> PhotoTagFix.Changes {
+        let size = source.size
+        let editor = try IFD0Editor(source, base: 0, length: size)
+        try refuseTruncated(source, editor)
+        var changes = PhotoTagFix.Changes()
+        // XMP in IFD0 (tag 700): its digits, where they state an orientation.
+        if let index = editor.entries.firstIndex(where: { editor.tag($0) == 700 }) {
+            let entry = editor.entries[index]
+            let count = TIFFStructure.uint32(entry, 4, editor.littleEndian)
+            if count > 4, count <= XMPOrientation.maximumLength {
+                let at = Int64(TIFFStructure.uint32(entry, 8, editor.littleEndian))
+                if at + Int64(count) <= size {
+                    let packet = try IFD0Editor.read(source, at, count)
+                    try changes.addXMP(packet, at: at, target: target, location: "XMP in IFD0 (tag 700)")
+                }
+            }
+        }
+        // A file whose only statement is XMP keeps it that way; otherwise IFD0 gets the tag.
+        if editor.orientationIndex != nil || !xmpDecides {
+            let padding = Int64(size & 1)
+            if editor.orientationIndex == nil, size + padding > Int64(UInt32.max) - 1 << 20 {
+                throw PhotoFormatError("the file passes 4 GiB; a new ifd0 cannot be addressed")
+            }
+            let block = try TIFFBlockEdit(editor, target: target, tiffLength: size, location: "IFD0")
+            changes.splices += block.splices
+            changes.places += block.places
+        }
+        return changes
+    }
+
+    /// A file cut short loses the end of its image data: refused, as a tag written into it would
+    /// only hide that. IFD0's strips (or tiles) must lie inside the file.
+    static func refuseTruncated(_ source: some ByteSource, _ editor: IFD0Editor) throws(PhotoFormatError) {
+        for (offsetsTag, countsTag) in [(273, 279), (324, 325)] {
+            guard let offsets = try values(source, editor, tag: offsetsTag), let counts = try values(source, editor, tag: countsTag) else {
+                continue
+            }
+            for (offset, count) in zip(offsets, counts) where offset + count > Int(source.size) {
+                throw PhotoFormatError("image data at \(offset) (\(count) bytes) runs past the end of the file (\(source.size) bytes): the file is truncated")
+            }
+        }
+    }
+
+    /// An IFD0 entry's SHORT or LONG values, at most 1 << 20 of them; nil when absent or of another type.
+    static func values(_ source: some ByteSource, _ editor: IFD0Editor, tag: Int) throws(PhotoFormatError) -> [Int]? {
+        guard let entry = editor.entries.first(where: { editor.tag($0) == tag }) else { return nil }
+        let little = editor.littleEndian
+        let type = TIFFStructure.uint16(entry, 2, little)
+        let count = TIFFStructure.uint32(entry, 4, little)
+        guard type == 3 || type == 4, count <= 1 << 20 else { return nil }
+        let size = type == 3 ? 2 : 4
+        let bytes: [UInt8]
+        if count * size <= 4 {
+            bytes = Array(entry[8..<8 + count * size])
+        } else {
+            let at = Int64(TIFFStructure.uint32(entry, 8, little))
+            guard at + Int64(count * size) <= source.size else {
+                throw PhotoFormatError("ifd0 tag \(tag) points past the end of the file: the file is truncated")
+            }
+            bytes = try IFD0Editor.read(source, at, count * size)
+        }
+        return (0..<count).map { size == 2 ? TIFFStructure.uint16(bytes, 2 * $0, little) : TIFFStructure.uint32(bytes, 4 * $0, little) }
+    }
+}
