@@ -36,10 +36,7 @@ struct HEIFParser<Source: ByteSource> {
         let firstMdat = top.first { $0.type == "mdat" }
         let mpvd = top.first { $0.type == "mpvd" }
 
-        // HEIF's `meta` is a full box; QuickTime's is not. Tell them apart by what follows.
-        let peek = try walker.payload(of: meta, limit: 12).bytes
-        let skip: Int64 = peek.count >= 8 && Array(peek[4..<8]) == FourCC("hdlr").bytes ? 0 : 4
-        let children = try walker.children(of: meta, skipping: skip, depth: 1)
+        let children = try children(ofMeta: meta)
         func only(_ type: FourCC) throws(ISOBMFFError) -> BoxHeader? {
             let found = children.filter { $0.type == type }
             guard found.count <= 1 else { throw .malformed("'meta' box has \(found.count) '\(type)' boxes") }
@@ -87,6 +84,14 @@ struct HEIFParser<Source: ByteSource> {
             structure.grid = try readGrid(structure)
         }
         return structure
+    }
+
+    /// The boxes inside `meta`. HEIF's `meta` is a full box; QuickTime's is not: they are told
+    /// apart by what follows.
+    mutating func children(ofMeta meta: BoxHeader) throws(ISOBMFFError) -> [BoxHeader] {
+        let peek = try walker.payload(of: meta, limit: 12).bytes
+        let skip: Int64 = peek.count >= 8 && Array(peek[4..<8]) == FourCC("hdlr").bytes ? 0 : 4
+        return try walker.children(of: meta, skipping: skip, depth: 1)
     }
 
     /// `iinf`: one `infe` per item.

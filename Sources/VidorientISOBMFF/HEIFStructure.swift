@@ -291,7 +291,7 @@ public struct HEIFStructure: Sendable, Hashable {
 
     /// A metadata item that describes the primary item: `cdsc` to it, or (for writers that leave
     /// the reference out) the only such item in the file.
-    func describing(type: FourCC, contentType: String? = nil) -> UInt32? {
+    public func describing(type: FourCC, contentType: String? = nil) -> UInt32? {
         let matching = items.filter { $0.type == type && (contentType == nil || $0.contentType == contentType) }
         let linked = referring(to: primaryItemID, type: "cdsc")
         return matching.first { linked.contains($0.id) }?.id ?? (matching.count == 1 ? matching[0].id : nil)

@@ -1,0 +1,229 @@
+/// Where the bytes that carry a HEIF file's item properties and data locations sit: the boxes on
+/// the path `meta` → `iprp` → `ipco`/`ipma`, every property box, every `ipma` association with
+/// its file offset, and every `iloc` offset field with its width. `HEIFStructure` says what the
+/// boxes mean; this says where to write, for a byte-level editor (the HEIF orientation fix).
+/// Read with the same bounded box walker, so hostile sizes and counts end in one `ISOBMFFError`.
+public struct HEIFLayout: Sendable, Hashable {
+    /// One box: where it starts, how long it is, and where its size is written.
+    public struct BoxPlace: Sendable, Hashable {
+        public var type: FourCC
+        public var offset: Int64
+        public var headerSize: Int64
+        public var size: Int64
+        /// 4 for a 32-bit size, 8 for a 64-bit one (at `offset + 8`), 0 for a size of 0 ("to
+        /// the end"), which never needs changing.
+        public var sizeFieldWidth: Int
+
+        public var payloadOffset: Int64 { offset + headerSize }
+        public var end: Int64 { offset + size }
+        /// Where the size field is.
+        public var sizeFieldOffset: Int64 { sizeFieldWidth == 8 ? offset + 8 : offset }
+    }
+
+    /// One property index of an `ipma` entry, where it is written.
+    public struct Association: Sendable, Hashable {
+        /// 1-based index into `ipco`'s children; 0 means "no property".
+        public var propertyIndex: Int
+        public var isEssential: Bool
+        /// File offset of the 1- or 2-byte field.
+        public var offset: Int64
+    }
+
+    /// One item's entry in an `ipma` box.
+    public struct AssociationEntry: Sendable, Hashable {
+        public var itemID: UInt32
+        /// File offset of the entry's 1-byte association count.
+        public var countOffset: Int64
+        public var associations: [Association]
+        /// File offset just past the entry's last association.
+        public var end: Int64
+    }
+
+    /// One `ipma` box.
+    public struct AssociationBox: Sendable, Hashable {
+        public var box: BoxPlace
+        public var version: Int
+        public var flags: Int
+        /// 1, or 2 when flags bit 0 is set; the essential bit is the field's top bit.
+        public var indexWidth: Int
+        public var entries: [AssociationEntry]
+
+        /// The largest property index the fields can hold.
+        public var maximumIndex: Int { indexWidth == 2 ? 0x7FFF : 0x7F }
+    }
+
+    /// An integer field of `iloc`: where it is written, how wide it is, and its value.
+    public struct Field: Sendable, Hashable {
+        public var offset: Int64
+        public var width: Int
+        public var value: UInt64
+    }
+
+    /// One item's `iloc` entry, field by field.
+    public struct Location: Sendable, Hashable {
+        public var itemID: UInt32
+        /// 0: offsets in this file; 1: in `idat`; 2: in another item.
+        public var constructionMethod: Int
+        /// 0 means this file.
+        public var dataReferenceIndex: Int
+        /// Nil when `base_offset_size` is 0.
+        public var baseOffset: Field?
+        public var extents: [Extent]
+    }
+
+    public struct Extent: Sendable, Hashable {
+        /// Nil when `offset_size` is 0 (the extent starts at the base offset).
+        public var offset: Field?
+        /// 0 means "to the end" (of the file, for construction method 0).
+        public var length: UInt64
+    }
+
+    public var meta: BoxPlace
+    public var iprp: BoxPlace
+    public var ipco: BoxPlace
+    /// `ipco`'s children in order: property index `n` is `properties[n - 1]`.
+    public var properties: [BoxPlace]
+    public var associationBoxes: [AssociationBox]
+    public var locations: [Location]
+
+    /// Reads the layout of `source`, which must hold the whole file and have a `meta` box with
+    /// an `iprp` box (as every HEIF image has).
+    public init(_ source: some ByteSource) throws(ISOBMFFError) {
+        var parser = HEIFParser(source)
+        self = try parser.layout()
+    }
+
+    init(
+        meta: BoxPlace, iprp: BoxPlace, ipco: BoxPlace, properties: [BoxPlace], associationBoxes: [AssociationBox],
+        locations: [Location]
+    ) {
+        self.meta = meta
+        self.iprp = iprp
+        self.ipco = ipco
+        self.properties = properties
+        self.associationBoxes = associationBoxes
+        self.locations = locations
+    }
+}
+
+extension HEIFParser {
+    func place(_ box: BoxHeader) throws(ISOBMFFError) -> HEIFLayout.BoxPlace {
+        var head = ByteCursor(try source.read(at: box.offset, count: 4), box: box.type, at: box.offset)
+        let raw = try head.uint32()
+        let width = raw == 1 ? 8 : raw == 0 ? 0 : 4
+        return HEIFLayout.BoxPlace(
+            type: box.type, offset: box.offset, headerSize: box.headerSize, size: box.size, sizeFieldWidth: width)
+    }
+
+    mutating func layout() throws(ISOBMFFError) -> HEIFLayout {
+        let top = try walker.boxes(from: 0, to: source.size, depth: 0, in: nil)
+        let metas = top.filter { $0.type == "meta" }
+        guard metas.count == 1, let meta = metas.first else { throw .malformed("the file has \(metas.count) top-level 'meta' boxes") }
+        guard meta.size <= Self.maximumMetaSize else {
+            throw .malformed("'meta' box is \(meta.size) bytes, more than \(Self.maximumMetaSize)")
+        }
+        let children = try children(ofMeta: meta)
+        let iprps = children.filter { $0.type == "iprp" }
+        guard iprps.count == 1, let iprp = iprps.first else { throw .malformed("'meta' box has \(iprps.count) 'iprp' boxes") }
+        let inside = try walker.children(of: iprp, depth: 2)
+        let ipcos = inside.filter { $0.type == "ipco" }
+        guard ipcos.count == 1, let ipco = ipcos.first else { throw .malformed("'iprp' box has \(ipcos.count) 'ipco' boxes") }
+        let properties = try walker.children(of: ipco, depth: 3)
+
+        var associationBoxes: [HEIFLayout.AssociationBox] = []
+        for ipma in inside where ipma.type == "ipma" {
+            var cursor = try walker.payload(of: ipma, limit: Int(Self.maximumMetaSize))
+            let version = Int(try cursor.uint8())
+            let flags = Int(try cursor.uint(3))
+            let idSize = version < 1 ? 2 : 4
+            let indexWidth = flags & 1 != 0 ? 2 : 1
+            let count = Int(try cursor.uint32())
+            guard count <= cursor.remaining / (idSize + 1) else {
+                throw .malformed("'ipma' box at \(ipma.offset) claims \(count) items in \(cursor.remaining) bytes")
+            }
+            let base = ipma.payloadOffset
+            var entries: [HEIFLayout.AssociationEntry] = []
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let id = UInt32(try cursor.uint(idSize))
+                let countOffset = base + Int64(cursor.position)
+                let associationCount = Int(try cursor.uint8())
+                var associations: [HEIFLayout.Association] = []
+                for _ in 0..<associationCount {
+                    let at = base + Int64(cursor.position)
+                    let value = Int(try cursor.uint(indexWidth))
+                    let essentialBit = indexWidth == 2 ? 0x8000 : 0x80
+                    associations.append(
+                        .init(propertyIndex: value & (essentialBit - 1), isEssential: value & essentialBit != 0, offset: at))
+                }
+                entries.append(
+                    .init(itemID: id, countOffset: countOffset, associations: associations, end: base + Int64(cursor.position)))
+            }
+            associationBoxes.append(
+                .init(box: try place(ipma), version: version, flags: flags, indexWidth: indexWidth, entries: entries))
+        }
+
+        var locations: [HEIFLayout.Location] = []
+        let ilocs = children.filter { $0.type == "iloc" }
+        guard ilocs.count <= 1 else { throw .malformed("'meta' box has \(ilocs.count) 'iloc' boxes") }
+        if let iloc = ilocs.first {
+            locations = try readLocationFields(iloc)
+        }
+        return HEIFLayout(
+            meta: try place(meta), iprp: try place(iprp), ipco: try place(ipco),
+            properties: try properties.map { box throws(ISOBMFFError) in try place(box) }, associationBoxes: associationBoxes,
+            locations: locations)
+    }
+
+    /// `iloc` field by field (the same fields `readLocations` resolves), with where each offset is.
+    func readLocationFields(_ iloc: BoxHeader) throws(ISOBMFFError) -> [HEIFLayout.Location] {
+        var cursor = try walker.payload(of: iloc, limit: Int(Self.maximumMetaSize))
+        let base = iloc.payloadOffset
+        let version = try cursor.uint8()
+        guard version <= 2 else { throw .unsupported("'iloc' box at \(iloc.offset) has version \(version)") }
+        try cursor.skip(3)
+        let sizes = try cursor.uint8()
+        let more = try cursor.uint8()
+        let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 15), baseSize = Int(more >> 4)
+        let indexSize = version == 0 ? 0 : Int(more & 15)
+        for size in [offsetSize, lengthSize, baseSize, indexSize] where ![0, 4, 8].contains(size) {
+            throw .malformed("'iloc' box at \(iloc.offset) has a field size of \(size) bytes")
+        }
+        let idSize = version < 2 ? 2 : 4
+        let count = Int(try cursor.uint(idSize))
+        let smallest = idSize + (version == 0 ? 0 : 2) + 2 + baseSize + 2
+        guard count <= cursor.remaining / smallest else {
+            throw .malformed("'iloc' box at \(iloc.offset) claims \(count) items in \(cursor.remaining) bytes")
+        }
+        func field(_ width: Int) throws(ISOBMFFError) -> HEIFLayout.Field? {
+            guard width > 0 else { return nil }
+            let at = base + Int64(cursor.position)
+            return HEIFLayout.Field(offset: at, width: width, value: try cursor.uint(width))
+        }
+        var locations: [HEIFLayout.Location] = []
+        locations.reserveCapacity(count)
+        for _ in 0..<count {
+            let id = UInt32(try cursor.uint(idSize))
+            let method = version == 0 ? 0 : Int(try cursor.uint16() & 15)
+            let reference = Int(try cursor.uint16())
+            let baseOffset = try field(baseSize)
+            let extentCount = Int(try cursor.uint16())
+            let extentSize = indexSize + offsetSize + lengthSize
+            guard extentSize == 0 ? extentCount <= 1 : extentCount <= cursor.remaining / extentSize else {
+                throw .malformed("'iloc' entry of item \(id) claims \(extentCount) extents in \(cursor.remaining) bytes")
+            }
+            var extents: [HEIFLayout.Extent] = []
+            extents.reserveCapacity(extentCount)
+            for _ in 0..<extentCount {
+                try cursor.skip(indexSize)
+                let offset = try field(offsetSize)
+                extents.append(HEIFLayout.Extent(offset: offset, length: try cursor.uint(lengthSize)))
+            }
+            locations.append(
+                HEIFLayout.Location(
+                    itemID: id, constructionMethod: method, dataReferenceIndex: reference, baseOffset: baseOffset,
+                    extents: extents))
+        }
+        return locations
+    }
+}

@@ -1,0 +1,448 @@
+public import VidorientCore
+public import VidorientISOBMFF
+
+/// Plans the bytes that give a HEIF, HEIC or AVIF file's primary item the target orientation,
+/// losslessly: only its `irot`/`imir` properties (and their `ipma` associations) change, never a
+/// coded picture.
+///
+/// The convention is Core's one rule, `Orientation(heifTransforms:)`: `irot` turns anticlockwise
+/// in quarter turns, `imir` axis 0 flips top and bottom and axis 1 swaps left and right, and the
+/// transforms apply in `ipma` order. libheif 1.15 agrees on all eight orientations: heif-convert
+/// shows every `TestMedia/orient-N.heic` and `.avif` upright (`HEIFStructureTests`), and every file
+/// this planner writes decodes to the original picture oriented as the target
+/// (`HEIFOrientationFixTests`), `imir` of both axes included.
+///
+/// The smallest change wins, in this order:
+/// 1. Only bytes change: the angle byte of an `irot` or the axis byte of an `imir` the primary
+///    item already has, when the target can be composed from the transforms it has, in their
+///    `ipma` order (reserved bits kept).
+/// 2. Otherwise associations change: an `imir` association is dropped (a mirror cannot be turned
+///    off by its bytes), and/or an `irot` then an `imir` are appended after the item's other
+///    properties, marked essential: an identical property already in `ipco` is reused (an `ipma`
+///    change only), else a 9-byte box is appended to `ipco`. Every enclosing size (`ipco`,
+///    `ipma`, `iprp`, `meta`) and the entry's association count follow, and every `iloc` offset
+///    into this file (construction method 0) whose data lies after a size change moves with it:
+///    `base_offset` when the item has one that is not 0, else each `extent_offset`. `idat`
+///    offsets (method 1) are relative and never move. A mirror is never added beside another.
+///
+/// A property shared with an item other than the primary item's thumbnails is never rewritten
+/// (that would turn the other item too); a `clap` after a transform pins that transform (changing
+/// it would move the crop). The Exif item's IFD0 Orientation and an XMP item's
+/// `tiff:Orientation` are set to the target where they exist (same length), as HEIF readers
+/// expect them to agree; where absent they stay absent.
+public enum HEIFOrientationFix {
+    /// At most this many `irot`/`imir` associations on one item are planned for (real files have
+    /// at most two).
+    static let maximumTransforms = 4
+
+    public static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit {
+        let structure: HEIFStructure
+        let layout: HEIFLayout
+        do {
+            structure = try HEIFStructure(source)
+            layout = try HEIFLayout(source)
+        } catch {
+            throw PhotoFormatError(error.reason)
+        }
+        var planner = Planner(source: source, structure: structure, layout: layout)
+        try planner.planTransforms(target: target)
+        try planner.planEXIF(target: target)
+        try planner.planXMP(target: target)
+        let splices = try planner.finish()
+        let edit: FileEdit
+        do {
+            edit = try FileEdit(splices)
+        } catch {
+            throw PhotoFormatError("planned changes overlap: \(error.reason)")
+        }
+        let head = (try? source.read(at: 0, count: Int(min(source.size, Int64(MediaFormat.signatureLength))))) ?? []
+        return OrientationEdit(
+            format: MediaFormat(signature: head), before: structure.orientation, after: target, places: planner.places,
+            edit: edit)
+    }
+}
+
+/// The working state of one plan: the splices so far and the places they name.
+private struct Planner<Source: ByteSource> {
+    let source: Source
+    let structure: HEIFStructure
+    let layout: HEIFLayout
+    var splices: [ByteSplice] = []
+    var places: [String] = []
+
+    init(source: Source, structure: HEIFStructure, layout: HEIFLayout) {
+        self.source = source
+        self.structure = structure
+        self.layout = layout
+    }
+
+    var primary: UInt32 { structure.primaryItemID }
+
+    func read(_ offset: Int64, _ count: Int) throws(PhotoFormatError) -> [UInt8] {
+        do { return try source.read(at: offset, count: count) } catch { throw PhotoFormatError(error.reason) }
+    }
+
+    // MARK: irot and imir
+
+    /// One of the primary item's associations, in `ipma` order.
+    struct Slot {
+        enum Kind: Equatable { case rotation, mirror, crop, other }
+        var kind: Kind
+        var propertyIndex: Int
+        /// The whole value byte of an irot/imir (reserved bits included).
+        var byte: UInt8
+        var box: Int
+        var entry: Int
+        var association: Int
+        var value: Int { kind == .rotation ? Int(byte & 3) : Int(byte & 1) }
+    }
+
+    /// One way to reach the target.
+    struct Candidate {
+        var values: [Int: Int]  // property index → new value
+        var dropped: Set<Int>  // slot positions
+        var appended: [(kind: Slot.Kind, value: Int)]
+        var cost: [Int]
+    }
+
+    mutating func planTransforms(target: Orientation) throws(PhotoFormatError) {
+        var slots: [Slot] = []
+        for (b, box) in layout.associationBoxes.enumerated() {
+            for (e, entry) in box.entries.enumerated() where entry.itemID == primary {
+                for (a, association) in entry.associations.enumerated() where association.propertyIndex != 0 {
+                    let index = association.propertyIndex
+                    guard index <= layout.properties.count else {
+                        throw PhotoFormatError("item \(primary) names property \(index) but 'ipco' has \(layout.properties.count)")
+                    }
+                    let property = layout.properties[index - 1]
+                    var kind = Slot.Kind.other
+                    var byte: UInt8 = 0
+                    switch property.type {
+                    case "irot", "imir":
+                        kind = property.type == "irot" ? .rotation : .mirror
+                        guard property.size > property.headerSize else {
+                            throw PhotoFormatError("'\(property.type)' box at \(property.offset) is empty")
+                        }
+                        byte = try read(property.payloadOffset, 1)[0]
+                    case "clap": kind = .crop
+                    default: break
+                    }
+                    slots.append(Slot(kind: kind, propertyIndex: index, byte: byte, box: b, entry: e, association: a))
+                }
+            }
+        }
+        guard let lastEntry = lastPrimaryEntry() else {
+            throw PhotoFormatError("primary item \(primary) has no 'ipma' entry")
+        }
+        let transforms = slots.indices.filter { [.rotation, .mirror].contains(slots[$0].kind) }
+        guard transforms.count <= HEIFOrientationFix.maximumTransforms else {
+            throw PhotoFormatError("primary item \(primary) has \(transforms.count) irot/imir properties")
+        }
+        // Properties the primary item may rewrite: shared only with its own thumbnails.
+        let family = Set([primary] + structure.referring(to: primary, type: "thmb"))
+        var users: [Int: Set<UInt32>] = [:]
+        for box in layout.associationBoxes {
+            for entry in box.entries {
+                for association in entry.associations { users[association.propertyIndex, default: []].insert(entry.itemID) }
+            }
+        }
+        let lastCrop = slots.lastIndex { $0.kind == .crop } ?? -1
+        var properties: [Int] = []  // distinct property indices of the transforms, in order
+        for slot in transforms where !properties.contains(slots[slot].propertyIndex) {
+            properties.append(slots[slot].propertyIndex)
+        }
+        var current: [Int: Int] = [:]
+        for slot in transforms where current[slots[slot].propertyIndex] == nil {
+            current[slots[slot].propertyIndex] = slots[slot].value
+        }
+        func choices(_ index: Int) -> [Int] {
+            let slot = slots.first { $0.propertyIndex == index }!
+            let pinned = !(users[index] ?? []).isSubset(of: family)
+                || slots.indices.contains { slots[$0].propertyIndex == index && $0 < lastCrop }
+            if pinned { return [slot.value] }
+            return slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]
+        }
+        let appendOptions: [[(kind: Slot.Kind, value: Int)]] =
+            [[]] + (1...3).map { [(.rotation, $0)] } + (0...1).map { [(.mirror, $0)] }
+            + (1...3).flatMap { r in (0...1).map { [(.rotation, r), (.mirror, $0)] } }
+        func reusable(_ kind: Slot.Kind, _ value: Int) -> Int? { existingProperty(kind, value) }
+
+        var best: Candidate?
+        var assignments: [[Int: Int]] = [[:]]
+        for index in properties {
+            assignments = assignments.flatMap { partial in choices(index).map { partial.merging([index: $0]) { $1 } } }
+        }
+        for values in assignments {
+            for mask in 0..<(1 << transforms.count) {
+                let dropped = Set(transforms.indices.filter { mask & (1 << $0) != 0 }.map { transforms[$0] })
+                // Dropping a transform before a crop would move the crop.
+                if dropped.contains(where: { $0 < lastCrop }) { continue }
+                // Only mirrors are dropped: an irot is set to 0 instead.
+                if dropped.contains(where: { slots[$0].kind == .rotation }) { continue }
+                for appended in appendOptions {
+                    var sequence: [HEIFItemTransform] = []
+                    var mirrors = 0
+                    for position in transforms where !dropped.contains(position) {
+                        let slot = slots[position]
+                        let value = values[slot.propertyIndex]!
+                        if slot.kind == .rotation {
+                            sequence.append(.rotation(anticlockwiseQuarterTurns: value))
+                        } else {
+                            sequence.append(.mirror(axis: value))
+                            mirrors += 1
+                        }
+                    }
+                    if mirrors > 0, appended.contains(where: { $0.kind == .mirror }) { continue }
+                    for added in appended {
+                        sequence.append(added.kind == .rotation ? .rotation(anticlockwiseQuarterTurns: added.value) : .mirror(axis: added.value))
+                    }
+                    guard Orientation(heifTransforms: sequence) == target else { continue }
+                    let kept = Set(transforms.filter { !dropped.contains($0) }.map { slots[$0].propertyIndex })
+                    let changed = properties.filter { index in
+                        kept.contains(index) && values[index] != current[index]
+                    }.count
+                    // A dropped property keeps its bytes: one choice of its values is enough.
+                    if properties.contains(where: { !kept.contains($0) && values[$0] != current[$0] }) {
+                        continue
+                    }
+                    let newBoxes = appended.filter { reusable($0.kind, $0.value) == nil }.count
+                    let cost = [dropped.count + appended.count, appended.count, changed, newBoxes]
+                    if best == nil || cost.lexicographicallyPrecedes(best!.cost) {
+                        best = Candidate(values: values, dropped: dropped, appended: appended, cost: cost)
+                    }
+                }
+            }
+        }
+        guard let best else {
+            throw PhotoFormatError("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
+        }
+
+        // Bytes of the properties the item keeps (a dropped one keeps its value).
+        for index in properties where best.values[index]! != slots.first(where: { $0.propertyIndex == index })!.value {
+            let slot = slots.first { $0.propertyIndex == index }!
+            let property = layout.properties[index - 1]
+            let mask: UInt8 = slot.kind == .rotation ? 3 : 1
+            let new = slot.byte & ~mask | UInt8(best.values[index]!)
+            splices.append(ByteSplice(offset: property.payloadOffset, old: [slot.byte], new: [new]))
+            places.append(
+                slot.kind == .rotation
+                    ? "irot of item \(primary): \(slot.value) -> \(best.values[index]!)"
+                    : "imir of item \(primary): axis \(slot.value) -> \(best.values[index]!)")
+        }
+        guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
+
+        // Associations dropped, then appended to the item's last entry; the sizes that hold them.
+        var countChange: [Int: [Int: Int]] = [:]  // box → entry → change
+        var newBoxes: [UInt8] = []
+        for position in best.dropped.sorted() {
+            let slot = slots[position]
+            let box = layout.associationBoxes[slot.box]
+            let association = box.entries[slot.entry].associations[slot.association]
+            splices.append(ByteSplice(offset: association.offset, old: try read(association.offset, box.indexWidth), new: []))
+            countChange[slot.box, default: [:]][slot.entry, default: 0] -= 1
+            places.append("imir (axis \(slot.value)) of item \(primary) no longer associated")
+        }
+        let (b, e) = lastEntry
+        let box = layout.associationBoxes[b]
+        var added: [UInt8] = []
+        var nextIndex = layout.properties.count + 1
+        for addition in best.appended {
+            let name = addition.kind == .rotation ? "irot" : "imir"
+            let index: Int
+            if let existing = reusable(addition.kind, addition.value) {
+                index = existing
+                places.append("\(name) \(addition.value) (property \(index)) newly associated with item \(primary)")
+            } else {
+                index = nextIndex
+                nextIndex += 1
+                newBoxes += [0, 0, 0, 9] + Array(name.utf8) + [UInt8(addition.value)]
+                places.append("new \(name) \(addition.value) (property \(index)) for item \(primary)")
+            }
+            guard index <= box.maximumIndex else {
+                throw PhotoFormatError("property index \(index) does not fit the \(box.indexWidth)-byte fields of 'ipma'")
+            }
+            let essential = box.indexWidth == 2 ? 0x8000 : 0x80
+            added += bigEndian(UInt64(essential | index), width: box.indexWidth)
+        }
+        if !added.isEmpty { splices.append(ByteSplice(offset: box.entries[e].end, old: [], new: added)) }
+        countChange[b, default: [:]][e, default: 0] += best.appended.count
+        for (b, changes) in countChange {
+            for (e, change) in changes where change != 0 {
+                let entry = layout.associationBoxes[b].entries[e]
+                let count = entry.associations.count + change
+                guard count <= 255 else { throw PhotoFormatError("item \(primary) would have \(count) properties, more than 255") }
+                splices.append(ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
+            }
+        }
+        if !newBoxes.isEmpty {
+            splices.append(ByteSplice(offset: layout.ipco.end, old: [], new: newBoxes))
+            try resize(layout.ipco, by: Int64(newBoxes.count))
+        }
+        var ipmaGrowth: Int64 = 0
+        for (b, changes) in countChange {
+            let growth = Int64(changes.values.reduce(0, +) * layout.associationBoxes[b].indexWidth)
+            ipmaGrowth += growth
+            try resize(layout.associationBoxes[b].box, by: growth)
+        }
+        try resize(layout.iprp, by: Int64(newBoxes.count) + ipmaGrowth)
+        try resize(layout.meta, by: Int64(newBoxes.count) + ipmaGrowth)
+    }
+
+    /// The last `ipma` entry (box, entry) of the primary item, where new associations go.
+    func lastPrimaryEntry() -> (Int, Int)? {
+        var found: (Int, Int)?
+        for (b, box) in layout.associationBoxes.enumerated() {
+            for (e, entry) in box.entries.enumerated() where entry.itemID == primary { found = (b, e) }
+        }
+        return found
+    }
+
+    /// The first property of `ipco` that is exactly the 9-byte box this planner would write.
+    func existingProperty(_ kind: Slot.Kind, _ value: Int) -> Int? {
+        let type: FourCC = kind == .rotation ? "irot" : "imir"
+        for (position, property) in layout.properties.enumerated()
+        where property.type == type && property.size == 9 && property.headerSize == 8 {
+            if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] { return position + 1 }
+        }
+        return nil
+    }
+
+    /// A box's size field grown by `change` bytes.
+    mutating func resize(_ box: HEIFLayout.BoxPlace, by change: Int64) throws(PhotoFormatError) {
+        guard change != 0, box.sizeFieldWidth != 0 else { return }
+        let size = box.size + change
+        guard box.sizeFieldWidth == 8 || size <= Int64(UInt32.max) else {
+            throw PhotoFormatError("'\(box.type)' box would be \(size) bytes, more than its 32-bit size holds")
+        }
+        splices.append(
+            ByteSplice(
+                offset: box.sizeFieldOffset, old: try read(box.sizeFieldOffset, box.sizeFieldWidth),
+                new: bigEndian(UInt64(size), width: box.sizeFieldWidth)))
+    }
+
+    // MARK: iloc
+
+    /// Merges an insertion with a splice at the same offset (an `ipco` that ends where `ipma`'s
+    /// size is), then shifts every `iloc` offset into this file past a size change.
+    mutating func finish() throws(PhotoFormatError) -> [ByteSplice] {
+        var merged: [ByteSplice] = []
+        for splice in splices.sorted(by: { ($0.offset, $0.old.isEmpty ? 0 : 1) < ($1.offset, $1.old.isEmpty ? 0 : 1) }) {
+            if let last = merged.last, last.old.isEmpty, last.offset == splice.offset {
+                merged[merged.count - 1] = ByteSplice(offset: splice.offset, old: splice.old, new: last.new + splice.new)
+            } else {
+                merged.append(splice)
+            }
+        }
+        let resizing = merged.filter { $0.old.count != $0.new.count }
+        guard !resizing.isEmpty else { return merged }
+        func shift(at position: Int64) -> Int64 {
+            resizing.filter { $0.offset + Int64($0.old.count) <= position }.reduce(0) { $0 + Int64($1.new.count - $1.old.count) }
+        }
+        var shifted = 0
+        var shiftedBy = Set<Int64>()
+        for location in layout.locations where location.constructionMethod == 0 && location.dataReferenceIndex == 0 {
+            let base = Int64(bitPattern: location.baseOffset?.value ?? 0)
+            var shifts: [Int64] = []
+            for extent in location.extents {
+                let start = base &+ Int64(bitPattern: extent.offset?.value ?? 0)
+                let end = extent.length == 0 ? structure.fileSize : start &+ Int64(bitPattern: extent.length)
+                if let inside = resizing.first(where: { $0.offset > start && $0.offset < end }) {
+                    throw PhotoFormatError("a change at \(inside.offset) would fall inside item \(location.itemID)'s data")
+                }
+                shifts.append(shift(at: start))
+            }
+            guard shifts.contains(where: { $0 != 0 }) else { continue }
+            func moved(_ field: HEIFLayout.Field, by delta: Int64) throws(PhotoFormatError) -> ByteSplice {
+                let value = Int64(bitPattern: field.value) + delta
+                let limit: Int64 = field.width == 4 ? Int64(UInt32.max) : Int64.max
+                guard value >= 0, value <= limit else {
+                    throw PhotoFormatError("item \(location.itemID)'s offset \(field.value) moved by \(delta) does not fit its \(field.width)-byte field")
+                }
+                return ByteSplice(offset: field.offset, old: bigEndian(field.value, width: field.width), new: bigEndian(UInt64(value), width: field.width))
+            }
+            if let baseField = location.baseOffset, baseField.value != 0 || location.extents.contains(where: { $0.offset == nil }),
+                Set(shifts).count == 1
+            {
+                merged.append(try moved(baseField, by: shifts[0]))
+            } else {
+                for (extent, delta) in zip(location.extents, shifts) where delta != 0 {
+                    guard let field = extent.offset else {
+                        throw PhotoFormatError("item \(location.itemID)'s data would move but its 'iloc' entry has no offset to change")
+                    }
+                    merged.append(try moved(field, by: delta))
+                }
+            }
+            shifted += 1
+            shiftedBy.formUnion(shifts.filter { $0 != 0 })
+        }
+        if shifted > 0 {
+            let by = shiftedBy.sorted().map { $0 > 0 ? "+\($0)" : "\($0)" }.joined(separator: ", ")
+            places.append("iloc offsets of \(shifted) item\(shifted == 1 ? "" : "s") shifted by \(by)")
+        }
+        return merged
+    }
+
+    // MARK: Exif and XMP
+
+    /// The file offset of byte `index` of an item's data; nil when the data is not in this file.
+    func fileOffset(of index: Int, in id: UInt32) -> Int64? {
+        guard let item = structure.item(id), item.constructionMethod != 2 else { return nil }
+        var skipped: Int64 = 0
+        for extent in item.extents {
+            if Int64(index) < skipped + extent.length { return extent.offset + Int64(index) - skipped }
+            skipped += extent.length
+        }
+        return nil
+    }
+
+    /// Splices that write `new` over `old` at `index` of an item's data, byte by byte through its extents.
+    func overwrite(_ old: [UInt8], with new: [UInt8], at index: Int, in id: UInt32) throws(PhotoFormatError) -> [ByteSplice] {
+        var result: [ByteSplice] = []
+        for position in old.indices where old[position] != new[position] {
+            guard let offset = fileOffset(of: index + position, in: id) else {
+                throw PhotoFormatError("item \(id)'s data is not in this file")
+            }
+            result.append(ByteSplice(offset: offset, old: [old[position]], new: [new[position]]))
+        }
+        return result
+    }
+
+    /// IFD0 Orientation of the Exif item, set to the target where it exists. An Exif item that
+    /// cannot be read is left alone: the reader reports it, and irot/imir decide anyway.
+    mutating func planEXIF(target: Orientation) throws(PhotoFormatError) {
+        guard let id = structure.describing(type: "Exif"),
+            let data = try? structure.data(of: id, in: source),
+            let exif = try? structure.exifTIFF(in: source),
+            let tiff = try? TIFFStructure(tiff: exif.bytes),
+            let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset),
+            let entry = ifd0[TIFFTag.orientation], entry.count >= 1,
+            entry.type == .short || entry.type == .long, let current = tiff.integer(entry)
+        else { return }
+        guard current != target.exif else { return }
+        let start = data.count - exif.bytes.count + entry.valueOffset
+        let width = entry.type.size
+        let old = Array(exif.bytes[entry.valueOffset..<entry.valueOffset + width])
+        var new = bigEndian(UInt64(target.exif), width: width)
+        if tiff.littleEndian { new.reverse() }
+        splices += try overwrite(old, with: new, at: start, in: id)
+        places.append("Exif item \(id) IFD0 Orientation: \(current) -> \(target.exif)")
+    }
+
+    /// `tiff:Orientation` of the XMP item, rewritten in its own digits where it exists.
+    mutating func planXMP(target: Orientation) throws(PhotoFormatError) {
+        guard let id = structure.describing(type: "mime", contentType: "application/rdf+xml"),
+            let packet = try? structure.data(of: id, in: source),
+            let found = XMPOrientation.valueDigits(in: packet), found.value != target.exif
+        else { return }
+        let digits = String(target.exif)
+        let padded = String(repeating: "0", count: max(0, found.digits.count - digits.count)) + digits
+        let old = Array(packet[found.digits])
+        splices += try overwrite(old, with: Array(padded.utf8), at: found.digits.lowerBound, in: id)
+        places.append("XMP item \(id) tiff:Orientation: \(found.value) -> \(target.exif)")
+    }
+}
+
+/// `value` as `width` big-endian bytes.
+private func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
+    (0..<width).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(width - 1 - $0))) }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import Testing
+import VidorientCore
+import VidorientISOBMFF
+import VidorientPhoto
+
+/// `HEIFOrientationFix` on real files: each plan is applied in memory, written, and read back by
+/// our reader, by libheif (heif-convert's picture against the original's, turned by hand), by
+/// exiftool, and compared byte for byte with the original.
+@Suite struct HEIFOrientationFixTests {
+    /// The generated HEICs and AVIFs with their orientation (manifest.json).
+    static let generated: [FixCase] = (1...8).flatMap { n in
+        ["heic", "avif"].map { FixCase(path: TestMedia.path("orient-\(n).\($0)"), orientation: n) }
+    } + [FixCase(path: TestMedia.path("heic-meta-last.heic"), orientation: 6),
+         FixCase(path: TestMedia.path("heic-exif-conflict.heic"), orientation: 6, exif: true)]
+
+    @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: generated, 1...8)
+    func generatedFilesShowEachTarget(file: FixCase, target: Int) throws {
+        try check(file, target: target, exif: file.exif)
+    }
+
+    /// Which generated files change bytes only: those whose irot/imir can express the target
+    /// (written from the files' construction, not from the planner): any rotation needs an irot,
+    /// a mirror needs an imir and an unmirrored target needs none.
+    @Test(arguments: 1...8, 1...8)
+    func sameLengthExactlyWhenThePropertiesSuffice(start: Int, target: Int) throws {
+        let hasIrot = [3, 5, 6, 7, 8].contains(start), hasImir = [2, 4, 5, 7].contains(start)
+        let targetMirrored = [2, 4, 5, 7].contains(target)
+        let reachable = hasIrot || (hasImir ? [2, 4] : [1]).contains(target)
+        let expected = targetMirrored == hasImir && reachable
+        for container in ["heic", "avif"] {
+            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-\(start).\(container)"))))
+            let plan = try HEIFOrientationFix.plan(MemoryBytes(bytes), target: try #require(Orientation(exif: target)))
+            #expect(plan.edit.keepsLength == expected, "\(container) \(start) -> \(target): \(plan.places)")
+            #expect(plan.before == Orientation(exif: start))
+            #expect(plan.edit.isEmpty == (start == target))
+            if expected { #expect(plan.edit.bytesChanged <= 2, "\(plan.places)") }
+        }
+    }
+
+    /// exiftool adds an Exif item (IFD0 Orientation) and an XMP item (tiff:Orientation) to copies
+    /// of the generated HEICs; the fix keeps both equal to the target. Item 1's data there has a
+    /// non-zero base_offset and the others extent offsets: both kinds of iloc shift are exercised.
+    @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg") && isInstalled("exiftool")), arguments: [1, 2, 6, 7], 1...8)
+    func exifAndXMPFollowTheTarget(start: Int, target: Int) throws {
+        let folder = try Scratch("heif-exif")
+        defer { folder.remove() }
+        let path = try folder.copy(TestMedia.path("orient-\(start).heic"), as: "with-metadata.heic")
+        let written = try run("exiftool", ["-q", "-overwrite_original", "-n", "-IFD0:Orientation=\(start)", "-XMP-tiff:Orientation=\(start)", path])
+        #expect(written.status == 0, "\(written.stderr)")
+        let file = FixCase(path: path, orientation: start, exif: true, picture: TestMedia.path("orient-\(start).heic"))
+        try check(file, target: target, exif: true, xmp: true)
+    }
+
+    /// Real phone files (../shared/media): an iPhone grid with irot 0 and a thumbnail, a Samsung
+    /// motion photo with meta after mdat, an AVIF without irot or imir.
+    static let shared: [FixCase] = [
+        FixCase(path: SharedMedia.path("IMG_2682.heic"), orientation: 1, exif: true),
+        FixCase(path: SharedMedia.path("samsung-one-ui-6.heic"), orientation: 6, exif: true),
+        FixCase(path: SharedMedia.path("8bit-sRGB.avif"), orientation: 1),
+    ]
+
+    @Test(.enabled(if: SharedMedia.isPresent && isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: shared, 1...8)
+    func phoneFilesShowEachTarget(file: FixCase, target: Int) throws {
+        try #require(FileManager.default.fileExists(atPath: file.path))
+        try check(file, target: target, exif: file.exif, scaled: true)
+    }
+
+    /// The samsung file's motion video is still found and read after its meta box grows.
+    @Test(.enabled(if: SharedMedia.isPresent)) func motionPhotoKeepsItsVideo() throws {
+        let path = SharedMedia.path("samsung-one-ui-6.heic")
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let plan = try HEIFOrientationFix.plan(MemoryBytes(original), target: .upMirrored)
+        #expect(!plan.edit.keepsLength)
+        let fixed = plan.edit.applied(to: original)
+        let before = try HEIFStructure(MemoryBytes(original)), after = try HEIFStructure(MemoryBytes(fixed))
+        let video = try #require(after.motionVideoRange), oldVideo = try #require(before.motionVideoRange)
+        #expect(fixed[Int(video.lowerBound)..<Int(video.upperBound)] == original[Int(oldVideo.lowerBound)..<Int(oldVideo.upperBound)])
+        #expect(after.motionVideoProbe(path: path, source: MemoryBytes(fixed)) != nil)
+    }
+
+    /// Hostile and broken files: one PhotoFormatError with a reason, never a crash.
+    @Test(arguments: ["bad-meta-truncated.heic", "bad-iloc-past-end.heic", "bad-random.mp4", "bad-empty.mp4", "orient-6.jpg"])
+    func badFilesThrowOneReason(name: String) throws {
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: TestMedia.path(name))))
+        let error = try #require(throws: PhotoFormatError.self) {
+            try HEIFOrientationFix.plan(MemoryBytes(bytes), target: .right)
+        }
+        #expect(!error.reason.isEmpty)
+    }
+
+    /// Every prefix of a HEIC and bytes flipped through its meta box: a reason or a plan whose
+    /// splices match the bytes, never a crash.
+    @Test func truncatedAndCorruptedFilesAreRefusedOrPlannedSafely() throws {
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-7.heic"))))
+        let meta = try HEIFStructure(MemoryBytes(bytes)).meta
+        var refused = 0
+        for length in stride(from: 0, to: bytes.count, by: 3) {
+            do {
+                let plan = try HEIFOrientationFix.plan(MemoryBytes(Array(bytes.prefix(length))), target: .left)
+                #expect(plan.edit.matches(Array(bytes.prefix(length))))
+            } catch { refused += 1 }
+        }
+        #expect(refused > 0)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<400 {
+            var corrupted = bytes
+            for _ in 0..<3 {
+                corrupted[Int(meta.offset) + Int.random(in: 0..<Int(meta.size), using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if let plan = try? HEIFOrientationFix.plan(MemoryBytes(corrupted), target: .upMirrored) {
+                #expect(plan.edit.matches(corrupted))
+            }
+        }
+    }
+
+    // MARK: The checks
+
+    /// Plans `target` for `file`, applies it, and checks the written file every way there is.
+    func check(_ file: FixCase, target number: Int, exif: Bool = false, xmp: Bool = false, scaled: Bool = false) throws {
+        let target = try #require(Orientation(exif: number))
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: file.path)))
+        let plan = try HEIFOrientationFix.plan(MemoryBytes(original), target: target)
+        #expect(plan.before == Orientation(exif: file.orientation))
+        #expect(plan.after == target)
+        #expect(plan.edit.matches(original))
+        let fixed = plan.edit.applied(to: original)
+        #expect(plan.edit.inverse.applied(to: fixed) == original)
+        #expect(Int64(fixed.count) == Int64(original.count) + plan.edit.sizeChange)
+        #expect(plan.edit.isEmpty == plan.places.isEmpty, "\(plan.places)")
+
+        let folder = try Scratch("heif-fix")
+        defer { folder.remove() }
+        let path = folder.path("fixed-\(number).\((file.path as NSString).pathExtension)")
+        try Data(fixed).write(to: URL(fileURLWithPath: path))
+
+        // (a) Our reader shows the target; a second plan has nothing left to do.
+        let evidence = try PhotoReader.read(path: path)
+        var findings: [Finding] = []
+        let report = PhotoReport(evidence: evidence, findings: &findings)
+        #expect(report.orientation == target, "\(plan.places)")
+        #expect(try HEIFOrientationFix.plan(MemoryBytes(fixed), target: target).edit.isEmpty)
+
+        // (b) libheif shows the original picture turned from its orientation to the target.
+        let info = try run("heif-info", [path])
+        #expect(info.status == 0, "\(info.stderr)")
+        let before = try RGBPicture.original(file.picture ?? file.path, scaled: scaled)
+        let after = try RGBPicture(shownBy: path, in: folder, scaled: scaled)
+        let expected = before.displayed(undoing: file.orientation).displayed(as: number)
+        #expect(after.width == expected.width && after.height == expected.height, "\(plan.places)")
+        if after.width == expected.width && after.height == expected.height {
+            #expect(after.meanDifference(expected) < (scaled ? 12 : 4), "\(plan.places)")
+            if !scaled { #expect(after.quadrants == expected.quadrants) }
+        }
+
+        // (c) exiftool reads the target from the Exif item (and the XMP item).
+        if exif || xmp {
+            let tool = try run("exiftool", ["-j", "-n", "-IFD0:Orientation", "-XMP-tiff:Orientation", path])
+            let fields = (try JSONSerialization.jsonObject(with: tool.stdout) as? [[String: Any]])?.first ?? [:]
+            if exif { #expect(fields["Orientation"] as? Int == number, "\(fields)") }
+            let xmpValue = try run("exiftool", ["-s3", "-n", "-XMP-tiff:Orientation", path])
+            if xmp { #expect(String(decoding: xmpValue.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "\(number)") }
+        }
+
+        // (d) Only the planned bytes changed; when the length changed, every item's data and the
+        // media data are byte-identical.
+        if plan.edit.keepsLength {
+            let planned = Set(plan.edit.splices.flatMap { splice in
+                splice.old.indices.filter { splice.old[$0] != splice.new[$0] }.map { Int(splice.offset) + $0 }
+            })
+            let differing = Set(zip(original, fixed).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset))
+            #expect(differing == planned)
+            #expect(differing.count <= 2 + (exif ? 2 : 0) + (xmp ? 1 : 0), "\(plan.places)")
+        } else {
+            let old = try HEIFStructure(MemoryBytes(original)), new = try HEIFStructure(MemoryBytes(fixed))
+            #expect(old.items.map(\.id) == new.items.map(\.id))
+            for item in old.items where item.constructionMethod != 2 {
+                let oldData = try old.data(of: item.id, in: MemoryBytes(original), limit: 64 << 20)
+                let newData = try new.data(of: item.id, in: MemoryBytes(fixed), limit: 64 << 20)
+                // The Exif and XMP items differ only in their orientation bytes.
+                let differences = zip(oldData, newData).filter { $0 != $1 }.count
+                #expect(oldData.count == newData.count && differences <= (["Exif", "mime"].contains(item.type) ? 2 : 0), "item \(item.id)")
+            }
+            let oldMdat = try #require(old.topLevelBoxes.first { $0.type == "mdat" })
+            let newMdat = try #require(new.topLevelBoxes.first { $0.type == "mdat" })
+            #expect(oldMdat.size == newMdat.size)
+            let mediaDiffers = zip(original[Int(oldMdat.offset)..<Int(oldMdat.offset + oldMdat.size)], fixed[Int(newMdat.offset)..<Int(newMdat.offset + newMdat.size)])
+                .filter { $0 != $1 }.count
+            #expect(mediaDiffers <= (exif ? 2 : 0) + (xmp ? 1 : 0))
+        }
+    }
+}
+
+/// A file to fix and the orientation it shows.
+struct FixCase: Sendable, CustomTestStringConvertible {
+    let path: String
+    let orientation: Int
+    /// Whether the file has an Exif item with an Orientation tag.
+    var exif = false
+    /// A file that shows the same picture (decoded once for many copies); nil for `path` itself.
+    var picture: String? = nil
+    var testDescription: String { (path as NSString).lastPathComponent }
+}
+
+/// A fresh folder under the temporary directory.
+private struct Scratch {
+    let url: URL
+
+    init(_ label: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func copy(_ source: String, as name: String) throws -> String {
+        try FileManager.default.copyItem(atPath: source, toPath: path(name))
+        return path(name)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The originals' pictures, decoded once for all their targets.
+private final class DecodedOriginals: @unchecked Sendable {
+    let lock = NSLock()
+    var pictures: [String: RGBPicture] = [:]
+    static let shared = DecodedOriginals()
+}
+
+/// A picture as libheif shows it (heif-convert applies irot, imir and clap), decoded to RGB by
+/// ffmpeg; turned by hand, independently of the code under test.
+private struct RGBPicture {
+    var width: Int, height: Int
+    var pixels: [UInt8]
+
+    init(width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// heif-convert's picture of `path`; `scaled` shrinks it to at most 96 pixels a side.
+    init(shownBy path: String, in folder: Scratch, scaled: Bool) throws {
+        let png = folder.path("shown-\(UInt32.random(in: 0...UInt32.max)).png")
+        let converted = try run("heif-convert", [path, png])
+        guard converted.status == 0 else { throw ToolError(message: "heif-convert \(path): \(converted.stderr)") }
+        let filter = scaled ? ["-vf", "scale=96:96:force_original_aspect_ratio=decrease:flags=area"] : []
+        let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", png] + filter + ["-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-"])
+        let data = [UInt8](result.stdout)
+        var fields: [String] = [], position = 0
+        while fields.count < 4, position < data.count {
+            var field = ""
+            while position < data.count, data[position] != 0x0A, data[position] != 0x20 {
+                field.append(Character(Unicode.Scalar(data[position])))
+                position += 1
+            }
+            position += 1
+            fields.append(field)
+        }
+        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]),
+            data.count - position == width * height * 3
+        else { throw ToolError(message: "ffmpeg gave no ppm for \(png): \(result.stderr)") }
+        self.init(width: width, height: height, pixels: Array(data[position...]))
+    }
+
+    static func original(_ path: String, scaled: Bool) throws -> RGBPicture {
+        let cache = DecodedOriginals.shared
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let picture = cache.pictures[path] { return picture }
+        let folder = try Scratch("heif-original")
+        defer { folder.remove() }
+        let picture = try RGBPicture(shownBy: path, in: folder, scaled: scaled)
+        cache.pictures[path] = picture
+        return picture
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> ArraySlice<UInt8> { pixels[(y * width + x) * 3..<(y * width + x) * 3 + 3] }
+
+    /// Left and right swapped.
+    var mirrored: RGBPicture {
+        var out: [UInt8] = []
+        for y in 0..<height { for x in 0..<width { out += pixel(width - 1 - x, y) } }
+        return RGBPicture(width: width, height: height, pixels: out)
+    }
+
+    /// Turned a quarter clockwise: the left column becomes the top row.
+    var turnedClockwise: RGBPicture {
+        var out: [UInt8] = []
+        for y in 0..<width { for x in 0..<height { out += pixel(y, height - 1 - x) } }
+        return RGBPicture(width: height, height: width, pixels: out)
+    }
+
+    /// EXIF orientation n as (mirror first, then clockwise quarter turns): the conventions' table.
+    static let table: [Int: (mirror: Bool, turns: Int)] = [
+        1: (false, 0), 2: (true, 0), 3: (false, 2), 4: (true, 2), 5: (true, 3), 6: (false, 1), 7: (true, 1), 8: (false, 3),
+    ]
+
+    /// A stored picture as orientation `n` displays it.
+    func displayed(as n: Int) -> RGBPicture {
+        let (mirror, turns) = Self.table[n]!
+        var picture = mirror ? mirrored : self
+        for _ in 0..<turns { picture = picture.turnedClockwise }
+        return picture
+    }
+
+    /// The stored picture that orientation `n` displays as this one.
+    func displayed(undoing n: Int) -> RGBPicture {
+        let (mirror, turns) = Self.table[n]!
+        var picture = self
+        for _ in 0..<(4 - turns) % 4 { picture = picture.turnedClockwise }
+        return mirror ? picture.mirrored : picture
+    }
+
+    func meanDifference(_ other: RGBPicture) -> Double {
+        Double(zip(pixels, other.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(1, pixels.count))
+    }
+
+    /// The colour nearest the centre pixel of each quadrant, [row][column].
+    var quadrants: [[String]] {
+        let colours: [(String, [Int])] = [("red", [255, 0, 0]), ("green", [0, 255, 0]), ("blue", [0, 0, 255]), ("white", [255, 255, 255])]
+        return (0..<2).map { row in
+            (0..<2).map { column in
+                let rgb = pixel(width * (2 * column + 1) / 4, height * (2 * row + 1) / 4).map { Int($0) }
+                let best = colours.min { a, b in
+                    zip(a.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) < zip(b.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+                }!
+                return zip(best.1, rgb).allSatisfy { abs($0 - $1) <= 48 } ? best.0 : "unclear"
+            }
+        }
+    }
+}
