@@ -13,7 +13,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 INSTALL ?= install
-SWIFT_FLAGS ?= -c release --static-swift-stdlib
+# FFmpeg and libheif are opened on first use, never linked (docs/ARCHITECTURE.md): their C targets
+# only include the headers. Debian and Ubuntu keep those on the compiler's own search path (the
+# multiarch directory pkg-config names); where pkg-config names another, it is passed on here.
+HEADER_DIRS := $(filter-out -I/usr/include -I/usr/include/%-linux-gnu,$(shell pkg-config --cflags-only-I \
+	libavformat libavcodec libavutil libswscale libheif 2>/dev/null))
+SWIFT_FLAGS ?= -c release --static-swift-stdlib $(addprefix -Xcc ,$(HEADER_DIRS))
 
 BIN := .build/release
 OUT := .build-install

@@ -17,16 +17,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
-        // FFmpeg's C libraries, found through pkg-config.
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswscale",
-            providers: [
-                .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "pkg-config"])
-            ]
-        ),
-        // libheif and libjpeg-turbo, found through pkg-config.
-        .systemLibrary(name: "CLibHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev", "pkg-config"])]),
+        // FFmpeg and libheif are opened on first use, never linked: these C targets include their
+        // headers (found on the compiler's include path: see docs/install.md) and define the
+        // functions Swift calls, by the libraries' own names, as trampolines resolved with dlopen.
+        // A command that needs neither (`--version`, `orientation`, a photo's `inspect`)
+        // never maps their ~140 shared libraries. CLibraryLoader is the one place that opens them.
+        .target(name: "CLibraryLoader"),
+        .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
+        .target(name: "CLibHeif", dependencies: ["CLibraryLoader"]),
+        // libjpeg-turbo, found through pkg-config.
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
         // zlib, for PNG's CRC-32 and compressed text chunks; used only by VidorientPhoto.

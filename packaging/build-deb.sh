@@ -2,7 +2,9 @@
 # Builds .build-install/vidorient_VERSION_ARCH.deb from what `make` built: the release binary
 # (stripped), its man pages and its bash, zsh and fish completions, installed under /usr.
 # Depends is derived from the binary by dpkg-shlibdeps (runtime libraries, never -dev packages),
-# so a new C library the code links is picked up without editing this file. The version comes
+# so a new C library the code links is picked up without editing this file; the libraries the
+# binary opens with dlopen on first use (FFmpeg, libheif: OPENED below) are added from their
+# packages' shlibs entries, since no linker records them. The version comes
 # from `git describe`: vX.Y.Z tags give X.Y.Z (X.Y.Z+N.gHASH after them); without a tag,
 # the binary's own version ~gitN.gHASH, so a later tagged release sorts above it.
 # Run `make deb` (or `make` first, then this script).
@@ -49,6 +51,26 @@ if [ -z "$depends" ]; then
   echo "build-deb: dpkg-shlibdeps found no dependencies for the binary" >&2
   exit 1
 fi
+
+# FFmpeg and libheif are not linked but opened on first use (Sources/CLibraryLoader), by the
+# sonames their headers named at build time, which the binary holds as strings. Each becomes the
+# dependency its package declares in its shlibs file, as dpkg-shlibdeps would have written it.
+OPENED=(libavformat libavcodec libavutil libswscale libheif)
+for library in "${OPENED[@]}"; do
+  soname=$(strings -n 8 "$root/usr/bin/vidorient" | grep -E -x "$library\.so\.[0-9]+" | sort -u)
+  if [ "$(printf '%s\n' "$soname" | grep -c .)" != 1 ]; then
+    echo "build-deb: the binary names ${soname:-no} soname for $library (expected one $library.so.N)" >&2
+    exit 1
+  fi
+  package=$(dpkg -S "*/$soname" 2>/dev/null | grep -E "^[^:]+:$arch: " | head -1 | cut -d: -f1-2)
+  entry=$(dpkg-query --control-show "$package" shlibs 2>/dev/null \
+    | awk -v name="$library" -v major="${soname##*.so.}" '$1 == name && $2 == major { $1 = $2 = ""; sub(/^ +/, ""); print; exit }')
+  if [ -z "$package" ] || [ -z "$entry" ]; then
+    echo "build-deb: no installed package declares $soname (dpkg -S, shlibs)" >&2
+    exit 1
+  fi
+  depends="$depends, $entry"
+done
 
 maintainer=$(git log -1 --format='%an <%ae>' 2>/dev/null || echo "vidorient maintainers <root@localhost>")
 cat > "$root/DEBIAN/control" <<CONTROL

@@ -1,4 +1,5 @@
 import CFFmpeg
+import VidorientCore
 
 /// A negative FFmpeg return code, with `av_strerror`'s message in lowercase.
 struct FFmpegError: Error, CustomStringConvertible {
@@ -36,6 +37,24 @@ extension FFmpegError: Equatable {
 public enum FFmpegLog {
     /// true: FFmpeg prints warnings and errors on stderr; false: nothing at all. Process-wide.
     public static func setVerbose(_ verbose: Bool) {
-        av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
+        vo_ffmpeg_set_log_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
+    }
+}
+
+/// FFmpeg's libraries, opened the first time a file needs them (Sources/CFFmpeg/FFmpegLoader.c),
+/// never when the program starts. Each way into FFmpeg asks here first, so that a missing FFmpeg
+/// is one clear line about the file instead of a crash.
+enum FFmpegLibraries {
+    /// Opens FFmpeg once per process; throws why it cannot be used, for `path`'s error line:
+    /// `FFmpeg is not installed (libavformat.so.59: cannot open shared object file: ...)`.
+    static func load(for path: String) throws(InputError) {
+        if let failure = loadFailure { throw InputError(path: path, reason: failure) }
+    }
+
+    /// nil once FFmpeg is loaded; the reason it cannot be otherwise.
+    static var loadFailure: String? {
+        var error = [CChar](repeating: 0, count: 512)
+        guard vo_ffmpeg_load(&error, error.count) != 0 else { return nil }
+        return String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -18,6 +18,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// Encodes `picture`. `quality` (1–100, higher is better) applies to JPEG.
     public func encode(_ picture: Picture, quality: Int = 90) throws(EncodingError) -> [UInt8] {
+        if let failure = FFmpegLibraries.loadFailure { throw EncodingError(description: "could not encode \(rawValue): \(failure)") }
         do {
             return try ImageEncoderSession(format: self, picture: picture, quality: quality).bytes
         } catch {

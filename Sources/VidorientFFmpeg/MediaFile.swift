@@ -26,6 +26,7 @@ final class MediaFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw InputError(path: path, reason: "not a regular file") }
         guard status.st_size > 0 else { throw InputError(path: path, reason: "file is empty") }
         guard path.withPathCString({ access($0, R_OK) }) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+        try FFmpegLibraries.load(for: path)
 
         let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
         // Beyond a year is never: inf, nan or 1e308 must not overflow the conversion.

@@ -144,6 +144,7 @@ enum FFmpegStill {
 /// Resamples an RGB picture with swscale: area averaging for reductions, bicubic otherwise.
 enum PictureScaler {
     static func scale(_ picture: Picture, width: Int, height: Int, path: String) throws(InputError) -> Picture {
+        try FFmpegLibraries.load(for: path)
         let reduction = Double(picture.width) / Double(max(1, width))
         let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_BITEXACT
         guard

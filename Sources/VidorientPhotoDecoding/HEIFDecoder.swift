@@ -25,6 +25,7 @@ public enum HEIFDecoder {
         func failure(_ what: String, _ error: heif_error) -> InputError {
             InputError(path: path, reason: "\(what): \(String(cString: error.message).lowercased())")
         }
+        try LibHeif.load(for: path)
         guard let context = heif_context_alloc() else { throw InputError(path: path, reason: "out of memory") }
         defer { heif_context_free(context) }
         var error = path.withPathCString { heif_context_read_from_file(context, $0, nil) }
@@ -98,5 +99,18 @@ public enum HEIFDecoder {
             }
         }
         return best?.handle
+    }
+}
+
+/// libheif, opened the first time a HEIF picture is decoded (Sources/CLibHeif/LibHeifLoader.c),
+/// never when the program starts: reading HEIF structure and orientation needs no libheif.
+enum LibHeif {
+    /// Opens libheif once per process; throws why it cannot be used, for `path`'s error line:
+    /// `libheif is not installed (libheif.so.1: cannot open shared object file: ...)`.
+    static func load(for path: String) throws(InputError) {
+        var error = [CChar](repeating: 0, count: 512)
+        guard vo_libheif_load(&error, error.count) != 0 else { return }
+        throw InputError(
+            path: path, reason: String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }

@@ -15,6 +15,13 @@
 #include <libavutil/time.h>
 #include <libswscale/swscale.h>
 
+// FFmpeg is opened on first use (FFmpegLoader.c), not linked. Opens it the first time; 0 when it
+// is there, else -1 with the reason in `error` ("FFmpeg is not installed (libavformat.so.59: ...)").
+int vo_ffmpeg_load(char *error, size_t length);
+
+// av_log_set_level without loading FFmpeg: applied now if it is loaded, else when it is.
+void vo_ffmpeg_set_log_level(int level);
+
 // Swift cannot import function-like macros, so the codes callers branch on are functions here.
 static inline int vo_averror_eof(void) { return AVERROR_EOF; }
 static inline int vo_averror_eagain(void) { return AVERROR(EAGAIN); }

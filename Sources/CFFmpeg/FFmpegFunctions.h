@@ -1,0 +1,66 @@
+// Every FFmpeg function vidorient calls, one line each, with FFmpeg's own prototype. Adding a
+// call to a function not listed here is a link error ("undefined reference to ..."): add its line.
+// The compiler checks each line against FFmpeg's header (a wrong prototype is a conflicting-types
+// error), and the loader resolves each name in its library when FFmpeg is first used.
+//
+// FUNCTION(library, return type, name, (parameters), (arguments))
+// VOID_FUNCTION(library, name, (parameters), (arguments))
+// library: avformat, avcodec, avutil or swscale (FFMPEG_LIBRARIES in FFmpegLoader.c).
+
+FUNCTION(avformat, AVFormatContext *, avformat_alloc_context, (void), ())
+FUNCTION(avformat, int, avformat_open_input, (AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options), (ps, url, fmt, options))
+VOID_FUNCTION(avformat, avformat_close_input, (AVFormatContext **s), (s))
+FUNCTION(avformat, int, avformat_find_stream_info, (AVFormatContext *ic, AVDictionary **options), (ic, options))
+FUNCTION(avformat, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))
+FUNCTION(avformat, int, av_seek_frame, (AVFormatContext *s, int stream_index, int64_t timestamp, int flags), (s, stream_index, timestamp, flags))
+FUNCTION(avformat, int, avformat_index_get_entries_count, (const AVStream *st), (st))
+FUNCTION(avformat, const AVIndexEntry *, avformat_index_get_entry, (AVStream *st, int idx), (st, idx))
+FUNCTION(avformat, const AVIndexEntry *, avformat_index_get_entry_from_timestamp, (AVStream *st, int64_t wanted_timestamp, int flags), (st, wanted_timestamp, flags))
+FUNCTION(avformat, int64_t, avio_size, (AVIOContext *s), (s))
+#if LIBAVCODEC_VERSION_INT < AV_VERSION_INT(60, 30, 100)
+FUNCTION(avformat, uint8_t *, av_stream_get_side_data, (const AVStream *stream, enum AVPacketSideDataType type, size_t *size), (stream, type, size))
+#else
+FUNCTION(avcodec, const AVPacketSideData *, av_packet_side_data_get, (const AVPacketSideData *sd, int nb_sd, enum AVPacketSideDataType type), (sd, nb_sd, type))
+#endif
+
+FUNCTION(avcodec, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))
+FUNCTION(avcodec, const AVCodec *, avcodec_find_encoder, (enum AVCodecID id), (id))
+FUNCTION(avcodec, const AVCodecDescriptor *, avcodec_descriptor_get, (enum AVCodecID id), (id))
+FUNCTION(avcodec, const char *, avcodec_profile_name, (enum AVCodecID codec_id, int profile), (codec_id, profile))
+FUNCTION(avcodec, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))
+VOID_FUNCTION(avcodec, avcodec_free_context, (AVCodecContext **avctx), (avctx))
+FUNCTION(avcodec, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par), (codec, par))
+FUNCTION(avcodec, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options), (avctx, codec, options))
+VOID_FUNCTION(avcodec, avcodec_flush_buffers, (AVCodecContext *avctx), (avctx))
+FUNCTION(avcodec, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *avpkt), (avctx, avpkt))
+FUNCTION(avcodec, int, avcodec_receive_frame, (AVCodecContext *avctx, AVFrame *frame), (avctx, frame))
+FUNCTION(avcodec, int, avcodec_send_frame, (AVCodecContext *avctx, const AVFrame *frame), (avctx, frame))
+FUNCTION(avcodec, int, avcodec_receive_packet, (AVCodecContext *avctx, AVPacket *avpkt), (avctx, avpkt))
+FUNCTION(avcodec, AVPacket *, av_packet_alloc, (void), ())
+VOID_FUNCTION(avcodec, av_packet_free, (AVPacket **pkt), (pkt))
+VOID_FUNCTION(avcodec, av_packet_unref, (AVPacket *pkt), (pkt))
+FUNCTION(avcodec, AVCodecParserContext *, av_parser_init, (int codec_id), (codec_id))
+FUNCTION(avcodec, int, av_parser_parse2, (AVCodecParserContext *s, AVCodecContext *avctx, uint8_t **poutbuf, int *poutbuf_size, const uint8_t *buf, int buf_size, int64_t pts, int64_t dts, int64_t pos), (s, avctx, poutbuf, poutbuf_size, buf, buf_size, pts, dts, pos))
+VOID_FUNCTION(avcodec, av_parser_close, (AVCodecParserContext *s), (s))
+
+FUNCTION(avutil, AVFrame *, av_frame_alloc, (void), ())
+VOID_FUNCTION(avutil, av_frame_free, (AVFrame **frame), (frame))
+FUNCTION(avutil, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align))
+FUNCTION(avutil, AVFrameSideData *, av_frame_get_side_data, (const AVFrame *frame, enum AVFrameSideDataType type), (frame, type))
+FUNCTION(avutil, AVDictionaryEntry *, av_dict_get, (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags))
+FUNCTION(avutil, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size))
+FUNCTION(avutil, int, av_reduce, (int *dst_num, int *dst_den, int64_t num, int64_t den, int64_t max), (dst_num, dst_den, num, den, max))
+FUNCTION(avutil, int64_t, av_gettime_relative, (void), ())
+VOID_FUNCTION(avutil, av_log_set_level, (int level), (level))
+FUNCTION(avutil, const char *, av_get_media_type_string, (enum AVMediaType media_type), (media_type))
+FUNCTION(avutil, const AVPixFmtDescriptor *, av_pix_fmt_desc_get, (enum AVPixelFormat pix_fmt), (pix_fmt))
+FUNCTION(avutil, const char *, av_color_primaries_name, (enum AVColorPrimaries primaries), (primaries))
+FUNCTION(avutil, const char *, av_color_range_name, (enum AVColorRange range), (range))
+FUNCTION(avutil, const char *, av_color_space_name, (enum AVColorSpace space), (space))
+FUNCTION(avutil, const char *, av_color_transfer_name, (enum AVColorTransferCharacteristic transfer), (transfer))
+
+FUNCTION(swscale, struct SwsContext *, sws_getContext, (int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH, enum AVPixelFormat dstFormat, int flags, SwsFilter *srcFilter, SwsFilter *dstFilter, const double *param), (srcW, srcH, srcFormat, dstW, dstH, dstFormat, flags, srcFilter, dstFilter, param))
+VOID_FUNCTION(swscale, sws_freeContext, (struct SwsContext *swsContext), (swsContext))
+FUNCTION(swscale, int, sws_scale, (struct SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[], int srcSliceY, int srcSliceH, uint8_t *const dst[], const int dstStride[]), (c, srcSlice, srcStride, srcSliceY, srcSliceH, dst, dstStride))
+FUNCTION(swscale, const int *, sws_getCoefficients, (int colorspace), (colorspace))
+FUNCTION(swscale, int, sws_setColorspaceDetails, (struct SwsContext *c, const int inv_table[4], int srcRange, const int table[4], int dstRange, int brightness, int contrast, int saturation), (c, inv_table, srcRange, table, dstRange, brightness, contrast, saturation))
