@@ -28,6 +28,8 @@ let package = Package(
         // libjpeg-turbo, found through pkg-config.
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
+        // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // zlib, for PNG's CRC-32 and compressed text chunks; used only by VidorientPhoto.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system's SQLite, for the audit cache (docs/audit.md says why not a Swift wrapper).
@@ -51,7 +53,7 @@ let package = Package(
         .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF", "CZlib"]),
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
         // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
-        .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG"]),
+        .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG", "CWebP"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
         .target(
             name: "VidorientAudit",

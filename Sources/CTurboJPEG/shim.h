@@ -7,4 +7,12 @@
 // TJSCALED is a function-like macro, which Swift cannot import.
 static inline int vo_tj_scaled(int dimension, tjscalingfactor factor) { return TJSCALED(dimension, factor); }
 
+// tjMCUWidth/tjMCUHeight are static arrays in the header; -1 for an unknown subsampling.
+static inline int vo_tj_mcu_width(int subsampling) {
+    return subsampling >= 0 && subsampling < TJ_NUMSAMP ? tjMCUWidth[subsampling] : -1;
+}
+static inline int vo_tj_mcu_height(int subsampling) {
+    return subsampling >= 0 && subsampling < TJ_NUMSAMP ? tjMCUHeight[subsampling] : -1;
+}
+
 #endif

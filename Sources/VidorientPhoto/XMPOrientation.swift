@@ -72,6 +72,30 @@ public enum XMPOrientation {
 
     /// `prefix:Orientation` as an attribute or an element.
     static func orientation(prefix: [UInt8], in packet: [UInt8]) -> Int? {
+        orientationRange(prefix: prefix, in: packet).flatMap { number(packet[$0]) }
+    }
+
+    /// Where the value of the first `tiff:Orientation` that holds a number lies in `packet`.
+    public static func valueRange(in packet: [UInt8]) -> Range<Int>? {
+        guard packet.count <= maximumLength else { return nil }
+        for prefix in prefixes(boundTo: tiffNamespace, in: packet) {
+            if let range = orientationRange(prefix: prefix, in: packet) { return range }
+        }
+        return nil
+    }
+
+    /// `packet` with its `tiff:Orientation` set to 1, the same length (the digits become `1` and
+    /// spaces, which the value may hold); nil when it states none or already says 1.
+    public static func upright(_ packet: [UInt8]) -> [UInt8]? {
+        guard let range = valueRange(in: packet), number(packet[range]) != 1 else { return nil }
+        var edited = packet
+        let digits = range.filter { !isSpace(packet[$0]) }
+        for (index, position) in digits.enumerated() { edited[position] = index == 0 ? UInt8(ascii: "1") : 0x20 }
+        return edited
+    }
+
+    /// The range of `prefix:Orientation`'s value (an attribute's or an element's text) that holds a number.
+    static func orientationRange(prefix: [UInt8], in packet: [UInt8]) -> Range<Int>? {
         let name = prefix + Array(":Orientation".utf8)
         for start in occurrences(of: name, in: packet) {
             let end = start + name.count
@@ -86,7 +110,7 @@ public enum XMPOrientation {
                 index += 1
                 let textStart = index
                 while index < packet.count, packet[index] != UInt8(ascii: "<") { index += 1 }
-                if let value = number(packet[textStart..<index]) { return value }
+                if number(packet[textStart..<index]) != nil { return textStart..<index }
             } else if isSpace(before) {
                 while index < packet.count, isSpace(packet[index]) { index += 1 }
                 guard index < packet.count, packet[index] == UInt8(ascii: "=") else { continue }
@@ -97,7 +121,7 @@ public enum XMPOrientation {
                 index += 1
                 let valueStart = index
                 while index < packet.count, packet[index] != quote { index += 1 }
-                if let value = number(packet[valueStart..<index]) { return value }
+                if number(packet[valueStart..<index]) != nil { return valueStart..<index }
             }
         }
         return nil
