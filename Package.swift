@@ -69,15 +69,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore"]),
-        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
-        .testTarget(name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore"]),
-        .testTarget(name: "VidorientPhotoTests", dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF"]),
+        // What every test target shares: TestMedia and its manifest, ../shared/media, the process
+        // runner (tools and the built binary), a seeded random generator, temporary folders.
+        .target(name: "VidorientTestSupport", path: "Tests/VidorientTestSupport"),
+        .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore", "VidorientTestSupport"]),
+        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore", "VidorientTestSupport"]),
+        .testTarget(
+            name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore", "VidorientTestSupport"]),
+        .testTarget(
+            name: "VidorientPhotoTests",
+            dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
         .testTarget(name: "VidorientTextTests", dependencies: ["VidorientText", "VidorientCore"]),
-        .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore"]),
-        .testTarget(name: "VidorientFixTests", dependencies: ["VidorientFix", "VidorientCore", "VidorientISOBMFF"]),
+        .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore", "VidorientTestSupport"]),
+        .testTarget(
+            name: "VidorientFixTests", dependencies: ["VidorientFix", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
         // Runs the built `vidorient` binary end to end.
-        .testTarget(name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF"]),
+        .testTarget(
+            name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
     ]
 )
 

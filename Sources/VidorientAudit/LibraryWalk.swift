@@ -43,10 +43,22 @@ public struct Shard: Sendable, Hashable {
 
     /// `K/N` with 1 ≤ K ≤ N.
     public init?(_ text: String) {
-        let parts = text.split(separator: "/").map { Int($0) }
-        guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else { return nil }
-        index = k
-        count = n
+        guard let shard = try? Shard.parse(text) else { return nil }
+        self = shard
+    }
+
+    private init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// `K/N` with 1 ≤ K ≤ N, or the reason it is not.
+    public static func parse(_ text: String) throws(ValueError) -> Shard {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
+            throw ValueError("must be K/N with 1 <= K <= N")
+        }
+        return Shard(index: k, count: n)
     }
 
     public func contains(_ path: String) -> Bool {

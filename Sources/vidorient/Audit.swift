@@ -36,8 +36,8 @@ struct Audit: ParsableCommand {
     @Flag(help: "Follow symbolic links (loops are detected and reported).")
     var followSymlinks = false
 
-    @Option(help: "Audit only part K of N, split by a hash of each path: K/N.")
-    var shard: String?
+    @Option(help: "Audit only part K of N, split by a hash of each path: K/N.", transform: Shard.parser(for: "--shard"))
+    var shard: Shard?
 
     @Option(help: "Files probed at once, 1-256 (default: the number of cores).")
     var jobs: Int?
@@ -48,8 +48,10 @@ struct Audit: ParsableCommand {
     @Flag(help: "Decode each video's first frame (finds H.264/HEVC orientation SEI): slower.")
     var deep = false
 
-    @Option(help: "Exit 1 when a finding is at or above this severity: error, warning or info.")
-    var failOn = "warning"
+    @Option(
+        help: "Exit 1 when a finding is at or above this severity: error, warning or info (default: warning).",
+        transform: Severity.parser(for: "--fail-on"))
+    var failOn = Severity.warning
 
     @Flag(help: "One JSON document.")
     var json = false
@@ -95,13 +97,11 @@ struct Audit: ParsableCommand {
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
         if nulSeparated && filesFrom == nil { throw ValidationError("-0 goes with --files-from") }
         if [json, jsonl, csv].filter({ $0 }).count > 1 { throw ValidationError("choose one of --json, --jsonl, --csv") }
-        if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 <= K <= N, got '\(shard)'") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1-256") }
         // A day is far beyond any probe; inf or 1e308 would overflow the deadline.
         guard timeout > 0, timeout <= 86400 else {
             throw ValidationError("--timeout must be above 0 and at most 86400 seconds, got \(timeout)")
         }
-        guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be error, warning or info") }
         if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
         if watch && json { throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document") }
         if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
@@ -116,11 +116,11 @@ struct Audit: ParsableCommand {
         options.walk.include = include
         options.walk.exclude = exclude
         options.walk.followSymlinks = followSymlinks
-        options.walk.shard = shard.flatMap(Shard.init)
+        options.walk.shard = shard
         options.jobs = jobs ?? processorCount
         options.timeout = timeout
         options.deep = deep
-        options.failOn = Severity(rawValue: failOn)!
+        options.failOn = failOn
         if cache || cachePath != nil {
             if let path = cachePath ?? AuditCache.defaultPath {
                 // The page needs each flagged file's video object, which hits otherwise skip.

@@ -37,8 +37,10 @@ struct OrientationCommand: ParsableCommand {
     @Option(help: "UIDeviceOrientation, by raw value 1-4 or name (its landscape names swap the capture's).")
     var device: String?
 
-    @Option(help: "Stored size WxH, each 1-32767, for the matrix translation and the displayed size.")
-    var size: String = "1920x1080"
+    @Option(
+        help: "Stored size WxH, each 1-32767, for the matrix translation and the displayed size (default: 1920x1080).",
+        transform: PixelSize.parser(for: "--size"))
+    var size = PixelSize(width: 1920, height: 1080)
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -51,17 +53,9 @@ struct OrientationCommand: ParsableCommand {
         return all.compactMap { representation, value in value.map { (representation, $0) } }
     }
 
-    private var storedSize: (width: Int, height: Int)? {
-        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        // A tkhd width and height are 16.16 fixed point: 32767 is the largest whole size.
-        guard parts.count == 2, parts.allSatisfy({ (1...32767).contains($0) }) else { return nil }
-        return (parts[0], parts[1])
-    }
-
     func validate() throws {
         guard given.count <= 1 else { throw ValidationError("give the orientation in one representation only") }
         if mirrored && rotation == nil { throw ValidationError("--mirrored goes with --rotation") }
-        guard storedSize != nil else { throw ValidationError("--size must be WxH with each side 1-32767, for example 1920x1080") }
         if let (representation, value) = given.first {
             do { _ = try Orientation.parse(value, as: representation, mirrored: mirrored) } catch {
                 throw ValidationError(error.description)
@@ -72,7 +66,6 @@ struct OrientationCommand: ParsableCommand {
     func run() throws {
         let orientations =
             try given.first.map { [try Orientation.parse($0.1, as: $0.0, mirrored: mirrored)] } ?? Orientation.allCases
-        let size = storedSize!
         let descriptions = orientations.map {
             OrientationDescription($0, storedWidth: size.width, storedHeight: size.height)
         }

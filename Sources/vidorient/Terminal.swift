@@ -41,7 +41,9 @@ struct Terminal {
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBufferPointer { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.map { write(descriptor, $0 + offset, buffer.count - offset) } ?? 0
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return false }
             offset += count

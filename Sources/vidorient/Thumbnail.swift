@@ -35,8 +35,9 @@ struct Thumbnail: ParsableCommand {
     // Unconditional, so that `--at -1` reaches `validate` and is told the range.
     @Option(
         parsing: .unconditional,
-        help: "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.")
-    var at: String?
+        help: "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.",
+        transform: TimePoint.parser(for: "--at"))
+    var at: TimePoint?
 
     @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
     var exact = false
@@ -47,11 +48,15 @@ struct Thumbnail: ParsableCommand {
     @Option(help: "Height in pixels (the width follows the displayed aspect).")
     var height: Int?
 
-    @Option(help: "Fit inside WxH, keeping the displayed aspect.")
-    var size: String?
+    @Option(
+        help: "Fit inside WxH, keeping the displayed aspect.",
+        transform: optionParser("--size") { text throws(ValueError) in
+            try PixelSize.parse(text, largestSide: ThumbnailGeometry.maximumSide)
+        })
+    var size: PixelSize?
 
-    @Option(help: "png or jpg. Default: from the output's extension, else png.")
-    var format: String?
+    @Option(help: "png or jpg. Default: from the output's extension, else png.", transform: ImageFormat.parser(for: "--format"))
+    var format: ImageFormat?
 
     @Option(help: "JPEG quality, 1-100.")
     var quality = 90
@@ -62,8 +67,9 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Stored and displayed side by side, labelled.")
     var compare = false
 
-    @Option(help: "A contact sheet of CxR evenly spaced frames, for example 4x3.")
-    var grid: String?
+    @Option(
+        help: "A contact sheet of CxR evenly spaced frames, for example 4x3.", transform: ContactSheetGrid.parser(for: "--grid"))
+    var grid: ContactSheetGrid?
 
     @Option(help: "Files at once (default: the number of cores).")
     var jobs: Int?
@@ -77,25 +83,10 @@ struct Thumbnail: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress bar (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
     var quiet = false
 
-    private var gridSize: (columns: Int, rows: Int)? {
-        guard let grid else { return nil }
-        let parts = grid.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (1...20).contains(parts[0]), (1...20).contains(parts[1]) else { return nil }
-        return (parts[0], parts[1])
-    }
+    private var box: (width: Int?, height: Int?) { size.map { ($0.width, $0.height) } ?? (width, height) }
 
-    private var box: (width: Int?, height: Int?) {
-        if let size {
-            let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-            if parts.count == 2 { return (parts[0], parts[1]) }
-        }
-        return (width, height)
-    }
-
-    private var imageFormat: ImageFormat? {
-        if let format { return ImageFormat(rawValue: format == "jpeg" ? "jpg" : format) }
-        return output.flatMap(ImageFormat.init(fileName:)) ?? .png
-    }
+    /// `--format`, else the output's extension, else PNG.
+    private var imageFormat: ImageFormat { format ?? output.flatMap(ImageFormat.init(fileName:)) ?? .png }
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
@@ -103,25 +94,13 @@ struct Thumbnail: ParsableCommand {
         if output != nil, inputs.count > 1 || Thumbnail.expand(inputs).files.count > 1 {
             throw ValidationError("-o takes one input; use --out-dir for several")
         }
-        if let at, TimePoint(parsing: at) == nil {
-            throw ValidationError(
-                "--at must be 0 to 1000000 seconds, [HH:]MM:SS[.ms] within that, or a percentage 0%-100%, got '\(at)'")
-        }
-        if let size {
-            let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts.allSatisfy({ $0 > 0 && $0 <= 16384 }) else {
-                throw ValidationError("--size must be WxH, for example 320x240")
-            }
-            if width != nil || height != nil { throw ValidationError("--size replaces --width and --height") }
-        }
+        if size != nil && (width != nil || height != nil) { throw ValidationError("--size replaces --width and --height") }
         for (flag, value) in [("--width", width), ("--height", height)] {
             if let value, !(1...16384).contains(value) { throw ValidationError("\(flag) must be 1-16384") }
         }
-        if grid != nil && gridSize == nil { throw ValidationError("--grid must be CxR with 1-20 each, for example 4x3") }
         if [compare, asStored, grid != nil].filter({ $0 }).count > 1 {
             throw ValidationError("--compare, --as-stored and --grid do not combine")
         }
-        guard imageFormat != nil else { throw ValidationError("--format must be png or jpg") }
         if format == nil, let output, ImageFormat(fileName: output) == nil {
             throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
         }
@@ -145,7 +124,7 @@ struct Thumbnail: ParsableCommand {
             Terminal.warn("could not read '\(note.path)': \(note.reason)")
             failed = true
         }
-        let format = imageFormat!
+        let format = imageFormat
         let targets = try files.enumerated().map { index, file in try target(for: file, index: index, format: format) }
         let duplicates = Dictionary(grouping: targets, by: { $0 }).filter { $0.value.count > 1 }.keys
         if let duplicate = duplicates.first {
@@ -155,11 +134,11 @@ struct Thumbnail: ParsableCommand {
         if grid != nil || compare { Thumbnail.checkFont() }
 
         let request = ThumbnailRequest(
-            at: at.flatMap(TimePoint.init(parsing:)), exact: exact, width: box.width, height: box.height,
+            at: at, exact: exact, width: box.width, height: box.height,
             asStored: asStored)
         let results = Mutex<[Written?]>(Array(repeating: nil, count: files.count))
         let failures = Atomic<Int>(0)
-        let (grid, compare, quality) = (gridSize, self.compare, self.quality)
+        let (grid, compare, quality) = (self.grid, self.compare, self.quality)
         let progress = ProgressBar(total: files.count, quiet: quiet || files.count < 2)
         forEachConcurrently(files.count, jobs: jobs ?? processorCount) { index in
             do {
@@ -241,7 +220,7 @@ struct Thumbnail: ParsableCommand {
 
     static func make(
         file: String, to output: String, format: ImageFormat, quality: Int, request: ThumbnailRequest,
-        grid: (columns: Int, rows: Int)?, compare: Bool
+        grid: ContactSheetGrid?, compare: Bool
     ) throws(OutputError) -> Written {
         let thumbnailer = Thumbnailer()
         let picture: Picture
@@ -288,16 +267,11 @@ struct Thumbnail: ParsableCommand {
         guard descriptor >= 0 else {
             throw OutputError(description: "could not write '\(path)': \(String(cString: strerror(errno)).lowercased())")
         }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-            guard count > 0 else {
-                let reason = String(cString: strerror(errno)).lowercased()
-                close(descriptor)
-                _ = temporary.withPathCString { unlink($0) }
-                throw OutputError(description: "could not write '\(path)': \(reason)")
-            }
-            offset += count
+        guard Terminal.writeAll(descriptor, bytes) else {
+            let reason = String(cString: strerror(errno)).lowercased()
+            close(descriptor)
+            _ = temporary.withPathCString { unlink($0) }
+            throw OutputError(description: "could not write '\(path)': \(reason)")
         }
         close(descriptor)
         guard temporary.withPathCString({ from in path.withPathCString { rename(from, $0) } }) == 0 else {
@@ -333,7 +307,8 @@ struct Thumbnail: ParsableCommand {
         guard !expanded.contains("/") || name.contains("/") else {
             throw ValidationError("--name produced '\(expanded)', which is not a file name")
         }
-        return (outDir!.hasSuffix("/") ? outDir! : outDir! + "/") + expanded
+        guard let outDir else { return expanded }
+        return (outDir.hasSuffix("/") ? outDir : outDir + "/") + expanded
     }
 
     private func ensureDirectory(_ path: String) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
 
@@ -11,9 +12,7 @@ final class CacheFixture: Sendable {
     var path: String { folder.appendingPathComponent("audit.sqlite").path }
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-cache-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try scratchFolder("cache")
     }
 
     func open(fullRecords: Bool = false) -> AuditCache? {

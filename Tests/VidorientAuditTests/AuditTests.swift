@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
 
@@ -8,11 +9,10 @@ import VidorientCore
 /// to a file, a directory named like a video, and a file that is not media at all.
 struct Library {
     let root: URL
-    static let testMedia = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("TestMedia")
+    static let testMedia = TestMedia.folder
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-library-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        root = try scratchFolder("library")
         let fm = FileManager.default
         try fm.createDirectory(at: root.appendingPathComponent("trips/2024"), withIntermediateDirectories: true)
         try fm.createDirectory(at: root.appendingPathComponent("folder.mp4"), withIntermediateDirectories: true)
@@ -237,8 +237,7 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
 }
 
 @Suite struct FastPathAgreementTests {
-    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/media")
+    static let shared = SharedMedia.folder
 
     /// The header-only readers (box layer, JPEG markers) must say what FFmpeg says.
     @Test func fastAndDeepAgreeOnEveryRealFile() throws {

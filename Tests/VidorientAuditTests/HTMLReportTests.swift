@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
 
@@ -67,8 +68,7 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
     }
 
     @Test func thumbnailsAsStoredAndAsDisplayed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-page-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("page")
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = try HTMLReport(path: folder.appendingPathComponent("page.html").path, thumbnails: true)
         let files = ["orient-6.mp4", "orient-5.jpg", "bad-empty.mp4"].map { Library.testMedia.appendingPathComponent($0).path }
@@ -110,8 +110,7 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
 
     /// 20,000 rows here (the browser test loads 100,000): the bytes per row bound the page.
     @Test func rowsAreCompact() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-big-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("big")
         defer { try? FileManager.default.removeItem(at: folder) }
         // A real record, under 100,000 paths.
         let real = try #require(audit(.list([Library.testMedia.appendingPathComponent("orient-2.mp4").path].makeIterator())).records.first)

@@ -1,5 +1,6 @@
 import Testing
 import VidorientAudit
+import VidorientCore
 
 @Suite struct ShardTests {
     @Test func parsesKOverN() {
@@ -24,5 +25,14 @@ import VidorientAudit
         #expect(Shard.hash("") == 0xcbf2_9ce4_8422_2325)
         #expect(Shard.hash("a") == 0xaf63_dc4c_8601_ec8c)
         #expect(Shard.hash("foobar") == 0x8594_4171_f739_67e8)
+    }
+}
+
+@Suite struct ShardParseTests {
+    @Test func aRefusalSaysTheForm() throws {
+        #expect(try Shard.parse("2/5") == Shard("2/5"))
+        for bad in ["0/3", "4/3", "1/0", "a/b", "1", "1/2/3", "", "/3", "1/"] {
+            #expect(throws: ValueError("must be K/N with 1 <= K <= N"), "\(bad)") { try Shard.parse(bad) }
+        }
     }
 }

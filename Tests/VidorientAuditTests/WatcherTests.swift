@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
 
@@ -19,9 +20,7 @@ final class WatchRun: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     init(settle: Double = 0.1, prepare: (URL) throws -> Void = { _ in }) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-watch-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try scratchFolder("watch")
         try prepare(folder)
         watcher = try Watcher(roots: [folder.path], settle: settle)
     }

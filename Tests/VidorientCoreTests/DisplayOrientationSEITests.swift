@@ -1,4 +1,5 @@
 import Testing
+import VidorientTestSupport
 import VidorientCore
 
 /// An H.264 SEI NAL unit holding one display-orientation message, as an encoder writes it.
@@ -64,8 +65,9 @@ private func h264SEI(cancel: Bool = false, hflip: Bool, vflip: Bool, rotation: U
         // Truncated and garbage packets never crash.
         let full = [0, 0, 0, UInt8(nal.count)] + nal
         for cut in 0..<full.count { _ = DisplayOrientationSEI.find(in: Array(full.prefix(cut)), codec: .h264, framing: .lengthPrefixed(4)) }
+        var random = SplitMix64(state: 0x5EED)  // the garbage is the same on every run
         for _ in 0..<2000 {
-            let bytes = (0..<Int.random(in: 0..<64, using: &SplitMix.shared)).map { _ in UInt8.random(in: 0...255, using: &SplitMix.shared) }
+            let bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             _ = DisplayOrientationSEI.find(in: bytes, codec: .h264, framing: .annexB)
             _ = DisplayOrientationSEI.find(in: bytes, codec: .hevc, framing: .lengthPrefixed(2))
         }
@@ -75,18 +77,5 @@ private func h264SEI(cancel: Bool = false, hflip: Bool, vflip: Bool, rotation: U
         #expect(DisplayOrientationSEI.framing(extradata: [1, 0x64, 0, 0x1F, 0xFF, 0xE1, 0], codec: .h264) == .lengthPrefixed(4))
         #expect(DisplayOrientationSEI.framing(extradata: [0, 0, 0, 1, 0x67], codec: .h264) == .annexB)
         #expect(DisplayOrientationSEI.framing(extradata: [], codec: .hevc) == .annexB)
-    }
-}
-
-/// A seeded generator, so the garbage above is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    nonisolated(unsafe) static var shared = SplitMix(state: 0x5EED)
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import VidorientTestSupport
 import Foundation
 import VidorientCore
 
@@ -88,8 +89,7 @@ import VidorientCore
 /// a name that is not UTF-8 (held as U+F7xx characters) would name another file. Every call
 /// that takes a path goes through `withPathCString`.
 @Suite struct PathSystemCallTests {
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources")
+    static let sources = PackageFolder.sources
 
     static let pathCalls = [
         "open", "stat", "lstat", "access", "unlink", "opendir", "mkdir", "rename", "realpath", "fnmatch", "mkstemp",

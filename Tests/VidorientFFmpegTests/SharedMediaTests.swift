@@ -1,21 +1,8 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientFFmpeg
-
-/// Real phone and muxer files beside the project (`../shared/media`), with the truth from its
-/// README. Skipped when the folder is absent; never copied into the repository.
-enum SharedMedia {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/media")
-
-    static func path(_ name: String) -> String? {
-        let path = folder.appendingPathComponent(name).path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }
-
-    static var isPresent: Bool { path("README.md") != nil }
-}
 
 struct Truth: Sendable, CustomTestStringConvertible {
     let file: String
@@ -74,7 +61,7 @@ struct SharedMediaTests {
 
     @Test(arguments: photoTruths)
     func photoOrientationMatchesTheKnownTruth(truth: PhotoTruth) throws {
-        let path = try #require(SharedMedia.path(truth.file))
+        let path = try #require(SharedMedia.existingPath(truth.file))
         let report = try Prober().inspect(path)
         let photo = try #require(report.photo)
         #expect(report.video == nil)
@@ -90,7 +77,7 @@ struct SharedMediaTests {
 
     @Test(arguments: truths)
     func orientationMatchesTheKnownTruth(truth: Truth) throws {
-        let path = try #require(SharedMedia.path(truth.file))
+        let path = try #require(SharedMedia.existingPath(truth.file))
         let report = try Prober().inspect(path)
         let video = try #require(report.video)
         #expect(video.index == truth.videoIndex)
@@ -107,7 +94,7 @@ struct SharedMediaTests {
     /// Samsung's motion photo: the still is turned by irot 3 and its EXIF agrees; the video in
     /// the `mpvd` box has an orientation of its own, reported with it.
     @Test func samsungMotionPhotoReportsItsVideoToo() throws {
-        let report = try Prober().inspect(try #require(SharedMedia.path("samsung-one-ui-6.heic")))
+        let report = try Prober().inspect(try #require(SharedMedia.existingPath("samsung-one-ui-6.heic")))
         let photo = try #require(report.photo)
         #expect(photo.heifTransforms?.map(\.property) == ["irot"])
         #expect(photo.sources.map(\.source) == [.heif, .exif])
@@ -119,7 +106,7 @@ struct SharedMediaTests {
 
     @Test func landscapeZeroHasAnOrientationTagOfZero() throws {
         // The README calls it "tag absent"; exiftool and FFmpeg both read Orientation = 0.
-        let report = try Prober().inspect(try #require(SharedMedia.path("Landscape_0.jpg")))
+        let report = try Prober().inspect(try #require(SharedMedia.existingPath("Landscape_0.jpg")))
         #expect(report.photo?.exifOrientation == 1)
         #expect(report.photo?.sources.first?.value == 0)
         #expect(report.photo?.displayWidth == 1800 && report.photo?.displayHeight == 1200)
@@ -127,7 +114,7 @@ struct SharedMediaTests {
     }
 
     @Test func iphoneFacts() throws {
-        let report = try Prober().inspect(try #require(SharedMedia.path("iphone_rotated.mov")))
+        let report = try Prober().inspect(try #require(SharedMedia.existingPath("iphone_rotated.mov")))
         #expect(report.streams.map(\.type) == ["audio", "video"])
         #expect(report.video?.matrix == [0, 1, 0, -1, 0, 0, 320, 0, 1])
         #expect(report.video?.ffprobeRotation == -90)
@@ -145,7 +132,7 @@ struct SharedMediaTests {
     }
 
     @Test func hdrFacts() throws {
-        let report = try Prober().inspect(try #require(SharedMedia.path("dolbyVision-hdr.MOV")))
+        let report = try Prober().inspect(try #require(SharedMedia.existingPath("dolbyVision-hdr.MOV")))
         let video = try #require(report.streams.first)
         #expect(video.pixelFormat == "yuv420p10le")
         #expect(video.bitDepth == 10)
@@ -160,7 +147,7 @@ struct SharedMediaTests {
     }
 
     @Test func htcTrackTitleIsAHintNotAnOrientation() throws {
-        let report = try Prober().inspect(try #require(SharedMedia.path("sample_with_htc_rotation_track_name.mkv")))
+        let report = try Prober().inspect(try #require(SharedMedia.existingPath("sample_with_htc_rotation_track_name.mkv")))
         #expect(report.video?.rotation == 0)
         #expect(report.findings.map(\.code) == ["track-title-rotation"])
     }
@@ -168,14 +155,14 @@ struct SharedMediaTests {
     /// ffprobe's own number, read from ffprobe itself: what we report as `ffprobe_rotation`.
     @Test(arguments: truths)
     func ffprobeRotationIsWhatFFprobePrints(truth: Truth) throws {
-        let path = try #require(SharedMedia.path(truth.file))
+        let path = try #require(SharedMedia.existingPath(truth.file))
         let printed = try FFprobe.rotation(path)
         #expect(try Prober().inspect(path).video?.ffprobeRotation == printed)
     }
 
     @Test(arguments: truths)
     func streamsAgreeWithFFprobe(truth: Truth) throws {
-        let path = try #require(SharedMedia.path(truth.file))
+        let path = try #require(SharedMedia.existingPath(truth.file))
         try FFprobe.expectStreamsAgree(path: path, report: try Prober().inspect(path))
     }
 }

@@ -1,76 +1,18 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientFFmpeg
-
-/// The project's generated media (`TestMedia/generate.sh`) and the truth its manifest records
-/// from how each file was built.
-struct Manifest: Sendable {
-    struct Entry: Decodable, Sendable, CustomTestStringConvertible {
-        var name = ""
-        let videoIndex: Int?
-        let attachedPic: Bool?
-        let storedWidth: Int?
-        let storedHeight: Int?
-        let displayWidth: Int?
-        let displayHeight: Int?
-        let exifOrientation: Int?
-        let rotation: Double?
-        let mirrored: Bool?
-        let orientationSource: String?
-        let matrix: [Double]?
-        let ffprobeRotation: Int?
-        let sampleAspectRatio: String?
-        let bad: Bool
-        /// Set for photos.
-        let photoFormat: String?
-        /// The orientation the stored pixels need to be upright; it differs from the reported one
-        /// only in files built to be wrong (a tag left on turned pixels, a sidecar's opinion).
-        let pixelsOrientation: Int?
-        var testDescription: String { name }
-
-        var path: String { Manifest.folder.appendingPathComponent(name).path }
-
-        enum CodingKeys: String, CodingKey {
-            case videoIndex = "video_index", attachedPic = "attached_pic", storedWidth = "stored_width"
-            case storedHeight = "stored_height", displayWidth = "display_width", displayHeight = "display_height"
-            case exifOrientation = "exif_orientation", rotation, mirrored, orientationSource = "orientation_source"
-            case matrix, ffprobeRotation = "ffprobe_rotation", sampleAspectRatio = "sample_aspect_ratio", bad
-            case photoFormat = "photo_format", pixelsOrientation = "pixels_orientation"
-        }
-
-        /// Whether a viewer that obeys the report shows the picture upright.
-        var showsUpright: Bool { pixelsOrientation == nil || pixelsOrientation == exifOrientation }
-    }
-
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("TestMedia")
-
-    static let entries: [Entry] = {
-        guard let data = try? Data(contentsOf: folder.appendingPathComponent("manifest.json")),
-            let decoded = try? JSONDecoder().decode([String: Entry].self, from: data)
-        else { return [] }
-        return decoded.map { name, entry in
-            var entry = entry
-            entry.name = name
-            return entry
-        }.sorted { $0.name < $1.name }
-    }()
-
-    /// Every file, videos and photos of every format: `Prober` and `Thumbnailer` take them all.
-    static var good: [Entry] { entries.filter { !$0.bad } }
-    static var bad: [Entry] { entries.filter(\.bad) }
-}
 
 @Suite struct TestMediaTests {
     @Test func manifestIsThere() {
         // Guards every table below: an empty manifest would make them pass vacuously.
-        #expect(Manifest.good.count >= 90)
-        #expect(Manifest.bad.count >= 9)
+        #expect(TestMedia.good.count >= 90)
+        #expect(TestMedia.bad.count >= 9)
     }
 
-    @Test(arguments: Manifest.good)
-    func reportMatchesHowTheFileWasBuilt(entry: Manifest.Entry) throws {
+    @Test(arguments: TestMedia.good)
+    func reportMatchesHowTheFileWasBuilt(entry: TestMedia.Entry) throws {
         let report = try Prober().inspect(entry.path)
         if let photo = report.photo {
             // Photos come down the photo path: no streams, the decision in `photo`.
@@ -107,7 +49,7 @@ struct Manifest: Sendable {
 
     @Test func oddScaledAndSEIFilesHaveTheirFindings() throws {
         func codes(_ name: String) throws -> [String] {
-            try Prober().inspect(Manifest.folder.appendingPathComponent(name).path).findings.map(\.code)
+            try Prober().inspect(TestMedia.folder.appendingPathComponent(name).path).findings.map(\.code)
         }
         #expect(try codes("odd-angle-30.mp4") == ["odd-angle"])
         #expect(try codes("scaled-2x.mp4") == ["matrix-scale"])
@@ -115,21 +57,21 @@ struct Manifest: Sendable {
         #expect(try codes("orient-6.mp4").isEmpty)
     }
 
-    @Test(arguments: Manifest.good.filter { $0.name.hasSuffix(".mp4") || $0.name.hasSuffix(".mov") })
-    func ffprobeRotationIsWhatFFprobePrints(entry: Manifest.Entry) throws {
+    @Test(arguments: TestMedia.good.filter { $0.name.hasSuffix(".mp4") || $0.name.hasSuffix(".mov") })
+    func ffprobeRotationIsWhatFFprobePrints(entry: TestMedia.Entry) throws {
         #expect(try Prober().inspect(entry.path).video?.ffprobeRotation == FFprobe.rotation(entry.path))
     }
 
     /// Photos report no streams (their `photo` object says what ffprobe's one image stream would).
-    @Test(arguments: Manifest.good)
-    func streamsAgreeWithFFprobe(entry: Manifest.Entry) throws {
+    @Test(arguments: TestMedia.good)
+    func streamsAgreeWithFFprobe(entry: TestMedia.Entry) throws {
         let report = try Prober().inspect(entry.path)
         guard report.photo == nil else { return }
         try FFprobe.expectStreamsAgree(path: entry.path, report: report)
     }
 
-    @Test(arguments: Manifest.bad)
-    func badFilesAreRefusedWithAReason(entry: Manifest.Entry) throws {
+    @Test(arguments: TestMedia.bad)
+    func badFilesAreRefusedWithAReason(entry: TestMedia.Entry) throws {
         let error = try #require(throws: InputError.self) { try Prober().inspect(entry.path) }
         #expect(error.path == entry.path)
         #expect(!error.reason.isEmpty)
@@ -137,7 +79,7 @@ struct Manifest: Sendable {
     }
 
     @Test func directoriesAndMissingFilesAreRefused() throws {
-        let directory = try #require(throws: InputError.self) { try Prober().inspect(Manifest.folder.path) }
+        let directory = try #require(throws: InputError.self) { try Prober().inspect(TestMedia.folder.path) }
         #expect(directory.reason == "is a directory")
         let missing = try #require(throws: InputError.self) { try Prober().inspect("/no/such/file.mp4") }
         #expect(missing.reason == "no such file or directory")
@@ -150,19 +92,14 @@ struct Manifest: Sendable {
     /// NAL units ourselves and FFmpeg's decoder must agree.
     @Test(arguments: [("rotate=90:flip=horizontal", 5), ("rotate=90", 8), ("rotate=180:flip=vertical", 2), ("rotate=270:flip=horizontal", 7)])
     func ourSEIReaderAgreesWithFFmpegsDecoder(options: String, exif: Int) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-sei-\(getpid())-\(exif)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("sei-\(exif)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = folder.appendingPathComponent("sei.mp4").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", Manifest.folder.appendingPathComponent("orient-1.mp4").path,
+        let ffmpeg = try run("ffmpeg", [
+            "-nostdin", "-v", "error", "-y", "-i", TestMedia.path("orient-1.mp4"),
             "-c", "copy", "-bsf:v", "h264_metadata=display_orientation=insert:\(options)", clip,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        ])
+        try #require(ffmpeg.status == 0, "\(ffmpeg.stderr)")
         let fast = try #require(try Prober().inspect(clip).video)
         let deep = try #require(try Prober(decodesFirstFrame: true).inspect(clip).video)
         #expect(fast.orientationSource == .sei)

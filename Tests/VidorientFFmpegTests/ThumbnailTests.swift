@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientFFmpeg
 
@@ -19,13 +20,13 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
 }
 
 @Suite struct ThumbnailTests {
-    static let oriented = Manifest.good.filter {
+    static let oriented = TestMedia.good.filter {
         $0.videoIndex != nil && $0.attachedPic != true && $0.showsUpright
             && $0.rotation.map { $0.truncatingRemainder(dividingBy: 90) == 0 } == true
     }
 
     @Test(arguments: oriented)
-    func everyOrientationComesOutUpright(entry: Manifest.Entry) throws {
+    func everyOrientationComesOutUpright(entry: TestMedia.Entry) throws {
         let frame = try Thumbnailer().frame(entry.path, request: ThumbnailRequest())
         #expect(frame.picture.width == entry.displayWidth)
         #expect(frame.picture.height == entry.displayHeight)
@@ -33,7 +34,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test func oddAngleIsRenderedTurnedClockwise() throws {
-        let path = Manifest.folder.appendingPathComponent("odd-angle-30.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("odd-angle-30.mp4").path
         let picture = try Thumbnailer().frame(path, request: ThumbnailRequest()).picture
         #expect(picture.width == 187 && picture.height == 163)
         // Each quadrant's centre, 40 and 24 pixels off the picture's centre, turned 30° clockwise.
@@ -50,7 +51,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     @Test(arguments: [(80, nil, 80, 48), (nil, 48, 80, 48), (100, 100, 100, 60), (40, 40, 40, 24)] as [(Int?, Int?, Int, Int)])
     func requestedSizesKeepTheDisplayedAspect(width: Int?, height: Int?, wantWidth: Int, wantHeight: Int) throws {
         for name in ["orient-6.mp4", "orient-7-hevc.mov", "anamorphic-6.mp4", "orient-5.jpg"] {
-            let path = Manifest.folder.appendingPathComponent(name).path
+            let path = TestMedia.folder.appendingPathComponent(name).path
             let picture = try Thumbnailer().frame(path, request: ThumbnailRequest(width: width, height: height)).picture
             #expect(picture.width == wantWidth && picture.height == wantHeight, "\(name)")
             expectUpright(picture)
@@ -58,7 +59,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test(arguments: oriented.filter { $0.name.hasPrefix("orient-") })
-    func asStoredShowsTheStoredPixels(entry: Manifest.Entry) throws {
+    func asStoredShowsTheStoredPixels(entry: TestMedia.Entry) throws {
         let frame = try Thumbnailer().frame(entry.path, request: ThumbnailRequest(asStored: true))
         let orientation = try #require(entry.exifOrientation.flatMap(Orientation.init(exif:)))
         #expect(frame.picture.width == entry.storedWidth && frame.picture.height == entry.storedHeight)
@@ -72,7 +73,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test func comparisonShowsBothLabelled() throws {
-        let path = Manifest.folder.appendingPathComponent("orient-6.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("orient-6.mp4").path
         let picture = try Thumbnailer().comparison(path, request: ThumbnailRequest())
         // Stored 96x160 and displayed 160x96 side by side with a gap, under their captions.
         #expect(picture.width == 96 + 8 + 160)
@@ -80,7 +81,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test func contactSheetHasEveryTile() throws {
-        let path = Manifest.folder.appendingPathComponent("orient-8.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("orient-8.mp4").path
         let sheet = try Thumbnailer().contactSheet(path, columns: 3, rows: 2, tileWidth: 80)
         // 3 tiles of 80x48 and 4-pixel gaps across; a header above 2 rows.
         #expect(sheet.width == 3 * 80 + 4 * 4)
@@ -88,16 +89,16 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test func withoutAFontTheLayoutStaysAndTheCaptionsGo() throws {
-        let path = Manifest.folder.appendingPathComponent("orient-8.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("orient-8.mp4").path
         let sheet = try Thumbnailer(font: nil).contactSheet(path, columns: 3, rows: 2, tileWidth: 80)
         #expect(sheet.width == 3 * 80 + 4 * 4 && sheet.height == 2 * 48 + 3 * 4)
         let comparison = try Thumbnailer(font: nil).comparison(
-            Manifest.folder.appendingPathComponent("orient-6.mp4").path, request: ThumbnailRequest())
+            TestMedia.folder.appendingPathComponent("orient-6.mp4").path, request: ThumbnailRequest())
         #expect(comparison.width == 96 + 8 + 160 && comparison.height == 160)
     }
 
     @Test func captionsAreDrawnInTheHeaderBand() throws {
-        let path = Manifest.folder.appendingPathComponent("orient-8.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("orient-8.mp4").path
         let sheet = try Thumbnailer().contactSheet(path, columns: 3, rows: 2, tileWidth: 80)
         let bandHeight = sheet.height - (2 * 48 + 3 * 4)
         try #require(bandHeight > 0)
@@ -130,7 +131,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test func exactTimeDecodesForward() throws {
-        let path = Manifest.folder.appendingPathComponent("orient-6.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("orient-6.mp4").path
         let keyframe = try Thumbnailer().frame(path, request: ThumbnailRequest(at: .seconds(0.55)))
         let exact = try Thumbnailer().frame(path, request: ThumbnailRequest(at: .seconds(0.55), exact: true))
         #expect(keyframe.time == 0)
@@ -139,7 +140,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
 
     @Test(arguments: [ImageFormat.png, .jpg])
     func encodingIsDeterministicAndDecodesBack(format: ImageFormat) throws {
-        let path = Manifest.folder.appendingPathComponent("orient-7.mp4").path
+        let path = TestMedia.folder.appendingPathComponent("orient-7.mp4").path
         let picture = try Thumbnailer().frame(path, request: ThumbnailRequest()).picture
         let first = try format.encode(picture)
         #expect(try format.encode(picture) == first)
@@ -151,8 +152,8 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         expectUpright(decoded.picture)
     }
 
-    @Test(arguments: Manifest.bad)
-    func badFilesGiveNoPicture(entry: Manifest.Entry) throws {
+    @Test(arguments: TestMedia.bad)
+    func badFilesGiveNoPicture(entry: TestMedia.Entry) throws {
         #expect(throws: InputError.self) { try Thumbnailer().frame(entry.path, request: ThumbnailRequest()) }
     }
 
@@ -168,12 +169,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
             data = zlib.compress(b"\\0" * 64)
             open(sys.argv[1], "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        try #require(try run("python3", ["-c", script, path]).status == 0)
         #expect(try Prober().inspect(path).photo?.storedWidth == 60000)
         let error = try #require(throws: InputError.self) {
             try Thumbnailer().frame(path, request: ThumbnailRequest(width: 100))
@@ -182,7 +178,7 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     }
 
     @Test func audioOnlyHasNothingToRender() throws {
-        let path = Manifest.folder.appendingPathComponent("audio-only.m4a").path
+        let path = TestMedia.folder.appendingPathComponent("audio-only.m4a").path
         let error = try #require(throws: InputError.self) { try Thumbnailer().frame(path, request: ThumbnailRequest()) }
         #expect(error.reason == "no video stream to render")
     }
@@ -192,14 +188,14 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
 struct SharedMediaThumbnailTests {
     @Test func allNineLandscapesShowTheSameUprightPicture() throws {
         let reference = try Thumbnailer().frame(
-            try #require(SharedMedia.path("Landscape_1.jpg")), request: ThumbnailRequest(width: 180)
+            try #require(SharedMedia.existingPath("Landscape_1.jpg")), request: ThumbnailRequest(width: 180)
         ).picture
         #expect(reference.width == 180 && reference.height == 120)
         for n in [0, 2, 3, 4, 5, 6, 7, 8] {
-            let full = try Thumbnailer().frame(try #require(SharedMedia.path("Landscape_\(n).jpg")), request: ThumbnailRequest())
+            let full = try Thumbnailer().frame(try #require(SharedMedia.existingPath("Landscape_\(n).jpg")), request: ThumbnailRequest())
             #expect(full.picture.width == 1800 && full.picture.height == 1200, "Landscape_\(n)")
             let small = try Thumbnailer().frame(
-                try #require(SharedMedia.path("Landscape_\(n).jpg")), request: ThumbnailRequest(width: 180)
+                try #require(SharedMedia.existingPath("Landscape_\(n).jpg")), request: ThumbnailRequest(width: 180)
             ).picture
             var difference = 0
             for (a, b) in zip(small.pixels, reference.pixels) { difference += abs(Int(a) - Int(b)) }
@@ -210,7 +206,7 @@ struct SharedMediaThumbnailTests {
 
     @Test(arguments: [("sample_rotate_and_reflect.mp4", 720, 1080), ("dolbyVision-hdr.MOV", 720, 1280), ("iphone_rotated.mov", 320, 568)])
     func phoneFilesComeOutAtTheirDisplayedSize(name: String, width: Int, height: Int) throws {
-        let frame = try Thumbnailer().frame(try #require(SharedMedia.path(name)), request: ThumbnailRequest())
+        let frame = try Thumbnailer().frame(try #require(SharedMedia.existingPath(name)), request: ThumbnailRequest())
         #expect(frame.picture.width == width && frame.picture.height == height)
         // 10-bit HLG and 8-bit alike give a real picture, not black, white or noise.
         let stats = frame.picture.lumaStatistics
@@ -219,9 +215,9 @@ struct SharedMediaThumbnailTests {
 
     @Test func mirroredTransposeMovesTheStoredTopRowToTheLeftColumn() throws {
         // sample_rotate_and_reflect.mp4 holds sample.mp4's pixels with a transpose matrix.
-        let plain = try Thumbnailer().frame(try #require(SharedMedia.path("sample.mp4")), request: ThumbnailRequest(at: .seconds(0))).picture
+        let plain = try Thumbnailer().frame(try #require(SharedMedia.existingPath("sample.mp4")), request: ThumbnailRequest(at: .seconds(0))).picture
         let transposed = try Thumbnailer().frame(
-            try #require(SharedMedia.path("sample_rotate_and_reflect.mp4")), request: ThumbnailRequest(at: .seconds(0))
+            try #require(SharedMedia.existingPath("sample_rotate_and_reflect.mp4")), request: ThumbnailRequest(at: .seconds(0))
         ).picture
         #expect(transposed.width == plain.height && transposed.height == plain.width)
         var difference = 0
@@ -240,19 +236,12 @@ struct HEIFAgreesWithLibheifTests {
     /// IMG_2682 at 240 comes from its 320x240 thumbnail item, Samsung's at 1000 from its 8x6 grid.
     @Test(arguments: [("IMG_2682.heic", 240), ("8bit-sRGB.avif", 240), ("samsung-one-ui-6.heic", 1000)])
     func sameAsLibheifApplyingItsOwnTransforms(name: String, width: Int) throws {
-        let path = try #require(SharedMedia.path(name))
+        let path = try #require(SharedMedia.existingPath(name))
         let ours = try Thumbnailer().frame(path, request: ThumbnailRequest(width: width)).picture
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-heif-\(getpid())-\(name)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("heif")
         defer { try? FileManager.default.removeItem(at: folder) }
         let full = folder.appendingPathComponent("libheif.png").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["heif-convert", path, full]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        try #require(try run("heif-convert", [path, full]).status == 0)
         // The same size, scaled by ffmpeg's area filter, then decoded by our own reader.
         let small = folder.appendingPathComponent("small.png").path
         #expect(try runFFmpeg(["-i", full, "-vf", "scale=\(ours.width):\(ours.height):flags=area", small]) == 0)
@@ -274,10 +263,5 @@ struct HEIFAgreesWithLibheifTests {
 }
 
 private func runFFmpeg(_ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+    try run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments).status
 }

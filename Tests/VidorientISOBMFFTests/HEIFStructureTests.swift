@@ -1,12 +1,8 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
-
-extension TestMedia {
-    /// The generated HEIC and AVIF files that must read.
-    static var heif: [Entry] { entries.filter { !$0.bad && ["heic", "avif"].contains($0.container ?? "") } }
-}
 
 /// The generated HEIF files: what the reader sees must be how they were built (manifest.json).
 @Suite struct HEIFTestMediaTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 
@@ -20,18 +21,6 @@ final class CountingSource: ByteSource {
             throw ISOBMFFError(.malformed, "read past the end")
         }
         return Array(bytes[Int(offset)..<Int(offset) + count])
-    }
-}
-
-/// SplitMix64: a fixed seed gives the same mutations on every machine and every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

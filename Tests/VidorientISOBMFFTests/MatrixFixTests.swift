@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 
@@ -131,10 +132,7 @@ enum Clip: String, CaseIterable {
         let folder = try TemporaryFolder("refuse")
         defer { folder.remove() }
         let fragmented = folder.path("fragmented.mp4")
-        let made = try run(
-            "ffmpeg",
-            ["-nostdin", "-v", "error", "-i", TestMedia.path("orient-6.mp4"), "-c", "copy", "-movflags", "frag_keyframe+empty_moov", fragmented])
-        #expect(made.status == 0)
+        #expect(try writeFragmented(TestMedia.path("orient-6.mp4"), to: fragmented) == 0)
         let cases: [(String, String)] = [
             (fragmented, "fragmented mp4 (moof) is not supported"),
             (try folder.copy(TestMedia.path("audio-only.m4a"), as: "audio.m4a"), "no video track"),

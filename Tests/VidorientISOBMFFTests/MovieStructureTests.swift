@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 
@@ -8,7 +9,7 @@ import VidorientISOBMFF
         // Guards the tables below: an empty manifest would make them pass vacuously.
         #expect(TestMedia.iso.count >= 22)
         #expect(TestMedia.iso.contains { $0.faststart == false })
-        #expect(TestMedia.bad.count == 4)
+        #expect(TestMedia.badMP4s.count == 4)
     }
 
     @Test(arguments: TestMedia.iso)
@@ -59,7 +60,7 @@ import VidorientISOBMFF
         #expect(movie.majorBrand == "M4A ")
     }
 
-    @Test(arguments: TestMedia.bad)
+    @Test(arguments: TestMedia.badMP4s)
     func badFilesThrowAReason(entry: TestMedia.Entry) throws {
         let expected: [String: String] = [
             "bad-empty.mp4": "file is empty",
@@ -160,10 +161,7 @@ import VidorientISOBMFF
         let folder = try TemporaryFolder("frag")
         defer { folder.remove() }
         let output = folder.path("frag.mp4")
-        let result = try run(
-            "ffmpeg",
-            ["-nostdin", "-v", "error", "-i", TestMedia.path("orient-6.mp4"), "-c", "copy", "-movflags", "frag_keyframe+empty_moov", output])
-        #expect(result.status == 0)
+        #expect(try writeFragmented(TestMedia.path("orient-6.mp4"), to: output) == 0)
         let movie = try MovieStructure(path: output)
         #expect(movie.isFragmented)
         #expect(movie.topLevelBoxes.contains { $0.type == "moof" })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto
@@ -194,8 +195,7 @@ import VidorientPhoto
 
     /// zlib through the `zlib-flate`-free route: Python's zlib, as the generator uses.
     func deflate(_ bytes: [UInt8]) throws -> [UInt8]? {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-deflate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("deflate")
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("in"), output = folder.appendingPathComponent("out")
         try Data(bytes).write(to: input)

@@ -1,86 +1,14 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto
 
-/// The generated photos and what `TestMedia/manifest.json` says each is, from how it was built.
-enum TestMedia {
-    struct Statement: Decodable, Sendable, Hashable {
-        let kind: String
-        let location: String
-        let rawValue: Int
-        enum CodingKeys: String, CodingKey { case kind, location, rawValue = "raw_value" }
-    }
-
-    struct EXIFFacts: Decodable, Sendable {
-        let make: String?
-        let model: String?
-        let byteOrder: String?
-        let lensModel: String?
-        let dateTimeOriginal: String?
-        let offsetTimeOriginal: String?
-        let pixelXDimension: Int?
-        let pixelYDimension: Int?
-        enum CodingKeys: String, CodingKey {
-            case make, model, byteOrder = "byte_order", lensModel = "lens_model", dateTimeOriginal = "date_time_original"
-            case offsetTimeOriginal = "offset_time_original", pixelXDimension = "pixel_x_dimension"
-            case pixelYDimension = "pixel_y_dimension"
-        }
-    }
-
-    struct Entry: Decodable, Sendable, CustomTestStringConvertible {
-        var name = ""
-        let photoFormat: String?
-        let storedWidth: Int?
-        let storedHeight: Int?
-        let statements: [Statement]?
-        let readerFindings: [String]?
-        let photoError: String?
-        let exif: EXIFFacts?
-        let bad: Bool
-        var testDescription: String { name }
-        var path: String { TestMedia.path(name) }
-
-        enum CodingKeys: String, CodingKey {
-            case photoFormat = "photo_format", storedWidth = "stored_width", storedHeight = "stored_height"
-            case statements, readerFindings = "reader_findings", photoError = "photo_error", exif, bad
-        }
-    }
-
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("TestMedia")
-
-    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    static let entries: [Entry] = {
-        guard let data = try? Data(contentsOf: folder.appendingPathComponent("manifest.json")),
-            let decoded = try? JSONDecoder().decode([String: Entry].self, from: data)
-        else { return [] }
-        return decoded.map { name, entry in
-            var entry = entry
-            entry.name = name
-            return entry
-        }.sorted { $0.name < $1.name }
-    }()
-
-    /// Every photo the manifest describes, readable or not.
-    static var photos: [Entry] { entries.filter { $0.photoFormat != nil } }
-}
-
-/// Real phone files beside the project (`../shared/media`); tests using them skip when it is absent.
-enum SharedMedia {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/media")
-
-    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    static var isPresent: Bool { FileManager.default.fileExists(atPath: path("README.md")) }
-
+extension SharedMedia {
     /// The JPEG and WebP files there.
     static var photos: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { ["jpg", "jpeg", "webp"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+        names.filter { ["jpg", "jpeg", "webp"].contains(($0 as NSString).pathExtension.lowercased()) }
     }
 }
 
@@ -96,30 +24,6 @@ func readPhoto(_ path: String) throws -> PhotoEvidence {
     case .tiff: return try TIFFFileReader.read(source, path: path)
     default: throw ToolError(message: "\(path) is not a photo format these readers read")
     }
-}
-
-/// Runs a tool and returns its exit status and standard output.
-func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
-}
-
-func isInstalled(_ tool: String) -> Bool {
-    (try? run("sh", ["-c", "command -v \(tool)"]).status) == 0
-}
-
-struct ToolError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }
 
 /// A TIFF structure written in the test, independently of the reader: IFDs of (tag, type, count,

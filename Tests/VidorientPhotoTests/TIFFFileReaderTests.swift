@@ -1,4 +1,5 @@
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto

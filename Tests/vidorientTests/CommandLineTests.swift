@@ -1,46 +1,6 @@
 import Foundation
 import Testing
-
-/// The built binary, run as a user runs it: stdout, stderr and the exit status.
-struct Run {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static var binary: URL {
-        if let override = ProcessInfo.processInfo.environment["VIDORIENT_BIN"] { return URL(fileURLWithPath: override) }
-        // The test bundle sits beside the products it was built with.
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vidorient")
-    }
-
-    static func media(_ name: String) -> String { packageRoot.appendingPathComponent("TestMedia/\(name)").path }
-
-    static func vidorient(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: prefix.isEmpty ? binary.path : "/usr/bin/env")
-        process.arguments = prefix.isEmpty ? arguments : prefix + [binary.path] + arguments
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both before waiting: a full pipe would block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
-    var stderrLines: [Substring] { stderr.split(separator: "\n") }
-}
+import VidorientTestSupport
 
 @Suite struct InspectCommandTests {
     @Test func jsonForOneFileIsAnObject() throws {
@@ -148,14 +108,8 @@ struct Run {
 }
 
 @Suite struct ThumbnailCommandTests {
-    static func temporaryFolder(_ label: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test func oneFileToOneOutput() throws {
-        let folder = try Self.temporaryFolder("one")
+        let folder = try scratchFolder("one")
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("six.jpg").path
         let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "-o", out, "--width", "80"])
@@ -167,7 +121,7 @@ struct Run {
     }
 
     @Test func sameInputSameBytes() throws {
-        let folder = try Self.temporaryFolder("same")
+        let folder = try scratchFolder("same")
         defer { try? FileManager.default.removeItem(at: folder) }
         let (a, b) = (folder.appendingPathComponent("a.png").path, folder.appendingPathComponent("b.png").path)
         #expect(try Run.vidorient(["thumbnail", Run.media("orient-7-hevc.mov"), "-o", a]).status == 0)
@@ -178,7 +132,7 @@ struct Run {
     }
 
     @Test func batchGoesOnPastBadFilesAndWritesNothingForThem() throws {
-        let folder = try Self.temporaryFolder("batch")
+        let folder = try scratchFolder("batch")
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = ["orient-1.mp4", "bad-random.mp4", "orient-5.jpg", "bad-empty.mp4", "audio-only.m4a", "orient-8-hevc.mov"]
         let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--json"] + inputs.map(Run.media))
@@ -195,7 +149,7 @@ struct Run {
     }
 
     @Test func directoriesAreWalked() throws {
-        let folder = try Self.temporaryFolder("walk")
+        let folder = try scratchFolder("walk")
         defer { try? FileManager.default.removeItem(at: folder) }
         let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--width", "32", "--name", "{stem}-{index}.{ext}", Run.media("")])
         // TestMedia holds bad files too: exit 2 for them, thumbnails for the rest.
@@ -254,7 +208,7 @@ struct Run {
     }
 
     @Test func aFileNobodyMayReadIsReportedNotFatal() throws {
-        let folder = try ThumbnailCommandTests.temporaryFolder("audit-perm")
+        let folder = try scratchFolder("audit-perm")
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         let locked = folder.appendingPathComponent("locked.mp4")

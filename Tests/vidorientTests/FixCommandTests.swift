@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 
@@ -12,9 +13,7 @@ enum FixFixture {
     static let nobody = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
 
     static func folder(_ label: String, mode: Int = 0o755) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-fix-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let url = try scratchFolder("fix-\(label)")
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
         return url
     }

@@ -1,17 +1,13 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 
 /// The command line as a hostile user tries it: absurd numbers, odd files, odd names, unwritable
 /// output, concurrent runs. Each test here failed on the code before issue 14.
 enum Hostile {
-    static func folder(_ label: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-hostile-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func folder(_ label: String) throws -> URL { try scratchFolder("hostile-\(label)") }
 
     /// Runs a shell command (ffmpeg, mkfifo), failing the test when it fails.
     static func shell(_ command: String) throws {

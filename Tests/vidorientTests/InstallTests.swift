@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 
 /// The completion scripts that `make install` ships come from the binary itself; these tests read
 /// them back and hold them to `--help`, so a new subcommand or option cannot be left out of one.
@@ -83,9 +84,7 @@ import Testing
     /// Runs `vidorient thumbnail` over the inputs, either piped or under `script`, which gives the
     /// child a pseudo-terminal as stdout and stderr; returns everything it printed.
     static func thumbnail(terminal: Bool, extra: [String] = [], environment: [String: String] = [:]) throws -> Run {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-progress-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("progress")
         defer { try? FileManager.default.removeItem(at: folder) }
         let arguments = ["thumbnail", "--out-dir", folder.path, "--width", "32"] + extra + inputs.map(Run.media)
         var env = ["TERM": "xterm"]
@@ -139,7 +138,7 @@ import Testing
 
 @Suite struct CaptionFontTests {
     @Test func aFontThatDoesNotLoadIsSaidOnceAndThePictureIsStillWritten() throws {
-        let folder = try ThumbnailCommandTests.temporaryFolder("font")
+        let folder = try scratchFolder("font")
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("sheet.png").path
         let run = try Run.vidorient(
@@ -152,7 +151,7 @@ import Testing
 
     /// The old bitmap font stopped the program on a character whose capital is two letters (ß).
     @Test func unicodeFileNamesAreCaptioned() throws {
-        let folder = try ThumbnailCommandTests.temporaryFolder("unicode")
+        let folder = try scratchFolder("unicode")
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("Straße – été Ωμέγα.mp4").path
         try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: input)
@@ -166,7 +165,7 @@ import Testing
     }
 
     @Test func withTheSystemFontThereIsACaptionBand() throws {
-        let folder = try ThumbnailCommandTests.temporaryFolder("font")
+        let folder = try scratchFolder("font")
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("sheet.png").path
         let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "--grid", "2x2", "--width", "80", "-o", out])

@@ -1,14 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-
-/// A folder of its own under the temporary directory.
-func scratchFolder(_ label: String) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "vidorient-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+import VidorientTestSupport
 
 func sortedLines(_ text: String) -> [Substring] { text.split(separator: "\n").sorted() }
 

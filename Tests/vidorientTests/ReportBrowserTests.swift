@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 
 /// Debian's chromium, headless: loads a page, runs its script, and prints the DOM or a screenshot.
 enum Chromium {

@@ -1,0 +1,61 @@
+import ArgumentParser
+import VidorientAudit
+import VidorientCore
+import VidorientFFmpeg
+
+/// A value an option takes, read once by its own type's `parse` (in the library, where a library
+/// user parses the same text the same way).
+protocol OptionValue: ExpressibleByArgument {
+    static func parse(_ text: String) throws(ValueError) -> Self
+}
+
+extension OptionValue {
+    init?(argument: String) {
+        guard let value = try? Self.parse(argument) else { return nil }
+        self = value
+    }
+
+    /// For `@Option(transform:)`: a refusal names the option, as in `--size must be WxH ...`.
+    static func parser(for option: String) -> @Sendable (String) throws -> Self {
+        optionParser(option, parse)
+    }
+}
+
+/// `parse` for `@Option(transform:)`, its refusal said after the option's name (exit status 64):
+/// `Error: The value '0/3' is invalid for '--shard <shard>': --shard must be K/N with 1 <= K <= N`.
+/// (An option with a transform shows no default in its help: write the default in the help text.)
+func optionParser<Value>(
+    _ option: String, _ parse: @escaping @Sendable (String) throws(ValueError) -> Value
+) -> @Sendable (String) throws -> Value {
+    { text in
+        do { return try parse(text) } catch { throw ValidationError("\(option) \(error)") }
+    }
+}
+
+extension PixelSize: OptionValue {
+    static func parse(_ text: String) throws(ValueError) -> PixelSize { try parse(text, largestSide: largestStoredSide) }
+}
+
+extension ContactSheetGrid: OptionValue {}
+extension TimePoint: OptionValue {}
+extension Shard: OptionValue {}
+extension OrientationChoice: OptionValue {}
+
+extension Severity: OptionValue {
+    init?(argument: String) { self.init(rawValue: argument) }
+}
+
+extension ImageFormat: OptionValue {
+    init?(argument: String) {
+        guard let format = try? ImageFormat.parse(argument) else { return nil }
+        self = format
+    }
+
+    /// `png`, `jpg` or `jpeg`.
+    static func parse(_ text: String) throws(ValueError) -> ImageFormat {
+        guard let format = ImageFormat(rawValue: text == "jpeg" ? "jpg" : text) else {
+            throw ValueError("must be png or jpg")
+        }
+        return format
+    }
+}
