@@ -273,7 +273,7 @@ struct HEIFAgreesWithLibheifTests {
     }
 }
 
-private func runFFmpeg(_ arguments: [String]) throws -> Int32 {
+func runFFmpeg(_ arguments: [String]) throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments
