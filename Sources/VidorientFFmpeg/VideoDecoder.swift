@@ -45,9 +45,9 @@ final class VideoDecoder {
         try FFmpegError.check(avcodec_parameters_to_context(context, stream.pointee.codecpar))
         context.pointee.pkt_timebase = stream.pointee.time_base
         // One thread. Frame threading cannot share one frame's work and delays the first frame
-        // by a frame per thread; slice threading gains nothing on the single-slice frames phones
-        // and x264 write, and costs CPU (measured: docs/performance.md, thumbnail). A batch
-        // already decodes one file per core.
+        // by a frame per thread; slice threading gains nothing on single-slice frames (x264's,
+        // and those of the phone clips in ../shared/media) and costs CPU (docs/thumbnail.md).
+        // A batch already decodes one file per core.
         context.pointee.thread_count = 1
         context.pointee.lowres = Int32(min(max(0, lowres), Int(codec.pointee.max_lowres)))
         try FFmpegError.check(avcodec_open2(context, codec, nil))
