@@ -163,8 +163,10 @@ final class Session {
     /// Probes the file (the report decides the orientation) and keeps it open for decoding.
     init(path: String, request: ThumbnailRequest) throws(InputError) {
         let opened = try MediaFile(path: path)
-        // Decoding here too: the frame the probe decodes is often the one the thumbnail wants.
-        let probed = try Prober.probe(opened, decode: true)
+        // The probe `inspect` makes: H.264 and HEVC are read without decoding (their SEI from the
+        // NAL units), since the frame a thumbnail wants is rarely the first; other codecs decode
+        // their first frame, which is kept for a thumbnail that wants it.
+        let probed = try Prober.probe(opened, decode: false)
         report = MediaReport(probe: probed.probe)
         guard let video = report.video else { throw InputError(path: path, reason: "no video stream to render") }
         self.path = path
@@ -177,6 +179,18 @@ final class Session {
             file = opened
             self.decoder = decoder
             holdsFirstFrame = true
+            return
+        }
+        if !isStill, video.index < opened.streams.count,
+            Prober.seiCodec(opened.streams[video.index].pointee.codecpar.pointee.codec_id) != nil
+        {
+            // Probed without decoding: the same file, a full-size decoder; every grab seeks.
+            file = opened
+            do {
+                decoder = try VideoDecoder(stream: opened.streams[video.index])
+            } catch {
+                throw InputError(path: path, reason: "could not open the decoder: \(error)")
+            }
             return
         }
         // Photos were probed at reduced resolution: open again at full size.
@@ -212,8 +226,14 @@ final class Session {
         }
     }
 
-    /// The frame at `seconds`: the first one decoded after seeking to the keyframe at or before
-    /// it, or with `exact`, the first whose time is at or after it.
+    /// The frame at `seconds`: the keyframe at or before it, or with `exact`, the first frame
+    /// whose time is at or after it (the last frame when the time is past the end).
+    ///
+    /// Only what that frame needs is decoded. The keyframe alone: the decoder is drained right
+    /// after its packet instead of decoding the frames B-frame reordering would make it wait
+    /// for. With `exact`, the H.264 frames before the time that no other frame refers to are
+    /// not decoded at all (`AVDISCARD_NONREF`); every reference frame is decoded in full, loop
+    /// filter included, so the frame shown has exactly the pixels a full decode gives.
     func grab(at seconds: Double, exact: Bool) throws(InputError) -> Thumbnailer.Frame {
         // The keyframe at or before the time is the first frame, already decoded: use it.
         if holdsFirstFrame, !exact || seconds <= (decoder.frameTime ?? 0), keyframeIsFirst(atOrBefore: seconds) {
@@ -221,25 +241,56 @@ final class Session {
             return try render()
         }
         holdsFirstFrame = false
+        var sought = false
         do {
-            if !isStill || seconds > 0 { try decoder.seek(in: file, to: seconds) }
+            if !isStill || seconds > 0 {
+                try decoder.seek(in: file, to: seconds)
+                sought = true
+            }
         } catch {
             // Some inputs cannot seek (a lone JPEG); read from where the file is.
         }
         var found = false
         do {
-            while try decoder.decodeNextFrame(from: file) {
-                found = true
-                guard exact, let time = decoder.frameTime, time + 1e-6 < seconds else { break }
+            if !exact {
+                found = try decoder.decodeKeyframe(from: file)
+                // A keyframe packet that gave no picture alone (a lone field): decode on from it.
+                if !found, sought {
+                    try decoder.seek(in: file, to: seconds)
+                    found = try decodeForward(to: seconds, exact: false, skipping: false).found
+                }
+            } else {
+                let skipping = decoder.skipsNonReferenceFrames
+                var reached: Bool
+                (found, reached) = try decodeForward(to: seconds, exact: true, skipping: skipping)
+                // Past the end, the last frame decoded is the answer, and it may be one skipped.
+                if skipping, !reached, sought {
+                    try decoder.seek(in: file, to: seconds)
+                    (found, reached) = try decodeForward(to: seconds, exact: true, skipping: false)
+                }
             }
         } catch {
             throw InputError(path: path, reason: "could not decode a frame: \(error)")
         }
         // At the end of the stream, an exact request keeps the last frame decoded.
-        guard found || decoder.frame.pointee.width > 0 else {
+        guard found || decoder.holdsFrame else {
             throw InputError(path: path, reason: "no frame could be decoded")
         }
         return try render()
+    }
+
+    /// Decodes from where the file is: the first frame out, or with `exact`, on until a frame's
+    /// time is at or after `seconds`. `found`: a frame came out; `reached`: one at or after the
+    /// time, or with no time (the stream did not end first).
+    private func decodeForward(to seconds: Double, exact: Bool, skipping: Bool) throws(FFmpegError)
+        -> (found: Bool, reached: Bool)
+    {
+        var found = false
+        while try decoder.decodeNextFrame(from: file, skippingBefore: skipping ? seconds : nil) {
+            found = true
+            guard exact, let time = decoder.frameTime, time + 1e-6 < seconds else { return (true, true) }
+        }
+        return (found, false)
     }
 
     private func keyframeIsFirst(atOrBefore seconds: Double) -> Bool {

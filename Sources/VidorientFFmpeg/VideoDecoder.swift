@@ -4,7 +4,12 @@ import CFFmpeg
 final class VideoDecoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let packet: UnsafeMutablePointer<AVPacket>
-    let frame: UnsafeMutablePointer<AVFrame>
+    /// The last frame decoded. It stays when a later attempt gives none (the end of the
+    /// stream), since frames are received into `incoming` and then swapped in.
+    private(set) var frame: UnsafeMutablePointer<AVFrame>
+    private var incoming: UnsafeMutablePointer<AVFrame>
+    /// `frame` holds a frame decoded since the last seek.
+    private(set) var holdsFrame = false
     let streamIndex: Int32
     /// The end of the stream was signalled: only frames already inside are left.
     private var drained = false
@@ -22,21 +27,27 @@ final class VideoDecoder {
             avcodec_free_context(&owned)
             throw FFmpegError.outOfMemory
         }
-        guard let frame = av_frame_alloc() else {
+        var frames: [UnsafeMutablePointer<AVFrame>?] = [av_frame_alloc(), av_frame_alloc()]
+        guard let frame = frames[0], let incoming = frames[1] else {
             var owned: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&owned)
             var ownedPacket: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&ownedPacket)
+            for index in frames.indices { av_frame_free(&frames[index]) }
             throw FFmpegError.outOfMemory
         }
-        // From here on deinit frees all three, whatever fails next.
+        // From here on deinit frees them all, whatever fails next.
         self.context = context
         self.packet = packet
         self.frame = frame
+        self.incoming = incoming
         self.streamIndex = stream.pointee.index
         try FFmpegError.check(avcodec_parameters_to_context(context, stream.pointee.codecpar))
         context.pointee.pkt_timebase = stream.pointee.time_base
-        // One thread: frame threading delays the first frame by a frame per thread.
+        // One thread. Frame threading cannot share one frame's work and delays the first frame
+        // by a frame per thread; slice threading gains nothing on single-slice frames (x264's,
+        // and those of the phone clips in ../shared/media) and costs CPU (docs/thumbnail.md).
+        // A batch already decodes one file per core.
         context.pointee.thread_count = 1
         context.pointee.lowres = Int32(min(max(0, lowres), Int(codec.pointee.max_lowres)))
         try FFmpegError.check(avcodec_open2(context, codec, nil))
@@ -45,6 +56,8 @@ final class VideoDecoder {
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
         av_frame_free(&frame)
+        var incoming: UnsafeMutablePointer<AVFrame>? = self.incoming
+        av_frame_free(&incoming)
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
         av_packet_free(&packet)
         var context: UnsafeMutablePointer<AVCodecContext>? = self.context
@@ -58,7 +71,14 @@ final class VideoDecoder {
     }
 
     /// Decodes the next frame into `frame`; false when the stream ends first.
-    func decodeNextFrame(from file: MediaFile, packetLimit: Int = 1024) throws(FFmpegError) -> Bool {
+    ///
+    /// - Parameter skippingBefore: a time in seconds: a packet whose time is earlier is decoded
+    ///   only when it is a reference for others (`AVDISCARD_NONREF`), so its own picture never
+    ///   comes out. Only for codecs where a non-reference picture is never used by another
+    ///   (`skipsNonReferenceFrames`); nil decodes everything.
+    func decodeNextFrame(from file: MediaFile, skippingBefore: Double? = nil, packetLimit: Int = 1024)
+        throws(FFmpegError) -> Bool
+    {
         if try receive() { return true }
         if drained { return false }
         var sent = 0
@@ -67,6 +87,8 @@ final class VideoDecoder {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
             sent += 1
+            let early = skippingBefore.flatMap { before in packetTime.map { $0 + 1e-6 < before } } ?? false
+            context.pointee.skip_frame = early ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
             let code = avcodec_send_packet(context, packet)
             // A damaged packet is skipped: the next keyframe may still decode.
             if code < 0 && code != FFmpegError.tryAgain.code { continue }
@@ -76,6 +98,47 @@ final class VideoDecoder {
         _ = avcodec_send_packet(context, nil)
         drained = true
         return try receive()
+    }
+
+    /// Decodes the first keyframe from where the file is (just after a seek) into `frame`, and
+    /// nothing after it: once the keyframe's packet is in, the decoder is told the stream ends,
+    /// so it gives that picture at once instead of first decoding the frames that reordering
+    /// (B-frames) would make it wait for. Packets before a keyframe decode as in
+    /// `decodeNextFrame`, and a frame they give is the one returned. Afterwards the decoder is
+    /// drained: only `seek` makes it decode again. False when no frame came out.
+    func decodeKeyframe(from file: MediaFile, packetLimit: Int = 1024) throws(FFmpegError) -> Bool {
+        if try receive() { return true }
+        if drained { return false }
+        context.pointee.skip_frame = AVDISCARD_DEFAULT
+        var sent = 0
+        while sent < packetLimit {
+            guard try file.read(into: packet) else { break }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            sent += 1
+            let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
+            let code = avcodec_send_packet(context, packet)
+            if code < 0 && code != FFmpegError.tryAgain.code { continue }
+            if isKeyframe { break }
+            if try receive() { return true }
+        }
+        _ = avcodec_send_packet(context, nil)
+        drained = true
+        return try receive()
+    }
+
+    /// Whether dropping non-reference pictures (`AVDISCARD_NONREF`) can never change another
+    /// picture: true for H.264, where such a picture (nal_ref_idc 0) is by definition used by no
+    /// other. Not for HEVC, whose "sub-layer non-reference" pictures may still be used by
+    /// pictures of a higher temporal layer, as phones write them.
+    var skipsNonReferenceFrames: Bool { context.pointee.codec_id == AV_CODEC_ID_H264 }
+
+    /// The time of the packet in `packet`, in seconds; nil when it has none.
+    private var packetTime: Double? {
+        let pts = packet.pointee.pts
+        let timeBase = context.pointee.pkt_timebase
+        guard pts != Int64.min, timeBase.num > 0, timeBase.den > 0 else { return nil }
+        return Double(pts) * Double(timeBase.num) / Double(timeBase.den)
     }
 
     /// `seconds` in `timeBase` units, saturated: a time a file merely claims (a duration of
@@ -92,7 +155,9 @@ final class VideoDecoder {
         let timestamp = VideoDecoder.timestamp(seconds: seconds, timeBase: timeBase)
         try FFmpegError.check(av_seek_frame(file.context, streamIndex, max(0, timestamp), AVSEEK_FLAG_BACKWARD))
         avcodec_flush_buffers(context)
+        context.pointee.skip_frame = AVDISCARD_DEFAULT
         drained = false
+        holdsFrame = false
     }
 
     /// The decoded frame's time in seconds, when known.
@@ -103,10 +168,14 @@ final class VideoDecoder {
         return Double(timestamp) * Double(timeBase.num) / Double(timeBase.den)
     }
 
+    /// Receives a frame into `incoming` (which FFmpeg empties first, whatever it then returns)
+    /// and, when one came, makes it `frame`.
     private func receive() throws(FFmpegError) -> Bool {
-        let code = avcodec_receive_frame(context, frame)
+        let code = avcodec_receive_frame(context, incoming)
         if code == FFmpegError.tryAgain.code || code == FFmpegError.endOfFile.code { return false }
         try FFmpegError.check(code)
+        swap(&frame, &incoming)
+        holdsFrame = true
         return true
     }
 }

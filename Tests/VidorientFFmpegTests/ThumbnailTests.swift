@@ -262,6 +262,6 @@ struct HEIFAgreesWithLibheifTests {
     }
 }
 
-private func runFFmpeg(_ arguments: [String]) throws -> Int32 {
+func runFFmpeg(_ arguments: [String]) throws -> Int32 {
     try run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments).status
 }
