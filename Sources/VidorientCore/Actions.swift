@@ -2,7 +2,7 @@ extension MediaReport {
     /// Fills in each finding's suggested action: a command line where one fixes it. Fixes are
     /// suggested only for MP4/QuickTime files, the only ones `vidorient fix` rewrites.
     mutating func suggestActions() {
-        let fixable = format.name.hasPrefix("mov,mp4")
+        let fixable = MediaFormat.movieContainerNames.contains(format.name)
         let file = MediaReport.shellQuoted(path)
         let current = video?.exifOrientation
         let unmirrored = video.flatMap { video -> Int? in

@@ -20,7 +20,7 @@ private func report(
 ) -> MediaReport {
     MediaReport(
         probe: MediaProbe(
-            path: "clip.mov", format: FormatReport(name: "mov,mp4,m4a,3gp,3g2,mj2", streamCount: 1, tags: formatTags),
+            path: "clip.mov", format: FormatReport(name: "mov", streamCount: 1, tags: formatTags),
             streams: [stream], video: evidence ?? VideoEvidence(streamIndex: stream.index)))
 }
 
@@ -196,7 +196,7 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
     @Test func noVideo() {
         let r = MediaReport(
             probe: MediaProbe(
-                path: "a.m4a", format: FormatReport(name: "mov,mp4,m4a,3gp,3g2,mj2", streamCount: 1),
+                path: "a.m4a", format: FormatReport(name: "mov", streamCount: 1),
                 streams: [StreamReport(index: 0, type: "audio")], video: nil))
         #expect(r.video == nil)
         #expect(codes(r) == ["no-video"])
