@@ -65,7 +65,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore"]),
-        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore"]),
+        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore", "VidorientISOBMFF"]),
         .testTarget(name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore"]),
         .testTarget(name: "VidorientPhotoTests", dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF"]),
         .testTarget(name: "VidorientTextTests", dependencies: ["VidorientText", "VidorientCore"]),
