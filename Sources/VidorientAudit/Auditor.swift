@@ -252,7 +252,7 @@ public struct Auditor: Sendable {
         return summary
     }
 
-    /// One file: MP4/QuickTime from its box headers and photos from their own headers, chunks and
+    /// One file: MP4/QuickTime from its boxes (`MovieDescription`) and photos from their own headers, chunks and
     /// boxes (no FFmpeg; `deep` decodes them with it), anything else with FFmpeg. A file that
     /// cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
@@ -264,7 +264,12 @@ public struct Auditor: Sendable {
             if !options.deep, format == .movie, let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
                 let structure = try? MovieStructure(source)
             {
-                return AuditRecord(MediaReport(probe: structure.mediaProbe(path: path, source: source)))
+                // The whole description (the codec's SEI included) when the box layer can give
+                // it; else what the headers alone say, as before: the orientation needs no more.
+                let probe =
+                    (try? MovieDescription.probe(structure, path: path, source: source))
+                    ?? structure.mediaProbe(path: path, source: source)
+                return AuditRecord(MediaReport(probe: probe))
             }
             return AuditRecord(try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspect(path))
         } catch {

@@ -4,7 +4,7 @@ extension MediaReport {
     /// finding's machine-readable fix (`suggestedFix`), where there is exactly one safe answer.
     mutating func suggestActions() {
         defer { suggestFixes() }
-        let fixable = format.name.hasPrefix("mov,mp4")
+        let fixable = MediaFormat.movieContainerNames.contains(format.name)
         let file = MediaReport.shellQuoted(path)
         let current = video?.exifOrientation
         let unmirrored = video.flatMap { video -> Int? in
@@ -56,7 +56,7 @@ extension MediaReport {
     /// codec-only orientation (a container matrix beside the SEI makes pipelines that apply both
     /// turn twice), or pixels already turned (only a look tells).
     mutating func suggestFixes() {
-        let videoFixable = format.name.hasPrefix("mov,mp4") && photo == nil
+        let videoFixable = MediaFormat.movieContainerNames.contains(format.name) && photo == nil
         let shown = photo?.exifOrientation ?? video?.exifOrientation
         for index in findings.indices {
             switch findings[index].code {

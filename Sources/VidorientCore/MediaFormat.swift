@@ -67,6 +67,29 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// The project's name for an ISO-BMFF or QuickTime movie, from its `ftyp` major brand (nil
+    /// when the file has no `ftyp`, as old QuickTime files): `mov`, `mp4`, `m4a`, `m4v`, `3gp`,
+    /// `3g2`, `mj2`, with a long name. `inspect` reports these as `format.name`/`long_name`,
+    /// whether the box layer or FFmpeg read the file.
+    public static func movieContainer(majorBrand: String?) -> (name: String, longName: String) {
+        guard let brand = majorBrand else { return ("mov", "QuickTime movie") }
+        switch brand {
+        case "qt  ": return ("mov", "QuickTime movie")
+        case "M4A ", "M4B ", "M4P ", "F4A ", "F4B ": return ("m4a", "MPEG-4 audio (iTunes)")
+        case "M4V ", "M4VH", "M4VP", "F4V ", "F4P ": return ("m4v", "MPEG-4 video (iTunes)")
+        case "mjp2", "mj2s": return ("mj2", "Motion JPEG 2000")
+        default:
+            if brand.hasPrefix("3gp") || brand.hasPrefix("3ge") || brand.hasPrefix("3gg") || brand.hasPrefix("3gs") {
+                return ("3gp", "3GPP multimedia file")
+            }
+            if brand.hasPrefix("3g2") { return ("3g2", "3GPP2 multimedia file") }
+            return ("mp4", "MPEG-4 Part 14 (ISO base media file)")
+        }
+    }
+
+    /// Every name `movieContainer(majorBrand:)` gives.
+    public static let movieContainerNames: Set<String> = ["mov", "mp4", "m4a", "m4v", "3gp", "3g2", "mj2"]
+
     /// Image brands of ISO/IEC 23008-12 (HEIF) and the AV1 image format. `msf1`, `hevc`, `hevx`
     /// and `avis` are image sequences; a file that lists them is still read for its primary item.
     static let imageBrands: Set<String> = [

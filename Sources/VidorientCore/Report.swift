@@ -4,7 +4,7 @@
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
     /// Bumped when a key changes meaning or disappears; new keys do not bump it.
-    public static let currentSchemaVersion = 2
+    public static let currentSchemaVersion = 3
 
     public var schemaVersion: Int
     /// The path as given.
@@ -62,7 +62,8 @@ public struct MediaReport: Sendable, Hashable, Codable {
 
 /// The container as a whole.
 public struct FormatReport: Sendable, Hashable, Codable {
-    /// FFmpeg's demuxer name, as ffprobe's `format_name`.
+    /// The project's own name of the container (`mp4`, `mov`, `m4a`, `3gp`, `jpeg`, `heic`,
+    /// `matroska/webm`…), whichever reader described the file.
     public var name: String
     public var longName: String?
     public var duration: Double?
@@ -73,11 +74,14 @@ public struct FormatReport: Sendable, Hashable, Codable {
     public var streamCount: Int
     public var location: Location?
     public var tags: [String: String]
+    /// FFmpeg's demuxer name (ffprobe's `format_name`) when FFmpeg read the file; nil when the
+    /// project's own readers described it without FFmpeg.
+    public var ffmpegDemuxer: String?
 
     public init(
         name: String, longName: String? = nil, duration: Double? = nil, size: Int? = nil, bitRate: Int? = nil,
         startTime: Double? = nil, creationTime: String? = nil, streamCount: Int, location: Location? = nil,
-        tags: [String: String] = [:]
+        tags: [String: String] = [:], ffmpegDemuxer: String? = nil
     ) {
         self.name = name
         self.longName = longName
@@ -89,11 +93,28 @@ public struct FormatReport: Sendable, Hashable, Codable {
         self.streamCount = streamCount
         self.location = location
         self.tags = tags
+        self.ffmpegDemuxer = ffmpegDemuxer
     }
 
     enum CodingKeys: String, CodingKey {
         case name, longName = "long_name", duration, size, bitRate = "bit_rate", startTime = "start_time"
         case creationTime = "creation_time", streamCount = "stream_count", location, tags
+        case ffmpegDemuxer = "ffmpeg_demuxer"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        longName = try c.decodeIfPresent(String.self, forKey: .longName)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        size = try c.decodeIfPresent(Int.self, forKey: .size)
+        bitRate = try c.decodeIfPresent(Int.self, forKey: .bitRate)
+        startTime = try c.decodeIfPresent(Double.self, forKey: .startTime)
+        creationTime = try c.decodeIfPresent(String.self, forKey: .creationTime)
+        streamCount = try c.decode(Int.self, forKey: .streamCount)
+        location = try c.decodeIfPresent(Location.self, forKey: .location)
+        tags = try c.decode([String: String].self, forKey: .tags)
+        ffmpegDemuxer = try c.decodeIfPresent(String.self, forKey: .ffmpegDemuxer)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -108,6 +129,7 @@ public struct FormatReport: Sendable, Hashable, Codable {
         try c.encode(streamCount, forKey: .streamCount)
         try c.encode(location, forKey: .location)
         try c.encode(tags, forKey: .tags)
+        try c.encode(ffmpegDemuxer, forKey: .ffmpegDemuxer)
     }
 }
 

@@ -10,6 +10,9 @@ public struct Prober: Sendable {
     /// Decode the first video frame even where reading its NAL units is enough (H.264, HEVC):
     /// slower, but it also proves the frame decodes.
     public var decodesFirstFrame: Bool
+    /// Told why, when an MP4/MOV that the box layer could not describe alone goes to FFmpeg
+    /// (`inspect --verbose` prints it); nil says nothing.
+    public var fallbackNote: (@Sendable (_ path: String, _ reason: String) -> Void)?
 
     /// A prober with no time limit that reads H.264/HEVC orientation from the bitstream, as
     /// `vidorient inspect` does; `inspect --deep` is `decodesFirstFrame: true`.
@@ -19,11 +22,21 @@ public struct Prober: Sendable {
     }
 
     /// The report `vidorient inspect` prints. What the file is decides the path: photos are read
-    /// by the pure-Swift photo readers (no FFmpeg), everything else by FFmpeg and the box layer.
+    /// by the pure-Swift photo readers and MP4/MOV/3GP/M4A by the box layer's `MovieDescription`
+    /// (neither loads FFmpeg); everything else, `--deep`, and a movie the box layer cannot
+    /// describe alone (`fallbackNote` says why) by FFmpeg.
     public func inspect(_ path: String) throws(InputError) -> MediaReport {
         let format = try PhotoReader.format(of: path)
         if format.isPhoto && !decodesFirstFrame { return MediaReport(photo: try PhotoReader.read(path: path, format: format)) }
         if format.isPhoto { return try Prober.inspectPhotoDecoding(path, format: format) }
+        if format == .movie && !decodesFirstFrame {
+            do throws(ISOBMFFError) {
+                return MediaReport(probe: try MovieDescription.probe(path: path))
+            } catch {
+                // An unreadable file is FFmpeg's to judge too: it reads some that the box layer refuses.
+                fallbackNote?(path, error.reason)
+            }
+        }
         return MediaReport(probe: try probe(path))
     }
 
@@ -168,9 +181,10 @@ public struct Prober: Sendable {
                 return Double(st.start_time) * Double(st.time_base.num) / Double(st.time_base.den)
             }.min()
         }
+        let (name, longName) = Prober.containerName(file, tags: tags)
         return FormatReport(
-            name: file.formatName,
-            longName: context.iformat.flatMap { $0.pointee.long_name.map { String(cString: $0) } },
+            name: name,
+            longName: longName,
             duration: duration,
             size: size >= 0 ? Int(size) : nil,
             bitRate: bitRate,
@@ -178,7 +192,20 @@ public struct Prober: Sendable {
             creationTime: tags["creation_time"],
             streamCount: Int(context.nb_streams),
             location: iso6709.flatMap(Location.init(iso6709:)),
-            tags: tags)
+            tags: tags,
+            ffmpegDemuxer: file.formatName)
+    }
+
+    /// The project's vocabulary for the container (MediaFormat's), FFmpeg's demuxer name only
+    /// where the project has none.
+    static func containerName(_ file: MediaFile, tags: [String: String]) -> (String, String?) {
+        if file.formatName.hasPrefix("mov,mp4") {
+            let kind = MediaFormat.movieContainer(majorBrand: tags["major_brand"])
+            return (kind.name, kind.longName)
+        }
+        if case .other(let name?)? = try? PhotoReader.format(of: file.path) { return (name, nil) }
+        return (file.formatName.split(separator: ",").first.map(String.init) ?? file.formatName,
+                file.context.pointee.iformat.flatMap { $0.pointee.long_name.map { String(cString: $0) } })
     }
 
     static func report(_ stream: UnsafeMutablePointer<AVStream>) -> StreamReport {

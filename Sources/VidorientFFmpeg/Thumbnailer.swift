@@ -171,7 +171,7 @@ final class Session {
         guard let video = report.video else { throw InputError(path: path, reason: "no video stream to render") }
         self.path = path
         self.request = request
-        let format = report.format.name
+        let format = report.format.ffmpegDemuxer ?? report.format.name
         isStill = ["mjpeg", "png", "webp", "tiff", "bmp"].contains(video.codec ?? "")
             && (format.contains("pipe") || format.hasPrefix("image2"))
         if let decoder = probed.decoder {

@@ -31,7 +31,9 @@ struct MovieParser<Source: ByteSource> {
         let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil)
         var majorBrand: FourCC?
         var compatibleBrands: [FourCC] = []
+        var movieBoxes = MovieBoxes()
         if let ftyp = top.first(where: { $0.type == "ftyp" }) {
+            movieBoxes.ftyp = ftyp
             var cursor = try walker.payload(of: ftyp, limit: 8 + 4 * 64)
             majorBrand = try cursor.fourCC()
             try cursor.skip(4)  // minor version
@@ -52,25 +54,33 @@ struct MovieParser<Source: ByteSource> {
         guard let mvhd = mvhds.first else { throw .malformed("no 'mvhd' box in 'moov'") }
         guard mvhds.count == 1 else { throw .malformed("\(mvhds.count) 'mvhd' boxes in 'moov'") }
         let movieHeader = try parseMovieHeader(mvhd)
+        movieBoxes.mvhd = mvhd
 
         var tracks: [Track] = []
         var metadata: [MetadataItem] = []
         for child in children {
             switch child.type {
             case "trak": tracks.append(try parseTrack(child))
-            case "meta": metadata += try parseMeta(child, depth: 2)
-            case "udta": metadata += try parseUserData(child, depth: 2)
+            case "meta":
+                movieBoxes.meta.append(child)
+                metadata += try parseMeta(child, depth: 2)
+            case "udta":
+                movieBoxes.userData.append(child)
+                movieBoxes.tracksBeforeUserData.append(tracks.count)
+                metadata += try parseUserData(child, depth: 2)
             default: break
             }
         }
         let firstMdat = top.first { $0.type == "mdat" }
-        return MovieStructure(
+        var structure = MovieStructure(
             fileSize: size, majorBrand: majorBrand, compatibleBrands: compatibleBrands,
             topLevelBoxes: top.map { MovieStructure.TopLevelBox(type: $0.type, offset: $0.offset, size: $0.size) },
             isFragmented: top.contains { $0.type == "moof" } || children.contains { $0.type == "mvex" },
             moov: MovieStructure.TopLevelBox(type: moov.type, offset: moov.offset, size: moov.size),
             moovPrecedesMdat: firstMdat.map { moov.offset < $0.offset }, movieHeader: movieHeader, tracks: tracks,
             metadata: metadata)
+        structure.movieBoxes = movieBoxes
+        return structure
     }
 
     /// Version and flags, the first four bytes of every full box.
@@ -122,11 +132,17 @@ struct MovieParser<Source: ByteSource> {
             trackID: trackID, headerVersion: version, headerFlags: flags, matrix: matrix, width: width, height: height,
             handler: nil, mediaTimescale: nil, mediaDuration: nil, sampleEntry: nil, sampleEntryCount: 0,
             codedWidth: nil, codedHeight: nil, metadata: [], timedMetadataKeys: [], sampleTable: nil)
+        track.boxes.tkhd = tkhd
         for child in children {
             switch child.type {
             case "mdia": try parseMedia(child, into: &track)
             case "meta": track.metadata += try parseMeta(child, depth: 3)
-            case "udta": track.metadata += try parseUserData(child, depth: 3)
+            case "udta":
+                track.boxes.userData.append(child)
+                track.metadata += try parseUserData(child, depth: 3)
+            case "edts":
+                track.boxes.editList = try walker.children(of: child, depth: 3).first { $0.type == "elst" }
+            case "tref": track.boxes.trackReferences = child
             default: break
             }
         }
@@ -136,11 +152,13 @@ struct MovieParser<Source: ByteSource> {
     private mutating func parseMedia(_ mdia: BoxHeader, into track: inout Track) throws(ISOBMFFError) {
         let children = try walker.children(of: mdia, depth: 3)
         if let hdlr = children.first(where: { $0.type == "hdlr" }) {
+            track.boxes.hdlr = hdlr
             var c = try walker.payload(of: hdlr, limit: 12)
             try c.skip(8)  // version and flags; QuickTime's component type (`mhlr`)
             track.handler = try c.fourCC()
         }
         if let mdhd = children.first(where: { $0.type == "mdhd" }) {
+            track.boxes.mdhd = mdhd
             var c = try walker.payload(of: mdhd, limit: 32)
             let (version, _) = try versionAndFlags(&c, box: mdhd)
             try c.skip(version == 1 ? 16 : 8)
@@ -156,6 +174,7 @@ struct MovieParser<Source: ByteSource> {
             let entries = try walker.children(of: stsd, skipping: 8, depth: 6)
             track.sampleEntryCount = entries.count
             track.sampleEntry = entries.first?.type
+            track.boxes.sampleEntry = entries.first
             if let entry = entries.first, track.handler == "vide", entry.payloadSize >= 28 {
                 var c = try walker.payload(of: entry, limit: 28)
                 try c.skip(24)  // reserved, data reference index, pre-defined and reserved fields
@@ -167,6 +186,8 @@ struct MovieParser<Source: ByteSource> {
             }
         }
         func table(_ types: FourCC...) -> BoxHeader? { tables.first { types.contains($0.type) } }
+        track.boxes.syncSamples = table("stss")
+        track.boxes.compositionOffsets = table("ctts")
         if let stts = table("stts"), let stsc = table("stsc"), let stsz = table("stsz"),
             let offsets = table("stco", "co64")
         {

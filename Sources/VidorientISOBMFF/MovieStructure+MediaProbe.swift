@@ -11,8 +11,9 @@ extension MovieStructure {
         let seconds = movieHeader.timescale > 0 ? Double(movieHeader.duration) / Double(movieHeader.timescale) : nil
         let duration = seconds.flatMap { $0 > 0 ? $0 : nil }
         let iso6709 = tags["com.apple.quicktime.location.ISO6709"] ?? tags["©xyz"]
+        let kind = MediaFormat.movieContainer(majorBrand: majorBrand?.description)
         let format = FormatReport(
-            name: "mov,mp4,m4a,3gp,3g2,mj2", longName: "QuickTime / MOV", duration: duration, size: Int(fileSize),
+            name: kind.name, longName: kind.longName, duration: duration, size: Int(fileSize),
             bitRate: duration.map { Int((Double(fileSize) * 8 / $0).rounded(.towardZero)) }, startTime: nil,
             creationTime: nil, streamCount: tracks.count, location: iso6709.flatMap(Location.init(iso6709:)),
             tags: tags)

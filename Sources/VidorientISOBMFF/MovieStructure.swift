@@ -26,6 +26,8 @@ public struct MovieStructure: Sendable, Hashable {
     public var tracks: [Track]
     /// Movie-level `moov/meta` (QuickTime `mdta` keys) and `moov/udta/meta` (iTunes `ilst`) items.
     public var metadata: [MetadataItem]
+    /// Where the boxes that only the description reads are (`ftyp`, `mvhd`, `moov/udta`, `moov/meta`).
+    var movieBoxes = MovieBoxes()
 
     /// Tracks whose handler is `vide`, in file order.
     public var videoTracks: [Track] { tracks.filter { $0.handler == "vide" } }
@@ -119,6 +121,9 @@ public struct Track: Sendable, Hashable {
     public var timedMetadataKeys: [TimedMetadataKey]
     /// Where the sample tables are, for reading timed metadata values.
     var sampleTable: SampleTableBoxes?
+    /// Where the boxes that only the description reads are (`mdhd`, `hdlr`, `stsd`'s first
+    /// entry, `elst`, `stss`, `udta`).
+    var boxes = TrackBoxes()
 
     public var isEnabled: Bool { headerFlags & 1 != 0 }
 }
@@ -165,4 +170,28 @@ struct SampleTableBoxes: Sendable, Hashable {
     var sampleSizes: BoxHeader
     /// `stco` (32-bit) or `co64` (64-bit) chunk offsets.
     var chunkOffsets: BoxHeader
+}
+
+/// Movie-level boxes kept by the parser for `MovieDescription`, which reads them on demand.
+struct MovieBoxes: Sendable, Hashable {
+    var ftyp: BoxHeader?
+    var mvhd: BoxHeader?
+    /// `moov`'s children in file order, with the index of the `trak` each follows (for cover art).
+    var userData: [BoxHeader] = []
+    var meta: [BoxHeader] = []
+    /// The `moov` children's order: `trak` boxes counted before each `udta`, to place cover art.
+    var tracksBeforeUserData: [Int] = []
+}
+
+/// Track-level boxes kept by the parser for `MovieDescription`.
+struct TrackBoxes: Sendable, Hashable {
+    var tkhd: BoxHeader?
+    var mdhd: BoxHeader?
+    var hdlr: BoxHeader?
+    var sampleEntry: BoxHeader?
+    var editList: BoxHeader?
+    var syncSamples: BoxHeader?
+    var compositionOffsets: BoxHeader?
+    var userData: [BoxHeader] = []
+    var trackReferences: BoxHeader?
 }

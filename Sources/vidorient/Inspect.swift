@@ -31,7 +31,12 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         FFmpegLog.setVerbose(verbose)
-        let prober = Prober(decodesFirstFrame: deep)
+        var prober = Prober(decodesFirstFrame: deep)
+        if verbose {
+            prober.fallbackNote = { path, reason in
+                Terminal.warn("'\(path)': read with ffmpeg: the box reader does not describe it alone (\(reason))")
+            }
+        }
         let terminal = Terminal.standardOutput
         try reportEach(files, json: json, human: { HumanReport(report: $0, terminal: terminal).text }) { file in
             do throws(InputError) {

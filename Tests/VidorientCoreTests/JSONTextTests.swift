@@ -59,7 +59,7 @@ struct Sample: Encodable {
     @Test func reportsRoundTrip() throws {
         let report = MediaReport(
             probe: MediaProbe(
-                path: "a.mov", format: FormatReport(name: "mov,mp4,m4a,3gp,3g2,mj2", streamCount: 1),
+                path: "a.mov", format: FormatReport(name: "mov", streamCount: 1),
                 streams: [StreamReport(index: 0, type: "video")],
                 video: VideoEvidence(streamIndex: 0, containerMatrix: DisplayMatrix(.leftMirrored, width: 4, height: 2))))
         let decoded = try JSONDecoder().decode(MediaReport.self, from: Data(JSONText().encode(report).utf8))

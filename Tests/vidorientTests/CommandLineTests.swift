@@ -8,12 +8,33 @@ import VidorientTestSupport
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let object = try #require(run.json as? [String: Any])
-        #expect(object["schema_version"] as? Int == 2)
+        #expect(object["schema_version"] as? Int == 3)
         let video = try #require(object["video"] as? [String: Any])
         #expect(video["exif_orientation"] as? Int == 6)
         #expect(video["rotation"] as? Int == 90)
         #expect(video["mirrored"] as? Bool == false)
         #expect(video["ffprobe_rotation"] as? Int == -90)
+    }
+
+    @Test func anMP4IsDescribedWithoutFFmpegInTheProjectsVocabulary() throws {
+        let run = try Run.vidorient(["inspect", "--json", "--verbose", Run.media("orient-6.mp4")])
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        let format = try #require((run.json as? [String: Any])?["format"] as? [String: Any])
+        #expect(format["name"] as? String == "mp4")
+        #expect(format["ffmpeg_demuxer"] is NSNull)
+        #expect((format["tags"] as? [String: Any])?["major_brand"] as? String == "isom")
+    }
+
+    @Test func aMovieTheBoxLayerRefusesGoesToFFmpegAndVerboseSaysWhy() throws {
+        let quiet = try Run.vidorient(["inspect", "--json", Run.media("cover-art.m4a")])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty)
+        let format = try #require((quiet.json as? [String: Any])?["format"] as? [String: Any])
+        #expect(format["name"] as? String == "m4a")
+        #expect(format["ffmpeg_demuxer"] as? String == "mov,mp4,m4a,3gp,3g2,mj2")
+        let verbose = try Run.vidorient(["inspect", "--json", "--verbose", Run.media("cover-art.m4a")])
+        #expect(verbose.stderrLines.contains { $0.contains("read with ffmpeg") && $0.contains("covr") })
     }
 
     @Test func jsonForSeveralFilesIsAnArray() throws {
