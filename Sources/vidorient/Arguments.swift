@@ -40,6 +40,7 @@ extension ContactSheetGrid: OptionValue {}
 extension TimePoint: OptionValue {}
 extension Shard: OptionValue {}
 extension OrientationChoice: OptionValue {}
+extension OutputNameTemplate: OptionValue {}
 
 extension Severity: OptionValue {
     init?(argument: String) { self.init(rawValue: argument) }

@@ -5,6 +5,7 @@
 import Musl
 #endif
 import Synchronization
+import VidorientAudit
 import VidorientCore
 
 /// Set when a line meant for stderr could not be written: the run then cannot claim success.
@@ -38,18 +39,7 @@ struct Terminal {
 
     /// Writes every byte, retrying short writes; false when the descriptor refuses.
     @discardableResult
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.map { write(descriptor, $0 + offset, buffer.count - offset) } ?? 0
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
-    }
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool { OutputFile.writeAll(descriptor, bytes) }
 
     /// Runs at exit: flushes standard output and ends the process with status 2 when anything
     /// printed (a report on a full disk, a closed descriptor) or any diagnostic was lost. The
