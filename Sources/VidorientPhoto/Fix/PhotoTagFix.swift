@@ -41,7 +41,7 @@ public enum PhotoTagFix {
     {
         switch format {
         case .movie, .other: throw PhotoFormatError("not a photo (\(format))")
-        case .heif: throw PhotoFormatError("fixing \(format) is not built yet")
+        case .heif: return try HEIFOrientationFix.plan(source, target: target)
         default: break
         }
         let evidence = try PhotoReader.read(source, path: "", format: format)
