@@ -227,6 +227,12 @@ private final class DecodedOriginals: @unchecked Sendable {
     let lock = NSLock()
     var pictures: [String: RGBPicture] = [:]
     static let shared = DecodedOriginals()
+
+    func withLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
 }
 
 /// A picture as libheif shows it (heif-convert applies irot, imir and clap), decoded to RGB by
@@ -266,14 +272,14 @@ private struct RGBPicture {
     }
 
     static func original(_ path: String, scaled: Bool) throws -> RGBPicture {
+        // The lock is never held while a tool runs (a test waiting on it would hold a thread of
+        // the shared pool); two tests may decode the same original at once, which is harmless.
         let cache = DecodedOriginals.shared
-        cache.lock.lock()
-        defer { cache.lock.unlock() }
-        if let picture = cache.pictures[path] { return picture }
+        if let picture = cache.withLock({ cache.pictures[path] }) { return picture }
         let folder = try Scratch("heif-original")
         defer { folder.remove() }
         let picture = try RGBPicture(shownBy: path, in: folder, scaled: scaled)
-        cache.pictures[path] = picture
+        cache.withLock { cache.pictures[path] = picture }
         return picture
     }
 

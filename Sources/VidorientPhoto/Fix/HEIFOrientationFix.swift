@@ -428,17 +428,18 @@ private struct Planner<Source: ByteSource> {
         places.append("Exif item \(id) IFD0 Orientation: \(current) -> \(target.exif)")
     }
 
-    /// `tiff:Orientation` of the XMP item, rewritten in its own digits where it exists.
+    /// Every `tiff:Orientation` of the XMP item, rewritten in its own digits where it exists
+    /// (zero-padded to the same length: `06` becomes `01`).
     mutating func planXMP(target: Orientation) throws(PhotoFormatError) {
         guard let id = structure.describing(type: "mime", contentType: "application/rdf+xml"),
-            let packet = try? structure.data(of: id, in: source),
-            let found = XMPOrientation.valueDigits(in: packet), found.value != target.exif
+            let packet = try? structure.data(of: id, in: source)
         else { return }
-        let digits = String(target.exif)
-        let padded = String(repeating: "0", count: max(0, found.digits.count - digits.count)) + digits
-        let old = Array(packet[found.digits])
-        splices += try overwrite(old, with: Array(padded.utf8), at: found.digits.lowerBound, in: id)
-        places.append("XMP item \(id) tiff:Orientation: \(found.value) -> \(target.exif)")
+        for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
+            let text = String(target.exif)
+            let padded = String(repeating: "0", count: max(0, digits.count - text.count)) + text
+            splices += try overwrite(Array(packet[digits]), with: Array(padded.utf8), at: digits.lowerBound, in: id)
+            places.append("XMP item \(id) tiff:Orientation: \(value) -> \(target.exif)")
+        }
     }
 }
 
