@@ -9,12 +9,23 @@ import Testing
 /// `VIDORIENT_LIBRARY_DIR` makes the loaders look for the libraries in one directory only; one
 /// that does not exist is a machine without FFmpeg or libheif.
 enum LoadedObjects {
-    /// The shared objects a run of `arguments` mapped, by the names the loader was given.
+    /// The shared objects a run of `arguments` mapped, by the names the loader was given. The
+    /// loader writes them to `LD_DEBUG_OUTPUT.<pid>`, not stderr: FFmpeg's ~140 libraries would
+    /// fill the stderr pipe while the test still reads stdout.
     static func of(_ arguments: [String], environment: [String: String] = [:]) throws -> (run: Run, objects: [String]) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-ld-debug-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         var environment = environment
         environment["LD_DEBUG"] = "files"
+        environment["LD_DEBUG_OUTPUT"] = folder.appendingPathComponent("files").path
         let run = try Run.vidorient(arguments, environment: environment)
-        let objects = run.stderrLines.compactMap { line -> String? in
+        // One file per process the run started (vidorient starts none: one).
+        let text = try FileManager.default.contentsOfDirectory(atPath: folder.path).map {
+            try String(contentsOfFile: folder.appendingPathComponent($0).path, encoding: .utf8)
+        }.joined(separator: "\n")
+        let objects = text.split(separator: "\n").compactMap { line -> String? in
             guard let range = line.range(of: "file=") else { return nil }
             return String(line[range.upperBound...].prefix(while: { $0 != " " }))
         }
