@@ -166,7 +166,11 @@ struct FixCommandTests {
         let bad = try FixFixture.copy("audio-only.m4a", to: folder)
         let run = try Run.vidorient(["fix", good, bad, other, "--reset", "--json"])
         #expect(run.status == 2)
-        #expect(run.stderrLines.map(String.init) == ["vidorient: could not fix '\(bad)': no video track"])
+        // One line for the bad file, then the batch's summary.
+        #expect(
+            run.stderrLines.map(String.init) == [
+                "vidorient: could not fix '\(bad)': no video track", "vidorient: fixed 2, already right 0, refused 1, failed 0",
+            ])
         let array = try #require(run.json as? [[String: Any]])
         #expect(array.compactMap { $0["path"] as? String } == [good, other])
         // audio-first.mov: the video is track 2, after the audio.
