@@ -123,7 +123,8 @@ public enum PhotoNormalizer {
         } catch { throw Refusal(reason: error.description) }
         let rebuilt = try JPEGUpright.rebuild(original: bytes, layout: layout, turned: turned, transform: transform) { thumbnail in
             do throws(JPEGDecodeError) {
-                return .success(try JPEGLosslessTransform.apply(transform, to: thumbnail, edges: .perfect))
+                let turned = try JPEGLosslessTransform.apply(transform, to: thumbnail, edges: .perfect)
+                return .success(JPEGUpright.withoutApplicationSegments(turned))
             } catch {
                 return .failure(PhotoFormatError(error.description))
             }

@@ -75,7 +75,9 @@ public struct EXIFUpright: Sendable, Hashable {
             case .failure(let error):
                 // Unlinking IFD1 drops the thumbnail for every reader; its bytes go too when last.
                 editor.unlinkNextIFD(of: ifd0, rawCount: structure.uint16(at: ifd0.offset))
-                if start + length == editor.bytes.count { editor.bytes.removeLast(length) }
+                if editor.bytes[(start + length)...].allSatisfy({ $0 == 0 }) && editor.bytes.count - start - length < 4 {
+                    editor.bytes.removeSubrange(start...)
+                }
                 thumbnail = .dropped(error.reason)
                 changes.append("IFD1 thumbnail dropped: \(error.reason)")
             }
@@ -133,7 +135,9 @@ struct TIFFEditor {
         throws(PhotoFormatError)
     {
         var at = start
-        if start + length == bytes.count {
+        // Last in the structure, but for the padding that keeps the structure's length even.
+        if bytes[(start + length)...].allSatisfy({ $0 == 0 }) && bytes.count - start - length < 4 {
+            bytes.removeSubrange((start + length)...)
             bytes.replaceSubrange(start..<start + length, with: block)
         } else if block.count <= length {
             bytes.replaceSubrange(start..<start + block.count, with: block)

@@ -87,6 +87,13 @@ public enum JPEGUpright {
         public var warnings: [String]
     }
 
+    /// `jpeg` without its APPn and COM segments: libjpeg-turbo's output for an embedded image
+    /// (an EXIF thumbnail) carries a JFIF segment the original did not have.
+    public static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
+        guard let layout = try? Layout(jpeg), let first = layout.segments.first(where: { !$0.isApplication }) else { return jpeg }
+        return [0xFF, 0xD8] + jpeg[first.start..<layout.imageEnd]
+    }
+
     static let mpfIdentifier: [UInt8] = Array("MPF\0".utf8)
 
     /// `original` with its image replaced by `turned` (a whole JPEG from the lossless transform).
@@ -148,7 +155,10 @@ public enum JPEGUpright {
                 originalImageEnd: layout.imageEnd, imageEnd: imageEnd)
             if moved > 0 {
                 changes.append("APP2 MPF image offsets moved")
-                warnings.append("the \(moved) further image\(moved == 1 ? "" : "s") of the mpf index (previews, depth or gain maps) were kept as stored, not turned")
+                warnings.append(
+                    moved == 1
+                        ? "the further image of the mpf index (a preview, depth or gain map) was kept as stored, not turned"
+                        : "the \(moved) further images of the mpf index (previews, depth or gain maps) were kept as stored, not turned")
             }
         }
         return Rebuilt(bytes: output, changes: changes, thumbnail: thumbnail, warnings: warnings)
