@@ -308,7 +308,7 @@ private typealias F = NormalizeFixture
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("deep.png").path
         let filter = pixelFormat == "pal8" ? "split[a][b];[a]palettegen=max_colors=200[p];[b][p]paletteuse" : "format=\(pixelFormat)"
-        try F.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", "-vf", filter, path])
+        try F.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.04", "-frames:v", "1", "-vf", filter, path])
         try F.tool("exiftool", ["-q", "-overwrite_original", "-Orientation#=6", "-PNG:Comment=kept", path])
         let stored = try F.decode(path, pixelFormat: "rgba64be")
         let before = try F.metadata(path)
