@@ -184,7 +184,8 @@ struct FixCommandTests {
         ("fragmented", "fragmented mp4 (moof) is not supported"),
         ("matroska", "not an mp4 or quicktime file (matroska/webm)"),
         ("avi", "not an mp4 or quicktime file (avi)"),
-        ("jpeg", "not an mp4 or quicktime file (jpeg)"),
+        // A JPEG is a photo now (its tag is fixed: PhotoFixCommandTests); GIF has no orientation to fix.
+        ("gif", "not an mp4 or quicktime file (gif)"),
         ("audio-only", "no video track"),
         ("empty", "file is empty"),
         ("text", "not an mp4 or quicktime file (no 'ftyp', 'moov' or 'mdat' box at the start)"),
@@ -209,7 +210,7 @@ struct FixCommandTests {
             try ffmpeg(["-i", Run.media("orient-6.mp4"), "-c", "copy", "-movflags", "frag_keyframe+empty_moov", "-f", "mp4", path])
         case "matroska": try ffmpeg(["-i", Run.media("orient-6.mp4"), "-c", "copy", "-f", "matroska", path])
         case "avi": try ffmpeg(["-i", Run.media("orient-6.jpg"), "-c", "copy", "-f", "avi", path])
-        case "jpeg": _ = try FixFixture.copy("orient-6.jpg", to: folder, as: "input.mp4")
+        case "gif": try ffmpeg(["-i", Run.media("orient-6.jpg"), "-f", "gif", path])
         case "audio-only": _ = try FixFixture.copy("audio-only.m4a", to: folder, as: "input.mp4")
         case "empty": _ = try FixFixture.copy("bad-empty.mp4", to: folder, as: "input.mp4")
         case "text": _ = try FixFixture.copy("bad-text.mp4", to: folder, as: "input.mp4")
