@@ -169,8 +169,9 @@ private typealias F = NormalizeFixture
         let stored = try F.decode(path)
         let thumbnail = folder.appendingPathComponent("thumb.jpg").path
         let preview = folder.appendingPathComponent("preview.jpg").path
-        try F.tool("ffmpeg", ["-v", "error", "-i", path, "-vf", "scale=\(stored.width / 2):\(stored.height / 2)", thumbnail])
-        try F.tool("ffmpeg", ["-v", "error", "-i", path, "-vf", "scale=\(stored.width / 4):\(stored.height / 4)", preview])
+        // -noautorotate: ffmpeg would show the picture turned by its EXIF orientation; a thumbnail is stored as the picture is.
+        try F.tool("ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-vf", "scale=\(stored.width / 2):\(stored.height / 2)", thumbnail])
+        try F.tool("ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-vf", "scale=\(stored.width / 4):\(stored.height / 4)", preview])
         try F.tool("exiftool", [
             "-q", "-overwrite_original", "-XMP-tiff:Orientation#=\(n)", "-XMP-dc:Title=kept", "-Make=Vidorient",
             "-Model=Normalize", "-ExifIFD:ExifImageWidth=\(stored.width)", "-ExifIFD:ExifImageHeight=\(stored.height)",
@@ -265,7 +266,7 @@ private typealias F = NormalizeFixture
         let path = try F.copy(Run.media("orient-6.jpg"), to: folder, as: "orient-6.jpg")
         let thumbnail = folder.appendingPathComponent("thumb.jpg").path
         // 40x24 at 4:2:0: a quarter turn clockwise would move the partial bottom row of blocks.
-        try F.tool("ffmpeg", ["-v", "error", "-i", path, "-vf", "scale=40:24", thumbnail])
+        try F.tool("ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-vf", "scale=40:24", thumbnail])
         try F.tool("exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(thumbnail)", path])
         let run = try Run.vidorient(["normalize", "--json", path])
         #expect(run.status == 0, "\(run.stderr)")
@@ -400,6 +401,8 @@ private typealias F = NormalizeFixture
         let folder = try F.folder("landscape-\(n)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try F.copy(source, to: folder, as: "Landscape_\(n).jpg")
+        // The shared files are read-only, which normalize (rightly) refuses to replace.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         let reference = folder.appendingPathComponent("jpegtran.jpg").path
         let run = try Run.vidorient(["normalize", path])
         if n == 1 {
