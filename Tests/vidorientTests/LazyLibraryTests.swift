@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 
 /// FFmpeg and libheif are opened on first use (Sources/CFFmpeg/FFmpegLoader.c,
 /// Sources/CLibHeif/LibHeifLoader.c), never when the program starts. The dynamic loader itself

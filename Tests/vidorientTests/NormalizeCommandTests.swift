@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientTestSupport
 
 /// `vidorient normalize`, run as a user runs it, on copies in a temporary folder, checked by
 /// other tools: jpegtran and djpeg (the pixels), exiftool (the metadata), ffmpeg (decodes).
