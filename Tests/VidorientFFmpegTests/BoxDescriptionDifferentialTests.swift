@@ -132,8 +132,8 @@ import VidorientISOBMFF
         let isISO = { (name: String) in
             ["mp4", "mov", "m4a", "3gp", "m4v"].contains((name as NSString).pathExtension.lowercased())
         }
-        var paths = Manifest.good.filter { isISO($0.name) }.map(\.path)
-        if let shared = SharedMedia.path("README.md").map({ ($0 as NSString).deletingLastPathComponent }),
+        var paths = TestMedia.good.filter { isISO($0.name) }.map(\.path)
+        if let shared = SharedMedia.existingPath("README.md").map({ ($0 as NSString).deletingLastPathComponent }),
             let names = try? FileManager.default.contentsOfDirectory(atPath: shared)
         {
             paths += names.filter(isISO).sorted().map { "\(shared)/\($0)" }
