@@ -155,7 +155,7 @@ struct Thumbnail: ParsableCommand {
                 let written = try batch.make(jobs[index], request: request, quality: quality)
                 results.withLock { $0[index] = written }
             } catch {
-                progress.warn(error.description)
+                progress.warn(String(describing: error))
                 failures.add(1, ordering: .relaxed)
             }
             progress.advance(jobs[index].input)
