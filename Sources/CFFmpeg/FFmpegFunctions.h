@@ -53,6 +53,8 @@ FUNCTION(avutil, int, av_reduce, (int *dst_num, int *dst_den, int64_t num, int64
 FUNCTION(avutil, int64_t, av_gettime_relative, (void), ())
 VOID_FUNCTION(avutil, av_log_set_level, (int level), (level))
 FUNCTION(avutil, const char *, av_get_media_type_string, (enum AVMediaType media_type), (media_type))
+FUNCTION(avutil, const char *, av_get_pix_fmt_name, (enum AVPixelFormat pix_fmt), (pix_fmt))
+FUNCTION(avutil, int, av_opt_set, (void *obj, const char *name, const char *val, int search_flags), (obj, name, val, search_flags))
 FUNCTION(avutil, const AVPixFmtDescriptor *, av_pix_fmt_desc_get, (enum AVPixelFormat pix_fmt), (pix_fmt))
 FUNCTION(avutil, const char *, av_color_primaries_name, (enum AVColorPrimaries primaries), (primaries))
 FUNCTION(avutil, const char *, av_color_range_name, (enum AVColorRange range), (range))
