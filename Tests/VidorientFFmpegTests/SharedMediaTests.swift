@@ -56,7 +56,7 @@ struct SharedMediaTests {
             PhotoTruth(file: "denali.webp", exif: 1, width: nil, height: nil, source: .exif),
             PhotoTruth(file: "samsung-one-ui-6.heic", exif: 6, width: 3000, height: 4000, source: .heif),
             PhotoTruth(file: "IMG_2682.heic", exif: 1, width: 4032, height: 3024, source: nil),
-            PhotoTruth(file: "8bit-sRGB.avif", exif: 1, width: 1617, height: 1080, source: .none),
+            PhotoTruth(file: "8bit-sRGB.avif", exif: 1, width: 1617, height: 1080, source: PhotoOrientationSource.none),
         ]
 
     @Test(arguments: photoTruths)

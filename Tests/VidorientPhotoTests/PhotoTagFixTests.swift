@@ -372,9 +372,13 @@ enum FixScratch {
         #expect(status.st_mtim.tv_sec > 1_100_000_000)
     }
 
-    @Test func heifIsNotBuiltHereAndSaysSo() throws {
-        #expect(throws: PhotoFormatError.self) {
-            try PhotoTagFix.plan(MemoryBytes(try FixScratch.bytes(TestMedia.path("orient-6.heic"))), format: .heif(brand: "heic"), target: .up)
-        }
+    /// HEIF goes through the same entry point as the tag formats (HEIFOrientationFix does the work:
+    /// HEIFOrientationFixTests): orient-6.heic's irot 3 (three quarter turns anticlockwise) becomes 0.
+    @Test func heifIsPlannedThroughTheSameEntryPoint() throws {
+        let edit = try PhotoTagFix.plan(MemoryBytes(try FixScratch.bytes(TestMedia.path("orient-6.heic"))), format: .heif(brand: "heic"), target: .up)
+        #expect(edit.before == .right)
+        #expect(edit.after == .up)
+        #expect(edit.edit.splices.map(\.old) == [[3]])
+        #expect(edit.edit.splices.map(\.new) == [[0]])
     }
 }

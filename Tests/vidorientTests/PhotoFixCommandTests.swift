@@ -215,8 +215,10 @@ struct PhotoFixCommandTests {
         let good = try FixFixture.copy("orient-6.jpg", to: folder)
         let run = try Run.vidorient(["fix", empty, truncated, good, "--orientation", "1"])
         #expect(run.status == 2)
-        #expect(run.stderrLines.count == 2, "\(run.stderr)")
-        #expect(run.stderrLines.allSatisfy { $0.hasPrefix("vidorient: could not fix '") })
+        // One line per bad file, then the batch's summary.
+        #expect(run.stderrLines.count == 3, "\(run.stderr)")
+        #expect(run.stderrLines.prefix(2).allSatisfy { $0.hasPrefix("vidorient: could not fix '") })
+        #expect(run.stderrLines.last == "vidorient: fixed 1, already right 0, refused 0, failed 2")
         #expect(try Self.exifOrientation(good) == 1, "a bad file does not stop the others")
         #expect(try FixFixture.contents(truncated).count == 100)
     }
