@@ -13,8 +13,9 @@ import VidorientCore
 /// under another version is then ignored.
 public enum AuditRules {
     // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`;
-    // 4: findings carry `suggested_fix`.
-    public static let version = 4
+    // 4: findings carry `suggested_fix`; 5: movies described by the box layer (the first sample's
+    // SEI included) and `box-layer-unreadable`.
+    public static let version = 5
 }
 
 /// What identifies one state of a file without reading it: if none of these changed, its bytes

@@ -261,17 +261,13 @@ public struct Auditor: Sendable {
             if !options.deep, format.isPhoto {
                 return AuditRecord(MediaReport(photo: try PhotoReader.read(path: path, format: format)))
             }
-            if !options.deep, format == .movie, let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
-                let structure = try? MovieStructure(source)
-            {
-                // The whole description (the codec's SEI included) when the box layer can give
-                // it; else what the headers alone say, as before: the orientation needs no more.
-                let probe =
-                    (try? MovieDescription.probe(structure, path: path, source: source))
-                    ?? structure.mediaProbe(path: path, source: source)
+            if !options.deep, format == .movie, let probe = movieProbe(path) {
                 return AuditRecord(MediaReport(probe: probe))
             }
-            return AuditRecord(try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspect(path))
+            // Not a movie, --deep, or boxes the box layer could not read: FFmpeg's reading, which
+            // for a movie carries the box layer's reason as a `box-layer-unreadable` finding.
+            let prober = Prober(timeout: options.timeout, decodesFirstFrame: options.deep)
+            return AuditRecord(format == .movie ? MediaReport(probe: try prober.probe(path)) : try prober.inspect(path))
         } catch {
             let timedOut = error.reason.hasPrefix("timed out")
             return AuditRecord(
@@ -282,6 +278,28 @@ public struct Auditor: Sendable {
                         message: "could not be probed: \(error.reason)")
                 ])
         }
+    }
+}
+
+/// A movie from its boxes alone: the whole description (the codec's SEI included) when the box
+/// layer can give it, else what the headers say (enough for the orientation: a fragmented file,
+/// or a sample table the description refuses, whose reason the report then carries). Nil when
+/// the boxes cannot be read at all.
+private func movieProbe(_ path: String) -> MediaProbe? {
+    let source: ReadAheadBytes
+    let structure: MovieStructure
+    do throws(ISOBMFFError) {
+        source = ReadAheadBytes(try FileBytes(path: path))
+        structure = try MovieStructure(source)
+    } catch {
+        return nil
+    }
+    do throws(ISOBMFFError) {
+        return try MovieDescription.probe(structure, path: path, source: source)
+    } catch {
+        var probe = structure.mediaProbe(path: path, source: source)
+        if error.kind != .unsupported { probe.video?.boxLayerError = error.reason }
+        return probe
     }
 }
 

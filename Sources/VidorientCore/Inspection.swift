@@ -61,6 +61,10 @@ public struct VideoEvidence: Sendable, Hashable {
     public var timedMetadataKeys: [String]
     /// Apple's `com.apple.quicktime.video-orientation` values over time, when a track holds them.
     public var timedOrientation: [TimedOrientation] = []
+    /// Why the box layer could not read a file whose signature says MP4/QuickTime, when it could
+    /// not: the report then holds FFmpeg's view alone (no separate track and movie matrices, no
+    /// track metadata), and says so in a `box-layer-unreadable` finding.
+    public var boxLayerError: String?
 
     public init(
         streamIndex: Int, containerMatrix: DisplayMatrix? = nil, frameMatrix: DisplayMatrix? = nil,
@@ -366,6 +370,14 @@ extension VideoReport {
                     code: "codec-orientation", severity: .info,
                     message:
                         "only the SEI carries the orientation (\(describe(frame))); players that read only the container show the picture as stored"
+                ))
+        }
+        if let reason = evidence.boxLayerError {
+            findings.append(
+                Finding(
+                    code: "box-layer-unreadable", severity: .warning,
+                    message:
+                        "the MP4/QuickTime boxes could not be read (\(reason)): FFmpeg's reading is shown, without the track and movie matrices apart"
                 ))
         }
         if let reason = evidence.firstFrameError {

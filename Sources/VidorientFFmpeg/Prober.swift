@@ -148,13 +148,20 @@ public struct Prober: Sendable {
 
     /// What FFmpeg hides in MP4/QuickTime: the track and movie matrices apart, the track's own
     /// metadata, timed-metadata keys. Headers only; a file the box layer cannot read keeps
-    /// FFmpeg's view alone.
+    /// FFmpeg's view alone, and the reason (`boxLayerError`, a finding).
     static func addBoxEvidence(to evidence: VideoEvidence, path: String, trackID: Int) -> VideoEvidence {
-        guard let file = try? FileBytes(path: path), case let source = ReadAheadBytes(file),
-            let structure = try? MovieStructure(source),
-            let boxes = structure.videoEvidence(trackID: trackID, streamIndex: evidence.streamIndex, source: source)
-        else { return evidence }
         var merged = evidence
+        let structure: MovieStructure
+        let source: ReadAheadBytes
+        do throws(ISOBMFFError) {
+            source = ReadAheadBytes(try FileBytes(path: path))
+            structure = try MovieStructure(source)
+        } catch {
+            merged.boxLayerError = error.reason
+            return merged
+        }
+        guard let boxes = structure.videoEvidence(trackID: trackID, streamIndex: evidence.streamIndex, source: source)
+        else { return evidence }
         merged.trackID = boxes.trackID
         merged.trackMatrix = boxes.trackMatrix
         merged.movieMatrix = boxes.movieMatrix

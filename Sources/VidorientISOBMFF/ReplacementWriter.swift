@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import VidorientCore
+import VidorientCore
 
 /// Writes a whole new file in place of another (or beside it, with `-o`), with `fix`'s safety:
 /// a temporary file in the destination's folder, permissions (and, as root, owner) kept, flushed,

@@ -111,6 +111,23 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         #expect(try library.snapshot() == before, "the audit must not change a byte")
     }
 
+    /// A movie the box layer cannot read is FFmpeg's to read, and the audit says why (the
+    /// `try?` that once hid this made a malformed `moov` look like any other file).
+    @Test func aBoxLayerErrorIsReported() throws {
+        let folder = try TemporaryFolder("audit-box-error")
+        defer { folder.remove() }
+        let path = try folder.copy(TestMedia.path("orient-3-hevc.mov"), as: "orient-3-hevc.mov")
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 0x10, 0, 0x66, 0x72, 0x65, 0x65]))
+        try handle.close()
+        let run = audit(.list([path].makeIterator()))
+        let record = try #require(run.records.first)
+        #expect(record.findings.map(\.code) == ["box-layer-unreadable"])
+        #expect(record.findings.first?.severity == .warning)
+        #expect(record.video?.exifOrientation == 3)
+    }
+
     @Test func deepAuditDecodesAndFindsTheSEI() throws {
         let library = try Library()
         defer { library.remove() }

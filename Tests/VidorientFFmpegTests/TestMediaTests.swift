@@ -57,6 +57,23 @@ import VidorientFFmpeg
         #expect(try codes("orient-6.mp4").isEmpty)
     }
 
+    /// A movie whose boxes the box layer refuses (a last box that claims more bytes than the file
+    /// has) but FFmpeg reads: FFmpeg's view, and the box layer's reason as a finding, not a silence.
+    @Test func aBoxLayerErrorIsAFindingNotASilence() throws {
+        let folder = try TemporaryFolder("box-error")
+        defer { folder.remove() }
+        let path = try folder.copy(TestMedia.path("orient-6.mp4"), as: "orient-6.mp4")
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 0x10, 0, 0x66, 0x72, 0x65, 0x65]))  // 4096-byte 'free', 8 there
+        try handle.close()
+        let report = try Prober().inspect(path)
+        #expect(report.video?.exifOrientation == 6)
+        #expect(report.findings.map(\.code) == ["box-layer-unreadable"])
+        #expect(report.findings.first?.message.contains("'free' box at") == true, "\(report.findings)")
+        #expect(try Prober().inspect(TestMedia.path("orient-6.mp4")).findings.isEmpty)
+    }
+
     @Test(arguments: TestMedia.good.filter { $0.name.hasSuffix(".mp4") || $0.name.hasSuffix(".mov") })
     func ffprobeRotationIsWhatFFprobePrints(entry: TestMedia.Entry) throws {
         #expect(try Prober().inspect(entry.path).video?.ffprobeRotation == FFprobe.rotation(entry.path))
