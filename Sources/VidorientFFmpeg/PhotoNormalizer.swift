@@ -113,7 +113,8 @@ public enum PhotoNormalizer {
 
     static func planJPEG(_ bytes: [UInt8], trim: Bool, into plan: inout NormalizePlan) throws {
         let layout = try JPEGUpright.Layout(bytes)
-        let image = Array(bytes[..<layout.imageEnd])
+        // Without a trailer (MPF images) the file is the image: shared, not copied.
+        let image = layout.imageEnd == bytes.count ? bytes : Array(bytes[..<layout.imageEnd])
         let transform = plan.transform
         let header: JPEGLosslessTransform.Header
         let turned: [UInt8]
