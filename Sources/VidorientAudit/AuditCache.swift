@@ -325,11 +325,11 @@ private final class Database: @unchecked Sendable {
     }
 
     func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
-        if transaction == .reading && Clock.now - transactionStart > 1 { try commit() }
+        if transaction == .reading && MonotonicClock.now - transactionStart > 1 { try commit() }
         if transaction == .none {
             try Database.exec(handle, "BEGIN")
             transaction = .reading
-            transactionStart = Clock.now
+            transactionStart = MonotonicClock.now
         }
         defer { sqlite3_reset(select) }
         try bind(select, path: path, optionsKey: optionsKey)
@@ -352,7 +352,7 @@ private final class Database: @unchecked Sendable {
         if transaction == .none {
             try Database.exec(handle, "BEGIN IMMEDIATE")
             transaction = .writing
-            transactionStart = Clock.now
+            transactionStart = MonotonicClock.now
         }
         defer { sqlite3_reset(insert) }
         try bind(insert, path: path, optionsKey: optionsKey)
@@ -374,7 +374,7 @@ private final class Database: @unchecked Sendable {
         guard step == SQLITE_DONE else { throw SQLiteError(step, handle) }
         pending += 1
         // Short transactions: another audit sharing the cache waits at most about a second.
-        if pending >= 500 || Clock.now - transactionStart > 1 { try commit() }
+        if pending >= 500 || MonotonicClock.now - transactionStart > 1 { try commit() }
     }
 
     func commit() throws(SQLiteError) {

@@ -195,7 +195,7 @@ public struct Auditor: Sendable {
         _ source: Source, record: @escaping (AuditRecord) -> Void, note: @escaping (WalkNote) -> Void = { _ in },
         progress: @escaping (AuditProgress) -> Void = { _ in }
     ) -> AuditSummary {
-        let start = Clock.now
+        let start = MonotonicClock.now
         let queue = PathQueue(capacity: 1024)
         let state = Mutex(RunState())
         // Callbacks are serialised by `output`; they need not be Sendable themselves.
@@ -210,7 +210,7 @@ public struct Auditor: Sendable {
                     output.withLock { callbacks in
                         let snapshot = state.withLock { state -> AuditProgress? in
                             state.summary.add(result, failOn: options.failOn)
-                            let now = Clock.now
+                            let now = MonotonicClock.now
                             guard now - state.lastProgress >= 0.1 else { return nil }
                             state.lastProgress = now
                             return AuditProgress(
@@ -246,7 +246,7 @@ public struct Auditor: Sendable {
         group.wait()
         options.cache?.flush()
         var summary = state.withLock { $0.summary }
-        summary.seconds = Clock.now - start
+        summary.seconds = MonotonicClock.now - start
         summary.shard = options.walk.shard.map { "\($0.index)/\($0.count)" }
         summary.failOn = options.failOn
         return summary
@@ -348,8 +348,8 @@ final class PathQueue: Sendable {
     }
 }
 
-/// Monotonic seconds.
-enum Clock {
+/// Seconds on the monotonic clock (not the standard library's `Clock` protocol, which this name once shadowed).
+enum MonotonicClock {
     static var now: Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

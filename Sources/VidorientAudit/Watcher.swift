@@ -98,7 +98,7 @@ public final class Watcher: Sendable {
 
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let timeout = state.nextDeadline().map { max(0, Int32((($0 - Clock.now) * 1000).rounded(.up))) } ?? -1
+            let timeout = state.nextDeadline().map { max(0, Int32((($0 - MonotonicClock.now) * 1000).rounded(.up))) } ?? -1
             var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR { break }
@@ -211,7 +211,7 @@ private struct WatchState {
 
     /// Every event starts the quiet time again; only a close or a move in makes a file complete.
     mutating func touch(_ path: String, complete: Bool, settle: Double, walked: Bool = true) {
-        pending[path] = (Clock.now + settle, complete, walked && (pending[path]?.walked ?? true))
+        pending[path] = (MonotonicClock.now + settle, complete, walked && (pending[path]?.walked ?? true))
     }
 
     mutating func handle(_ bytes: ArraySlice<UInt8>, inotify: Int32, settle: Double, event: (Watcher.Event) -> Void) {
@@ -282,7 +282,7 @@ private struct WatchState {
 
     /// The complete files whose quiet time is over, in path order.
     mutating func takeDue() -> [(path: String, walked: Bool)] {
-        let now = Clock.now
+        let now = MonotonicClock.now
         let due = pending.filter { $0.value.complete && $0.value.deadline <= now }.map { ($0.key, $0.value.walked) }
             .sorted { $0.0 < $1.0 }
         for (path, _) in due { pending[path] = nil }

@@ -34,7 +34,7 @@ public struct Thumbnailer: Sendable {
     public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
         let format = try PhotoReader.format(of: path)
         if format.isPhoto { return try PhotoFrames(path: path, format: format).frame(request) }
-        let session = try Session(path: path, request: request)
+        let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let still = session.isStill
         let duration = report.format.duration ?? report.video.flatMap { video in
@@ -71,7 +71,7 @@ public struct Thumbnailer: Sendable {
             guard let font else { return grid }
             return grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font)
         }
-        let session = try Session(path: path, request: request)
+        let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let count = max(1, columns * rows)
         let duration = report.format.duration ?? 0
@@ -148,8 +148,8 @@ public struct Thumbnailer: Sendable {
     }
 }
 
-/// One open file and decoder, able to grab frames at several times.
-final class Session {
+/// One open video file and its decoder, able to grab frames at several times (one thumbnail job).
+final class OpenVideo {
     let file: MediaFile
     let decoder: VideoDecoder
     let report: MediaReport
@@ -309,7 +309,7 @@ final class Session {
     private func render() throws(InputError) -> Thumbnailer.Frame {
         let frame = decoder.frame
         let sar = frame.pointee.sample_aspect_ratio
-        let reportedSAR = report.video?.sampleAspectRatio.flatMap(Session.ratio)
+        let reportedSAR = report.video?.sampleAspectRatio.flatMap(OpenVideo.ratio)
         let aspect = reportedSAR ?? (sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1)
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         let geometry: ThumbnailGeometry

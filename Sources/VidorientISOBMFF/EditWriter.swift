@@ -42,7 +42,7 @@ public struct FileTimes: Sendable {
     /// The times of the file `path` names (through symbolic links).
     public init(path: String) throws(ISOBMFFError) {
         var status = stat()
-        guard path.withPathCString({ stat($0, &status) }) == 0 else { throw ISOBMFFError(.io, FileSystem.errnoReason()) }
+        guard path.withPathCString({ stat($0, &status) }) == 0 else { throw ISOBMFFError(.io, SafeWrite.errnoReason()) }
         access = status.st_atim
         modification = status.st_mtim
     }
@@ -126,12 +126,12 @@ public enum EditWriter {
         case .replace:
             guard !edit.isEmpty else { return Outcome(writtenPath: nil, bytesWritten: 0) }
             let written = try writeCopy(
-                of: input, status: status, edit: edit, to: FileSystem.resolved(path), replacing: true, lock: lock, times: times,
+                of: input, status: status, edit: edit, to: SafeWrite.resolved(path), replacing: true, lock: lock, times: times,
                 verify: check)
             return Outcome(writtenPath: path, bytesWritten: written)
         case .copy(let output):
             let written = try writeCopy(
-                of: input, status: status, edit: edit, to: FileSystem.resolved(output), replacing: false, lock: lock,
+                of: input, status: status, edit: edit, to: SafeWrite.resolved(output), replacing: false, lock: lock,
                 times: times, verify: check)
             return Outcome(writtenPath: output, bytesWritten: written)
         }
@@ -140,16 +140,16 @@ public enum EditWriter {
     static func check(path: String, status: stat, mode: FileWriteMode) throws(ISOBMFFError) {
         switch mode {
         case .replace:
-            try FileSystem.checkWritable(path, status)
+            try SafeWrite.checkWritable(path, status)
             // A replacement is a new file: other names of the old one would keep the old content.
             guard status.st_nlink <= 1 else {
                 throw .unsupported("the file has \(status.st_nlink) hard links, which a replacement would split; use --in-place")
             }
-            try FileSystem.checkFolderWritable(of: FileSystem.resolved(path))
+            try SafeWrite.checkFolderWritable(of: SafeWrite.resolved(path))
         case .inPlace:
-            try FileSystem.checkWritable(path, status)
+            try SafeWrite.checkWritable(path, status)
         case .copy(let output):
-            try FileSystem.checkOutput(output, input: status)
+            try SafeWrite.checkOutput(output, input: status)
         }
     }
 
@@ -204,13 +204,13 @@ public enum EditWriter {
         of input: FileBytes, status: stat, edit: FileEdit, to destination: String, replacing: Bool, lock: FileLock?,
         times: [timespec]?, verify: (String) throws(ISOBMFFError) -> Void
     ) throws(ISOBMFFError) -> Int64 {
-        let (folder, name) = FileSystem.split(destination)
-        FileSystem.removeAbandonedPartials(in: folder, name: name)
+        let (folder, name) = SafeWrite.split(destination)
+        SafeWrite.removeAbandonedPartials(in: folder, name: name)
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let temporary = folder + "/" + FileSystem.partialPrefix(for: name) + "\(getpid())-\(random)" + FileSystem.partialSuffix
+        let temporary = folder + "/" + SafeWrite.partialPrefix(for: name) + "\(getpid())-\(random)" + SafeWrite.partialSuffix
         let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
-            throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(FileSystem.errnoReason())")
+            throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(SafeWrite.errnoReason())")
         }
         var renamed = false
         var descriptorOpen = true
@@ -222,19 +222,19 @@ public enum EditWriter {
         var outPosition: Int64 = 0
         for splice in edit.splices {
             let unchanged = splice.offset - inPosition
-            try FileSystem.copy(from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: unchanged)
+            try SafeWrite.copy(from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: unchanged)
             outPosition += unchanged
-            try FileSystem.write(splice.new, to: descriptor, at: outPosition)
+            try SafeWrite.write(splice.new, to: descriptor, at: outPosition)
             outPosition += Int64(splice.new.count)
             inPosition = splice.offset + Int64(splice.old.count)
         }
-        try FileSystem.copy(from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: input.size - inPosition)
+        try SafeWrite.copy(from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: input.size - inPosition)
         outPosition += input.size - inPosition
         // The original's permissions; its owner too when we may set it (as root).
-        guard fchmod(descriptor, status.st_mode & 0o7777) == 0 else { throw ISOBMFFError(.io, FileSystem.errnoReason()) }
+        guard fchmod(descriptor, status.st_mode & 0o7777) == 0 else { throw ISOBMFFError(.io, SafeWrite.errnoReason()) }
         if geteuid() == 0 { _ = fchown(descriptor, status.st_uid, status.st_gid) }
         if let times { restoreTimes(times, descriptor: descriptor) }
-        guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(FileSystem.errnoReason())") }
+        guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(SafeWrite.errnoReason())") }
         // The copy is locked before it takes the file's place, so that the lock goes with the name.
         if let lock { lock.adopt(descriptor) } else { close(descriptor) }
         descriptorOpen = false
@@ -249,10 +249,10 @@ public enum EditWriter {
             else { throw ISOBMFFError(.io, "the file changed while it was being fixed; it was left as it is") }
         }
         guard temporary.withPathCString({ from in destination.withPathCString { rename(from, $0) } }) == 0 else {
-            throw ISOBMFFError(.io, "could not rename the fixed copy into place: \(FileSystem.errnoReason())")
+            throw ISOBMFFError(.io, "could not rename the fixed copy into place: \(SafeWrite.errnoReason())")
         }
         renamed = true
-        try FileSystem.synchronizeFolder(folder)
+        try SafeWrite.synchronizeFolder(folder)
         try verify(destination)
         if let times { restoreTimes(times, path: destination) }
         return outPosition

@@ -45,8 +45,9 @@ extension MatrixFix {
     }
 }
 
-/// The file-system steps of `fix`, each one refusing cleanly rather than leaving a half-done job.
-enum FileSystem {
+/// The file-system steps every writer (`EditWriter`, `ReplacementWriter`) takes to write safely, each one
+/// refusing cleanly rather than leaving a half-done job.
+enum SafeWrite {
     static func errnoReason(_ code: Int32 = errno) -> String { String(cString: strerror(code)).lowercased() }
 
     /// `path` with symbolic links resolved, when it exists; as given otherwise.

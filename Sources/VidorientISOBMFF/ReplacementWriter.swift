@@ -25,13 +25,13 @@ public enum ReplacementWriter {
         let file = try FileBytes(path: path)
         let status = try file.status()
         if let output {
-            try FileSystem.checkOutput(output, input: status)
+            try SafeWrite.checkOutput(output, input: status)
         } else {
-            try FileSystem.checkWritable(path, status)
+            try SafeWrite.checkWritable(path, status)
             guard status.st_nlink <= 1 else {
                 throw .unsupported("the file has \(status.st_nlink) hard links, which a replacement would split")
             }
-            try FileSystem.checkFolderWritable(of: FileSystem.resolved(path))
+            try SafeWrite.checkFolderWritable(of: SafeWrite.resolved(path))
         }
         return Original(path: path, status: status)
     }
@@ -46,15 +46,15 @@ public enum ReplacementWriter {
         lock: FileLock? = nil, verify: (String) -> String?
     ) throws(ISOBMFFError) {
         let replacing = output == nil
-        let destination = FileSystem.resolved(output ?? original.path)
-        let (folder, name) = FileSystem.split(destination)
-        FileSystem.removeAbandonedPartials(in: folder, name: name)
+        let destination = SafeWrite.resolved(output ?? original.path)
+        let (folder, name) = SafeWrite.split(destination)
+        SafeWrite.removeAbandonedPartials(in: folder, name: name)
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let temporary =
-            folder + "/" + FileSystem.partialPrefix(for: name) + "\(getpid())-\(random)" + FileSystem.partialSuffix
+            folder + "/" + SafeWrite.partialPrefix(for: name) + "\(getpid())-\(random)" + SafeWrite.partialSuffix
         let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
-            throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(FileSystem.errnoReason())")
+            throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(SafeWrite.errnoReason())")
         }
         var renamed = false
         var descriptorOpen = true
@@ -62,17 +62,17 @@ public enum ReplacementWriter {
             if descriptorOpen { close(descriptor) }
             if !renamed { _ = temporary.withPathCString { unlink($0) } }
         }
-        try FileSystem.write(bytes, to: descriptor, at: 0)
+        try SafeWrite.write(bytes, to: descriptor, at: 0)
         let status = original.status
-        guard fchmod(descriptor, status.st_mode & 0o7777) == 0 else { throw ISOBMFFError(.io, FileSystem.errnoReason()) }
+        guard fchmod(descriptor, status.st_mode & 0o7777) == 0 else { throw ISOBMFFError(.io, SafeWrite.errnoReason()) }
         if geteuid() == 0 { _ = fchown(descriptor, status.st_uid, status.st_gid) }
         if preserveModificationTime {
             let times = [status.st_atim, status.st_mtim]
             guard futimens(descriptor, times) == 0 else {
-                throw ISOBMFFError(.io, "could not keep the modification time: \(FileSystem.errnoReason())")
+                throw ISOBMFFError(.io, "could not keep the modification time: \(SafeWrite.errnoReason())")
             }
         }
-        guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(FileSystem.errnoReason())") }
+        guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(SafeWrite.errnoReason())") }
         if let lock { lock.adopt(descriptor) } else { close(descriptor) }
         descriptorOpen = false
 
@@ -85,10 +85,10 @@ public enum ReplacementWriter {
             else { throw ISOBMFFError(.io, "the file changed while it was being normalized; it was left as it is") }
         }
         guard temporary.withPathCString({ from in destination.withPathCString { rename(from, $0) } }) == 0 else {
-            throw ISOBMFFError(.io, "could not rename the new file into place: \(FileSystem.errnoReason())")
+            throw ISOBMFFError(.io, "could not rename the new file into place: \(SafeWrite.errnoReason())")
         }
         renamed = true
-        try FileSystem.synchronizeFolder(folder)
+        try SafeWrite.synchronizeFolder(folder)
         if let problem = verify(destination) { throw ISOBMFFError(.io, "the file was written but does not read back as planned: \(problem)") }
     }
 
