@@ -96,3 +96,33 @@ public struct OrientationChoice: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { String(orientation.rawValue) }
 }
+
+/// A turn in clockwise degrees (`fix --rotate`), any multiple of 90: `90` sets the rotation, a
+/// sign (`+90`, `-90`) turns from the orientation the file shows now.
+public struct RotationChoice: Sendable, Hashable, CustomStringConvertible {
+    public let degrees: Int
+    /// Signed: composes with the current orientation instead of replacing it.
+    public let isRelative: Bool
+
+    public init(degrees: Int, isRelative: Bool) {
+        self.degrees = degrees
+        self.isRelative = isRelative
+    }
+
+    public static func parse(_ text: String) throws(ValueError) -> RotationChoice {
+        guard let degrees = Int(text), degrees % 90 == 0 else {
+            throw ValueError("takes a multiple of 90 degrees, such as 90, 270, +90 or -90")
+        }
+        return RotationChoice(degrees: degrees, isRelative: text.hasPrefix("+") || text.hasPrefix("-"))
+    }
+
+    /// The turn, after a horizontal mirror when `mirrored`.
+    public func orientation(mirrored: Bool) -> Orientation {
+        let turns = ((degrees / 90) % 4 + 4) % 4
+        let table: [Orientation] =
+            mirrored ? [.upMirrored, .rightMirrored, .downMirrored, .leftMirrored] : [.up, .right, .down, .left]
+        return table[turns]
+    }
+
+    public var description: String { (isRelative && degrees >= 0 ? "+" : "") + String(degrees) }
+}

@@ -44,10 +44,7 @@ public enum Orientation: Int, CaseIterable, Sendable, Hashable, Codable {
     /// Returns nil unless `rotation` is a multiple of 90 (any sign, any number of turns).
     public init?(rotation: Int, mirrored: Bool) {
         guard rotation % 90 == 0 else { return nil }
-        let turns = ((rotation / 90) % 4 + 4) % 4
-        let table: [Orientation] =
-            mirrored ? [.upMirrored, .rightMirrored, .downMirrored, .leftMirrored] : [.up, .right, .down, .left]
-        self = table[turns]
+        self = RotationChoice(degrees: rotation, isRelative: false).orientation(mirrored: mirrored)
     }
 
     /// Whether width and height trade places on display.

@@ -15,10 +15,14 @@ public enum OrientationChange: Sendable, Hashable {
     /// (`+90`, `-90`) composes with the current orientation; `mirrored` mirrors first in both.
     /// nil unless the number is a multiple of 90.
     public init?(rotate text: String, mirrored: Bool) {
-        guard let degrees = Int(text), let turn = Orientation(rotation: degrees, mirrored: mirrored) else {
-            return nil
-        }
-        self = text.hasPrefix("+") || text.hasPrefix("-") ? .compose(turn) : .set(turn)
+        guard let rotation = try? RotationChoice.parse(text) else { return nil }
+        self.init(rotation: rotation, mirrored: mirrored)
+    }
+
+    /// `--rotate` as parsed: a signed turn composes, an unsigned one sets.
+    public init(rotation: RotationChoice, mirrored: Bool) {
+        let turn = rotation.orientation(mirrored: mirrored)
+        self = rotation.isRelative ? .compose(turn) : .set(turn)
     }
 
     /// The orientation a track that now shows `current` gets.

@@ -40,6 +40,7 @@ extension ContactSheetGrid: OptionValue {}
 extension TimePoint: OptionValue {}
 extension Shard: OptionValue {}
 extension OrientationChoice: OptionValue {}
+extension RotationChoice: OptionValue {}
 extension OutputNameTemplate: OptionValue {}
 
 extension Severity: OptionValue {

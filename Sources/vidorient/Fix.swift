@@ -31,15 +31,18 @@ struct Fix: ParsableCommand {
     @Argument(help: "Photos (JPEG, PNG, WebP, TIFF/DNG/raw), MP4 or QuickTime files.", completion: .file())
     var files: [String] = []
 
-    @Option(help: ArgumentHelp("The EXIF orientation to set, 1-8.", valueName: "n"))
-    var orientation: Int?
+    @Option(
+        help: ArgumentHelp("The EXIF orientation to set, 1-8.", valueName: "n"),
+        transform: OrientationChoice.parser(for: "--orientation"))
+    var orientation: OrientationChoice?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Clockwise degrees, a multiple of 90: 90 sets the rotation, +90 or -90 turns from the current one.",
-            valueName: "degrees"))
-    var rotate: String?
+            valueName: "degrees"),
+        transform: RotationChoice.parser(for: "--rotate"))
+    var rotate: RotationChoice?
 
     @Flag(help: "With --rotate: mirror horizontally before rotating.")
     var mirror = false
@@ -84,8 +87,8 @@ struct Fix: ParsableCommand {
 
     private var change: OrientationChange? {
         if reset { return .reset }
-        if let orientation { return Orientation(exif: orientation).map { .set($0) } }
-        if let rotate { return OrientationChange(rotate: rotate, mirrored: mirror) }
+        if let orientation { return .set(orientation.orientation) }
+        if let rotate { return OrientationChange(rotation: rotate, mirrored: mirror) }
         return nil
     }
 
@@ -113,12 +116,6 @@ struct Fix: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
         guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
         if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
-        if let orientation, Orientation(exif: orientation) == nil {
-            throw ValidationError("--orientation takes an EXIF orientation, 1 to 8")
-        }
-        if rotate != nil && change == nil {
-            throw ValidationError("--rotate takes a multiple of 90 degrees, such as 90, 270, +90 or -90")
-        }
         if output != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
         if output != nil && journal != nil { throw ValidationError("-o leaves the input alone: there is nothing to journal") }

@@ -52,4 +52,26 @@ import VidorientCore
             #expect(throws: ValueError("takes an EXIF orientation, 1 to 8"), "\(bad)") { try OrientationChoice.parse(bad) }
         }
     }
+
+    /// `--rotate`: clockwise degrees after an optional mirror, so 90 is EXIF 6 and mirrored 90 is EXIF 7;
+    /// a sign makes the turn relative; any multiple of 90 wraps.
+    @Test(arguments: [
+        ("90", false, 6, false), ("270", false, 8, false), ("+90", false, 6, true), ("-90", false, 8, true),
+        ("0", true, 2, false), ("90", true, 7, false), ("180", true, 4, false), ("-270", true, 7, true),
+        ("450", false, 6, false), ("+0", false, 1, true),
+    ])
+    func rotationsRead(text: String, mirrored: Bool, exif: Int, relative: Bool) throws {
+        let rotation = try RotationChoice.parse(text)
+        #expect(rotation.orientation(mirrored: mirrored).rawValue == exif)
+        #expect(rotation.isRelative == relative)
+        #expect(try RotationChoice.parse(rotation.description) == rotation)
+    }
+
+    @Test func rotationsThatAreNotQuarterTurnsAreRefused() {
+        for bad in ["45", "ninety", "", "90.0", "1e2"] {
+            #expect(throws: ValueError("takes a multiple of 90 degrees, such as 90, 270, +90 or -90"), "\(bad)") {
+                try RotationChoice.parse(bad)
+            }
+        }
+    }
 }
