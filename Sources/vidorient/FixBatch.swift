@@ -292,17 +292,22 @@ struct FixBatch: Sendable {
             throw ExitStatus.unreadableInput
         }
         for warning in read.warnings { Terminal.warn("warning: \(warning)") }
-        var byFile: [String: [JournalEntry]] = [:]
-        var order: [String] = []
+        // One group per file, in the order the files first appear (newest fix first within each).
+        var grouping: [[JournalEntry]] = []
+        var groupOfPath: [String: Int] = [:]
         for entry in Undo.fixes(in: read.entries) {
-            if byFile[entry.path] == nil { order.append(entry.path) }
-            byFile[entry.path, default: []].append(entry)
+            if let index = groupOfPath[entry.path] {
+                grouping[index].append(entry)
+            } else {
+                groupOfPath[entry.path] = grouping.count
+                grouping.append([entry])
+            }
         }
+        let groups = grouping
         struct Counts { var restored = 0, neverWritten = 0, refused = 0 }
         let counts = Mutex(Counts())
-        let lines = Mutex([String?](repeating: nil, count: order.count))
-        let progress = ProgressBar(total: order.count, quiet: !showProgress || order.count < 2)
-        let groups = order.map { byFile[$0]! }
+        let lines = Mutex([String?](repeating: nil, count: groups.count))
+        let progress = ProgressBar(total: groups.count, quiet: !showProgress || groups.count < 2)
         forEachConcurrently(groups.count, jobs: jobs) { index in
             var text = ""
             for entry in groups[index] {
