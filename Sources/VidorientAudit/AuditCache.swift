@@ -263,7 +263,7 @@ private final class Database: @unchecked Sendable {
         try makeParentDirectories(of: path)
         do throws(SQLiteError) {
             return try connect(path)
-        } catch where error.code == SQLITE_NOTADB || error.code == SQLITE_CORRUPT || error.code == -1 {
+        } catch let error where error.code == SQLITE_NOTADB || error.code == SQLITE_CORRUPT || error.code == -1 {
             let aside = path + ".broken-\(time(nil))"
             guard path.withPathCString({ from in aside.withPathCString { rename(from, $0) } }) == 0 else {
                 throw SQLiteError(code: SQLITE_CANTOPEN, reason: "\(error.reason), and it could not be set aside: \(errnoReason())")

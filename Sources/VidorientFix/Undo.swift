@@ -64,7 +64,11 @@ public enum Undo {
             throw FixError("written, but the file read back is not the original (size or crc-32 differs)")
         }
         if let mtime = entry.before.mtimeNanoseconds {
-            var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2 /* UTIME_OMIT: the access time stays */), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000))]
+            let omit = (1 << 30) - 2  // UTIME_OMIT: the access time stays
+            var times = [
+                timespec(tv_sec: 0, tv_nsec: omit),
+                timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000)),
+            ]
             _ = entry.path.withPathCString { utimensat(AT_FDCWD, $0, &times, 0) }
         }
         return .restored

@@ -38,14 +38,14 @@ struct Inspect: ParsableCommand {
             }
         }
         let terminal = Terminal.standardOutput
-        try reportEach(files, json: json, human: { HumanReport(report: $0, terminal: terminal).text }) { file in
+        try reportEach(files, json: json, human: { HumanReport(report: $0, terminal: terminal).text }, report: { file in
             do throws(InputError) {
                 return try prober.inspect(file)
             } catch {
                 Terminal.warn(error.description)
                 return nil
             }
-        }
+        })
     }
 }
 

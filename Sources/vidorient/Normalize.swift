@@ -44,12 +44,12 @@ struct Normalize: ParsableCommand {
     func run() throws {
         FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
-        try reportEach(files, json: json, human: { NormalizeText(result: $0, terminal: terminal).text }) { file in
+        try reportEach(files, json: json, human: { NormalizeText(result: $0, terminal: terminal).text }, report: { file in
             do throws(NormalizeFailure) { return try normalize(file) } catch {
                 Terminal.warn("could not normalize '\(file)': \(error.reason)")
                 return nil
             }
-        }
+        })
     }
 
     struct NormalizeFailure: Error {

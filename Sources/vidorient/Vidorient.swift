@@ -47,7 +47,7 @@ enum ExitStatus {
 /// stderr line) and skipped; then JSON (an object for one file, an array for several) or the
 /// human text; exit status 2 when any failed.
 func reportEach<Result: Encodable>(
-    _ files: [String], json: Bool, human: (Result) -> String, _ body: (String) -> Result?
+    _ files: [String], json: Bool, human: (Result) -> String, report body: (String) -> Result?
 ) throws {
     let results = files.compactMap(body)
     if json {
