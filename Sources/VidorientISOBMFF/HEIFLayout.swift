@@ -179,45 +179,26 @@ extension HEIFParser {
     func readLocationFields(_ iloc: BoxHeader) throws(ISOBMFFError) -> [HEIFLayout.Location] {
         var cursor = try walker.payload(of: iloc, limit: Int(Self.maximumMetaSize))
         let base = iloc.payloadOffset
-        let version = try cursor.uint8()
-        guard version <= 2 else { throw .unsupported("'iloc' box at \(iloc.offset) has version \(version)") }
-        try cursor.skip(3)
-        let sizes = try cursor.uint8()
-        let more = try cursor.uint8()
-        let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 15), baseSize = Int(more >> 4)
-        let indexSize = version == 0 ? 0 : Int(more & 15)
-        for size in [offsetSize, lengthSize, baseSize, indexSize] where ![0, 4, 8].contains(size) {
-            throw .malformed("'iloc' box at \(iloc.offset) has a field size of \(size) bytes")
-        }
-        let idSize = version < 2 ? 2 : 4
-        let count = Int(try cursor.uint(idSize))
-        let smallest = idSize + (version == 0 ? 0 : 2) + 2 + baseSize + 2
-        guard count <= cursor.remaining / smallest else {
-            throw .malformed("'iloc' box at \(iloc.offset) claims \(count) items in \(cursor.remaining) bytes")
-        }
+        let header = try ILocHeader(&cursor, box: iloc)
         func field(_ width: Int) throws(ISOBMFFError) -> HEIFLayout.Field? {
             guard width > 0 else { return nil }
             let at = base + Int64(cursor.position)
             return HEIFLayout.Field(offset: at, width: width, value: try cursor.uint(width))
         }
         var locations: [HEIFLayout.Location] = []
-        locations.reserveCapacity(count)
-        for _ in 0..<count {
-            let id = UInt32(try cursor.uint(idSize))
-            let method = version == 0 ? 0 : Int(try cursor.uint16() & 15)
+        locations.reserveCapacity(header.count)
+        for _ in 0..<header.count {
+            let id = UInt32(try cursor.uint(header.idSize))
+            let method = header.version == 0 ? 0 : Int(try cursor.uint16() & 15)
             let reference = Int(try cursor.uint16())
-            let baseOffset = try field(baseSize)
-            let extentCount = Int(try cursor.uint16())
-            let extentSize = indexSize + offsetSize + lengthSize
-            guard extentSize == 0 ? extentCount <= 1 : extentCount <= cursor.remaining / extentSize else {
-                throw .malformed("'iloc' entry of item \(id) claims \(extentCount) extents in \(cursor.remaining) bytes")
-            }
+            let baseOffset = try field(header.baseSize)
+            let extentCount = try header.extentCount(&cursor, item: id)
             var extents: [HEIFLayout.Extent] = []
             extents.reserveCapacity(extentCount)
             for _ in 0..<extentCount {
-                try cursor.skip(indexSize)
-                let offset = try field(offsetSize)
-                extents.append(HEIFLayout.Extent(offset: offset, length: try cursor.uint(lengthSize)))
+                try cursor.skip(header.indexSize)
+                let offset = try field(header.offsetSize)
+                extents.append(HEIFLayout.Extent(offset: offset, length: try cursor.uint(header.lengthSize)))
             }
             locations.append(
                 HEIFLayout.Location(

@@ -145,36 +145,17 @@ struct HEIFParser<Source: ByteSource> {
         throws(ISOBMFFError)
     {
         var cursor = try walker.payload(of: iloc, limit: Int(Self.maximumMetaSize))
-        let version = try cursor.uint8()
-        guard version <= 2 else { throw .unsupported("'iloc' box at \(iloc.offset) has version \(version)") }
-        try cursor.skip(3)
-        let sizes = try cursor.uint8()
-        let more = try cursor.uint8()
-        let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 15), baseSize = Int(more >> 4)
-        let indexSize = version == 0 ? 0 : Int(more & 15)
-        for size in [offsetSize, lengthSize, baseSize, indexSize] where ![0, 4, 8].contains(size) {
-            throw .malformed("'iloc' box at \(iloc.offset) has a field size of \(size) bytes")
-        }
-        let idSize = version < 2 ? 2 : 4
-        let count = Int(try cursor.uint(idSize))
-        let smallest = idSize + (version == 0 ? 0 : 2) + 2 + baseSize + 2
-        guard count <= cursor.remaining / smallest else {
-            throw .malformed("'iloc' box at \(iloc.offset) claims \(count) items in \(cursor.remaining) bytes")
-        }
+        let header = try ILocHeader(&cursor, box: iloc)
+        let (offsetSize, lengthSize, baseSize, indexSize) =
+            (header.offsetSize, header.lengthSize, header.baseSize, header.indexSize)
         var index: [UInt32: Int] = [:]
         for (position, item) in items.enumerated() { index[item.id] = position }
-        for _ in 0..<count {
-            let id = UInt32(try cursor.uint(idSize))
-            let method = version == 0 ? 0 : Int(try cursor.uint16() & 15)
+        for _ in 0..<header.count {
+            let id = UInt32(try cursor.uint(header.idSize))
+            let method = header.version == 0 ? 0 : Int(try cursor.uint16() & 15)
             try cursor.skip(2)  // data reference index: 0 is this file
             let base = Int64(bitPattern: try cursor.uint(baseSize))
-            let extentCount = Int(try cursor.uint16())
-            let extentSize = indexSize + offsetSize + lengthSize
-            // With 0-byte offsets and lengths an extent takes no bytes: only one makes sense
-            // ("the whole file"), and more would be an allocation the bytes do not pay for.
-            guard extentSize == 0 ? extentCount <= 1 : extentCount <= cursor.remaining / extentSize else {
-                throw .malformed("'iloc' entry of item \(id) claims \(extentCount) extents in \(cursor.remaining) bytes")
-            }
+            let extentCount = try header.extentCount(&cursor, item: id)
             // Offsets count from the file's start for method 0, from `idat`'s payload for method 1.
             var space: (start: Int64, size: Int64)? = (0, source.size)
             if method == 1 {
@@ -382,5 +363,45 @@ struct HEIFParser<Source: ByteSource> {
         var bytes: [UInt8] = []
         while cursor.remaining > 0, let byte = try? cursor.uint8(), byte != 0 { bytes.append(byte) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The head of an `iloc` box, where `readLocations` and `HEIFLayout`'s field-by-field reading both
+/// start: its version, the byte widths of its fields (each 0, 4 or 8), and its item count, checked
+/// against the bytes there.
+struct ILocHeader {
+    let version: UInt8
+    let offsetSize: Int, lengthSize: Int, baseSize: Int, indexSize: Int, idSize: Int
+    let count: Int
+
+    init(_ cursor: inout ByteCursor, box iloc: BoxHeader) throws(ISOBMFFError) {
+        version = try cursor.uint8()
+        guard version <= 2 else { throw .unsupported("'iloc' box at \(iloc.offset) has version \(version)") }
+        try cursor.skip(3)
+        let sizes = try cursor.uint8()
+        let more = try cursor.uint8()
+        (offsetSize, lengthSize, baseSize) = (Int(sizes >> 4), Int(sizes & 15), Int(more >> 4))
+        indexSize = version == 0 ? 0 : Int(more & 15)
+        for size in [offsetSize, lengthSize, baseSize, indexSize] where ![0, 4, 8].contains(size) {
+            throw .malformed("'iloc' box at \(iloc.offset) has a field size of \(size) bytes")
+        }
+        idSize = version < 2 ? 2 : 4
+        count = Int(try cursor.uint(idSize))
+        let smallest = idSize + (version == 0 ? 0 : 2) + 2 + baseSize + 2
+        guard count <= cursor.remaining / smallest else {
+            throw .malformed("'iloc' box at \(iloc.offset) claims \(count) items in \(cursor.remaining) bytes")
+        }
+    }
+
+    /// One entry's extent count, read and checked against the bytes left. With 0-byte offsets and
+    /// lengths an extent takes no bytes: only one makes sense ("the whole file"), and more would be
+    /// an allocation the bytes do not pay for.
+    func extentCount(_ cursor: inout ByteCursor, item id: UInt32) throws(ISOBMFFError) -> Int {
+        let extentCount = Int(try cursor.uint16())
+        let extentSize = indexSize + offsetSize + lengthSize
+        guard extentSize == 0 ? extentCount <= 1 : extentCount <= cursor.remaining / extentSize else {
+            throw .malformed("'iloc' entry of item \(id) claims \(extentCount) extents in \(cursor.remaining) bytes")
+        }
+        return extentCount
     }
 }
