@@ -240,19 +240,12 @@ public enum EditWriter {
         descriptorOpen = false
 
         try verify(temporary)
-        if replacing {
-            // Someone else wrote the file while it was copied: keep theirs.
-            var now = stat()
-            guard destination.withPathCString({ stat($0, &now) }) == 0, now.st_dev == status.st_dev, now.st_ino == status.st_ino,
-                now.st_size == status.st_size, now.st_mtim.tv_sec == status.st_mtim.tv_sec,
-                now.st_mtim.tv_nsec == status.st_mtim.tv_nsec
-            else { throw ISOBMFFError(.io, "the file changed while it was being fixed; it was left as it is") }
+        // Someone else wrote the file while it was copied: keep theirs.
+        if replacing && !SafeWrite.isUnchanged(destination, since: status) {
+            throw ISOBMFFError(.io, "the file changed while it was being fixed; it was left as it is")
         }
-        guard temporary.withPathCString({ from in destination.withPathCString { rename(from, $0) } }) == 0 else {
-            throw ISOBMFFError(.io, "could not rename the fixed copy into place: \(SafeWrite.errnoReason())")
-        }
+        try SafeWrite.moveIntoPlace(temporary, over: destination, folder: folder, what: "the fixed copy")
         renamed = true
-        try SafeWrite.synchronizeFolder(folder)
         try verify(destination)
         if let times { restoreTimes(times, path: destination) }
         return outPosition

@@ -50,6 +50,25 @@ extension MatrixFix {
 enum SafeWrite {
     static func errnoReason(_ code: Int32 = errno) -> String { String(cString: strerror(code)).lowercased() }
 
+    /// Whether `path` is still the file `status` described: the same inode, size and modification time.
+    static func isUnchanged(_ path: String, since status: stat) -> Bool {
+        var now = stat()
+        return path.withPathCString({ stat($0, &now) }) == 0 && now.st_dev == status.st_dev
+            && now.st_ino == status.st_ino && now.st_size == status.st_size
+            && now.st_mtim.tv_sec == status.st_mtim.tv_sec && now.st_mtim.tv_nsec == status.st_mtim.tv_nsec
+    }
+
+    /// `temporary` renamed over `destination` (atomic on one file system), then the folder flushed
+    /// so that the new name survives a crash. `what` names the temporary file in the refusal.
+    static func moveIntoPlace(_ temporary: String, over destination: String, folder: String, what: String)
+        throws(ISOBMFFError)
+    {
+        guard temporary.withPathCString({ from in destination.withPathCString { rename(from, $0) } }) == 0 else {
+            throw ISOBMFFError(.io, "could not rename \(what) into place: \(errnoReason())")
+        }
+        try synchronizeFolder(folder)
+    }
+
     /// `path` with symbolic links resolved, when it exists; as given otherwise.
     static func resolved(_ path: String) -> String {
         guard let real = path.withPathCString({ realpath($0, nil) }) else { return path }

@@ -77,18 +77,11 @@ public enum ReplacementWriter {
         descriptorOpen = false
 
         if let problem = verify(temporary) { throw ISOBMFFError(.io, "the written file does not read back as planned: \(problem)") }
-        if replacing {
-            var now = stat()
-            guard destination.withPathCString({ stat($0, &now) }) == 0, now.st_dev == status.st_dev, now.st_ino == status.st_ino,
-                now.st_size == status.st_size, now.st_mtim.tv_sec == status.st_mtim.tv_sec,
-                now.st_mtim.tv_nsec == status.st_mtim.tv_nsec
-            else { throw ISOBMFFError(.io, "the file changed while it was being normalized; it was left as it is") }
+        if replacing && !SafeWrite.isUnchanged(destination, since: status) {
+            throw ISOBMFFError(.io, "the file changed while it was being normalized; it was left as it is")
         }
-        guard temporary.withPathCString({ from in destination.withPathCString { rename(from, $0) } }) == 0 else {
-            throw ISOBMFFError(.io, "could not rename the new file into place: \(SafeWrite.errnoReason())")
-        }
+        try SafeWrite.moveIntoPlace(temporary, over: destination, folder: folder, what: "the new file")
         renamed = true
-        try SafeWrite.synchronizeFolder(folder)
         if let problem = verify(destination) { throw ISOBMFFError(.io, "the file was written but does not read back as planned: \(problem)") }
     }
 

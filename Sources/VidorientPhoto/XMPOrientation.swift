@@ -94,15 +94,23 @@ public enum XMPOrientation {
         return edited
     }
 
-    /// The range of `prefix:Orientation`'s value (an attribute's or an element's text) that holds a number.
+    /// The first range of `prefix:Orientation`'s value (an attribute's or an element's text) that holds a number.
     static func orientationRange(prefix: [UInt8], in packet: [UInt8]) -> Range<Int>? {
+        orientationRanges(prefix: prefix, in: packet).first
+    }
+
+    /// Every range of `prefix:Orientation`'s value (an attribute's or an element's text) that holds
+    /// a number, in the packet's order (the reader takes the first; the fix rewrites them all).
+    static func orientationRanges(prefix: [UInt8], in packet: [UInt8]) -> [Range<Int>] {
         let name = prefix + Array(":Orientation".utf8)
+        var ranges: [Range<Int>] = []
         for start in occurrences(of: name, in: packet) {
             let end = start + name.count
             // A whole name: not `xtiff:Orientation`, `tiff:OrientationX` or a closing tag.
             guard start > 0, end < packet.count, !isNameByte(packet[end]) else { continue }
             let before = packet[start - 1]
             var index = end
+            var text: Range<Int>
             if before == UInt8(ascii: "<") {
                 // Element: attributes (rare) up to `>`, then the text.
                 while index < packet.count, packet[index] != UInt8(ascii: ">") { index += 1 }
@@ -110,21 +118,26 @@ public enum XMPOrientation {
                 index += 1
                 let textStart = index
                 while index < packet.count, packet[index] != UInt8(ascii: "<") { index += 1 }
-                if number(packet[textStart..<index]) != nil { return textStart..<index }
+                text = textStart..<index
             } else if isSpace(before) {
                 while index < packet.count, isSpace(packet[index]) { index += 1 }
                 guard index < packet.count, packet[index] == UInt8(ascii: "=") else { continue }
                 index += 1
                 while index < packet.count, isSpace(packet[index]) { index += 1 }
-                guard index < packet.count, packet[index] == UInt8(ascii: "\"") || packet[index] == UInt8(ascii: "'") else { continue }
+                guard index < packet.count, packet[index] == UInt8(ascii: "\"") || packet[index] == UInt8(ascii: "'") else {
+                    continue
+                }
                 let quote = packet[index]
                 index += 1
                 let valueStart = index
                 while index < packet.count, packet[index] != quote { index += 1 }
-                if number(packet[valueStart..<index]) != nil { return valueStart..<index }
+                text = valueStart..<index
+            } else {
+                continue
             }
+            if number(packet[text]) != nil { ranges.append(text) }
         }
-        return nil
+        return ranges
     }
 
     /// A decimal number with optional surrounding white space, up to 9 digits.
