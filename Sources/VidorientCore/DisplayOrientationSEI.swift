@@ -121,8 +121,9 @@ public struct DisplayOrientationSEI: Sendable, Hashable {
         return units
     }
 
-    /// NAL payload to RBSP: every 00 00 03 loses its 03.
-    static func removingEmulationPrevention(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    /// NAL payload to RBSP: every 00 00 03 loses its 03 (H.264 7.4.1, HEVC 7.4.2). Also what the
+    /// box layer's codec-configuration reader uses for the SPS.
+    public static func removingEmulationPrevention(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var zeros = 0

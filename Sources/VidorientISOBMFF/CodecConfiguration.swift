@@ -1,3 +1,5 @@
+import VidorientCore
+
 /// What a sample entry's codec configuration box says about the stream, in the vocabulary
 /// `inspect` reports (FFmpeg's profile and pixel-format names, which the report has always used).
 /// Each reader follows its specification and FFmpeg's own reading of it (libavcodec's h264_ps.c,
@@ -22,18 +24,7 @@ struct BitReader {
             self.bytes = Array(bytes)
             return
         }
-        var clean: [UInt8] = []
-        clean.reserveCapacity(bytes.count)
-        var zeros = 0
-        for byte in bytes {
-            if zeros >= 2 && byte == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = byte == 0 ? zeros + 1 : 0
-            clean.append(byte)
-        }
-        self.bytes = clean
+        self.bytes = DisplayOrientationSEI.removingEmulationPrevention(bytes)
     }
 
     var bitsLeft: Int { bytes.count * 8 - position }
