@@ -61,6 +61,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings
     }
 
+    // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
@@ -70,6 +71,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         findings = try c.decode([Finding].self, forKey: .findings)
     }
 
+    // Hand-written for `path_bytes`, a key computed from the path.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
@@ -127,6 +129,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         case filesPerSecond = "files_per_second", shard, failOn = "fail_on", exitStatus = "exit_status"
     }
 
+    // Hand-written: `CodingKeys` also names computed keys (`files_per_second`, `exit_status`), not to be read.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         files = try c.decode(Int.self, forKey: .files)
@@ -141,6 +144,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         failOn = try c.decode(Severity.self, forKey: .failOn)
     }
 
+    // Hand-written for computed keys (`files_per_second`, `exit_status`) and `seconds` rounded to the millisecond.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(files, forKey: .files)

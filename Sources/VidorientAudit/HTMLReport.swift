@@ -143,6 +143,7 @@ public final class HTMLReport {
         enum Keys: String, CodingKey { case p, f, c, s, d, x, t }
         enum FindingKeys: String, CodingKey { case v, r, m, a, n }
 
+        // Hand-written: a different shape (one-letter keys, values computed from the record).
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(record.path.pathForDisplay, forKey: .p)  // \xHH for bytes that are not UTF-8 text

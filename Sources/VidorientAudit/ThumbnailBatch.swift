@@ -103,6 +103,7 @@ public struct ThumbnailBatch: Sendable {
             case exifOrientation = "exif_orientation"
         }
 
+        // Hand-written for `input_bytes` and `output_bytes`, keys computed from the paths.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encodePath(input, forKey: .input, bytesKey: .inputBytes)

@@ -1,6 +1,13 @@
 /// Encodes `Encodable` values as JSON text with sorted keys, straight into a string: every
 /// machine-readable output goes through here. Foundation's `JSONEncoder` builds an intermediate
 /// tree and boxes every value, which made it most of an audit's run time.
+///
+/// THE rule of machine output lives here, once: every key of every report is present; absent is
+/// `null`. `encodeIfPresent`, which synthesized `Encodable` calls for each optional property, writes
+/// `null` for nil instead of leaving the key out (as `JSONEncoder` does). So a report type needs no
+/// hand-written `encode(to:)` to keep its keys: synthesized conformance and `CodingKeys` with the
+/// snake_case names are enough. Synthesized `init(from:)` reads such output back (`decodeIfPresent`
+/// takes `null` as nil), with `JSONDecoder` too.
 public struct JSONText: Sendable {
     public var pretty: Bool
 
@@ -149,6 +156,9 @@ private func store(_ value: some Encodable, in slot: Node.Slot, codingPath: [any
     case let number as UInt32: slot.node = .number(String(number))
     case let number as UInt64: slot.node = .number(String(number))
     case let number as UInt8: slot.node = .number(String(number))
+    // The other integers (Int8, Int16, UInt, UInt16, Int128, UInt128): their own `encode(to:)`
+    // asks a single-value container to encode them, which would come back here.
+    case let number as any BinaryInteger: slot.node = .number(String(describing: number))
     default: try value.encode(to: NodeEncoder(slot: slot, codingPath: codingPath))
     }
     // A value that wrote nothing (an empty custom encode) is null, as JSONEncoder has it.
@@ -173,6 +183,36 @@ private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
         try store(value, in: child(key), codingPath: codingPath + [key])
+    }
+
+    // THE rule (see `JSONText`): an absent value is `null` under its key, never a missing key. Each
+    // overload is written out: the protocol's own defaults, which leave the key out, would
+    // otherwise be the ones called.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encodeIfPresent(_ value: Int128?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encodeIfPresent(_ value: UInt128?, forKey key: Key) throws { try encodeOrNull(value, forKey: key) }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        try encodeOrNull(value, forKey: key)
+    }
+
+    private mutating func encodeOrNull(_ value: (some Encodable)?, forKey key: Key) throws {
+        guard let value else { return try encodeNil(forKey: key) }
+        try encode(value, forKey: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)

@@ -65,29 +65,6 @@ public struct OrientationDescription: Sendable, Hashable, Codable {
         case storedWidth = "stored_width", storedHeight = "stored_height", displayWidth = "display_width"
         case displayHeight = "display_height"
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(schemaVersion, forKey: .schemaVersion)
-        try c.encode(exifOrientation, forKey: .exifOrientation)
-        try c.encode(summary, forKey: .summary)
-        try c.encode(rotation, forKey: .rotation)
-        try c.encode(mirrored, forKey: .mirrored)
-        try c.encode(cgImagePropertyOrientation, forKey: .cgImagePropertyOrientation)
-        try c.encode(uiImageOrientation, forKey: .uiImageOrientation)
-        try c.encode(avCaptureVideoOrientation, forKey: .avCaptureVideoOrientation)
-        try c.encode(uiDeviceOrientation, forKey: .uiDeviceOrientation)
-        try c.encode(matrix, forKey: .matrix)
-        try c.encode(ffmpegDisplayMatrix, forKey: .ffmpegDisplayMatrix)
-        try c.encode(ffprobeRotation, forKey: .ffprobeRotation)
-        try c.encode(heifIrot, forKey: .heifIrot)
-        try c.encode(heifImir, forKey: .heifImir)
-        try c.encode(ffmpegFilter, forKey: .ffmpegFilter)
-        try c.encode(storedWidth, forKey: .storedWidth)
-        try c.encode(storedHeight, forKey: .storedHeight)
-        try c.encode(displayWidth, forKey: .displayWidth)
-        try c.encode(displayHeight, forKey: .displayHeight)
-    }
 }
 
 extension Orientation {

@@ -64,39 +64,6 @@ public struct PhotoReport: Sendable, Hashable, Codable {
         case exifPixelWidth = "exif_pixel_width", exifPixelHeight = "exif_pixel_height", previews, auxiliary
         case motionVideo = "motion_video"
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(format, forKey: .format)
-        try c.encode(formatDetail, forKey: .formatDetail)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(storedWidth, forKey: .storedWidth)
-        try c.encode(storedHeight, forKey: .storedHeight)
-        try c.encode(displayWidth, forKey: .displayWidth)
-        try c.encode(displayHeight, forKey: .displayHeight)
-        try c.encode(layout, forKey: .layout)
-        try c.encode(bitDepth, forKey: .bitDepth)
-        try c.encode(hasAlpha, forKey: .hasAlpha)
-        try c.encode(exifOrientation, forKey: .exifOrientation)
-        try c.encode(rotation, forKey: .rotation)
-        try c.encode(mirrored, forKey: .mirrored)
-        try c.encode(orientationSource, forKey: .orientationSource)
-        try c.encode(sources, forKey: .sources)
-        try c.encode(heifTransforms, forKey: .heifTransforms)
-        try c.encode(make, forKey: .make)
-        try c.encode(model, forKey: .model)
-        try c.encode(software, forKey: .software)
-        try c.encode(lensModel, forKey: .lensModel)
-        try c.encode(captureDate, forKey: .captureDate)
-        try c.encode(gps, forKey: .gps)
-        try c.encode(camera, forKey: .camera)
-        try c.encode(cameraEvidence, forKey: .cameraEvidence)
-        try c.encode(exifPixelWidth, forKey: .exifPixelWidth)
-        try c.encode(exifPixelHeight, forKey: .exifPixelHeight)
-        try c.encode(previews, forKey: .previews)
-        try c.encode(auxiliary, forKey: .auxiliary)
-        try c.encode(motionVideo, forKey: .motionVideo)
-    }
 }
 
 /// Which statement decided a photo's orientation.
@@ -119,14 +86,6 @@ public struct PhotoSource: Sendable, Hashable, Codable {
     public var exifOrientation: Int?
 
     enum CodingKeys: String, CodingKey { case source, location, value, exifOrientation = "exif_orientation" }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(source, forKey: .source)
-        try c.encode(location, forKey: .location)
-        try c.encode(value, forKey: .value)
-        try c.encode(exifOrientation, forKey: .exifOrientation)
-    }
 }
 
 /// One HEIF transformative property in the report: `irot` with its anticlockwise quarter turns,
@@ -143,16 +102,6 @@ public struct HEIFTransformReport: Sendable, Hashable, Codable {
         self.width = width
         self.height = height
     }
-
-    enum CodingKeys: String, CodingKey { case property, value, width, height }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(property, forKey: .property)
-        try c.encode(value, forKey: .value)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-    }
 }
 
 public struct PreviewReport: Sendable, Hashable, Codable {
@@ -160,16 +109,6 @@ public struct PreviewReport: Sendable, Hashable, Codable {
     public var width: Int?
     public var height: Int?
     public var location: String
-
-    enum CodingKeys: String, CodingKey { case codec, width, height, location }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(location, forKey: .location)
-    }
 }
 
 extension Orientation {

@@ -1,5 +1,5 @@
-// The report `inspect` prints. Every key is always present (null when unknown), so each type
-// encodes its optionals explicitly instead of relying on the synthesized `encodeIfPresent`.
+// The report `inspect` prints. Every key is always present (null when unknown): `JSONText` writes
+// a nil optional as null, so the types rely on synthesized `Codable` with snake_case `CodingKeys`.
 
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
@@ -36,6 +36,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
         case schemaVersion = "schema_version", path, pathBytes = "path_bytes", format, streams, video, photo, findings
     }
 
+    // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
@@ -47,6 +48,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
         findings = try c.decode([Finding].self, forKey: .findings)
     }
 
+    // Hand-written for `path_bytes`, a key computed from the path.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
@@ -100,36 +102,6 @@ public struct FormatReport: Sendable, Hashable, Codable {
         case name, longName = "long_name", duration, size, bitRate = "bit_rate", startTime = "start_time"
         case creationTime = "creation_time", streamCount = "stream_count", location, tags
         case ffmpegDemuxer = "ffmpeg_demuxer"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        name = try c.decode(String.self, forKey: .name)
-        longName = try c.decodeIfPresent(String.self, forKey: .longName)
-        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
-        size = try c.decodeIfPresent(Int.self, forKey: .size)
-        bitRate = try c.decodeIfPresent(Int.self, forKey: .bitRate)
-        startTime = try c.decodeIfPresent(Double.self, forKey: .startTime)
-        creationTime = try c.decodeIfPresent(String.self, forKey: .creationTime)
-        streamCount = try c.decode(Int.self, forKey: .streamCount)
-        location = try c.decodeIfPresent(Location.self, forKey: .location)
-        tags = try c.decode([String: String].self, forKey: .tags)
-        ffmpegDemuxer = try c.decodeIfPresent(String.self, forKey: .ffmpegDemuxer)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(longName, forKey: .longName)
-        try c.encode(duration, forKey: .duration)
-        try c.encode(size, forKey: .size)
-        try c.encode(bitRate, forKey: .bitRate)
-        try c.encode(startTime, forKey: .startTime)
-        try c.encode(creationTime, forKey: .creationTime)
-        try c.encode(streamCount, forKey: .streamCount)
-        try c.encode(location, forKey: .location)
-        try c.encode(tags, forKey: .tags)
-        try c.encode(ffmpegDemuxer, forKey: .ffmpegDemuxer)
     }
 }
 
@@ -196,16 +168,6 @@ public struct Location: Sendable, Hashable, Codable {
         default: return nil
         }
     }
-
-    enum CodingKeys: String, CodingKey { case latitude, longitude, altitude, iso6709 = "iso6709" }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(latitude, forKey: .latitude)
-        try c.encode(longitude, forKey: .longitude)
-        try c.encode(altitude, forKey: .altitude)
-        try c.encode(iso6709, forKey: .iso6709)
-    }
 }
 
 /// One stream, with the fields a reader of `ffprobe -show_streams` looks for.
@@ -262,39 +224,6 @@ public struct StreamReport: Sendable, Hashable, Codable {
         case sampleRate = "sample_rate", channels, language, handlerName = "handler_name", title
         case isDefault = "is_default", isAttachedPicture = "is_attached_picture", tags
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(type, forKey: .type)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(codecLongName, forKey: .codecLongName)
-        try c.encode(codecTag, forKey: .codecTag)
-        try c.encode(profile, forKey: .profile)
-        try c.encode(pixelFormat, forKey: .pixelFormat)
-        try c.encode(bitDepth, forKey: .bitDepth)
-        try c.encode(codedWidth, forKey: .codedWidth)
-        try c.encode(codedHeight, forKey: .codedHeight)
-        try c.encode(sampleAspectRatio, forKey: .sampleAspectRatio)
-        try c.encode(frameRate, forKey: .frameRate)
-        try c.encode(duration, forKey: .duration)
-        try c.encode(bitRate, forKey: .bitRate)
-        try c.encode(frameCount, forKey: .frameCount)
-        try c.encode(colorPrimaries, forKey: .colorPrimaries)
-        try c.encode(colorTransfer, forKey: .colorTransfer)
-        try c.encode(colorSpace, forKey: .colorSpace)
-        try c.encode(colorRange, forKey: .colorRange)
-        try c.encode(hdr, forKey: .hdr)
-        try c.encode(dolbyVision, forKey: .dolbyVision)
-        try c.encode(sampleRate, forKey: .sampleRate)
-        try c.encode(channels, forKey: .channels)
-        try c.encode(language, forKey: .language)
-        try c.encode(handlerName, forKey: .handlerName)
-        try c.encode(title, forKey: .title)
-        try c.encode(isDefault, forKey: .isDefault)
-        try c.encode(isAttachedPicture, forKey: .isAttachedPicture)
-        try c.encode(tags, forKey: .tags)
-    }
 }
 
 /// Where an orientation was read from.
@@ -328,15 +257,6 @@ public struct OrientationEvidence: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case source, matrix, exifOrientation = "exif_orientation", rotation, mirrored
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(source, forKey: .source)
-        try c.encode(matrix, forKey: .matrix)
-        try c.encode(exifOrientation, forKey: .exifOrientation)
-        try c.encode(rotation, forKey: .rotation)
-        try c.encode(mirrored, forKey: .mirrored)
     }
 }
 
@@ -416,36 +336,6 @@ public struct VideoReport: Sendable, Hashable, Codable {
         case trackMatrix = "track_matrix", movieMatrix = "movie_matrix", trackMetadata = "track_metadata"
         case timedMetadataKeys = "timed_metadata_keys", timedVideoOrientation = "timed_video_orientation"
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(codedWidth, forKey: .codedWidth)
-        try c.encode(codedHeight, forKey: .codedHeight)
-        try c.encode(sampleAspectRatio, forKey: .sampleAspectRatio)
-        try c.encode(displayWidth, forKey: .displayWidth)
-        try c.encode(displayHeight, forKey: .displayHeight)
-        try c.encode(matrix, forKey: .matrix)
-        try c.encode(matrixValidity, forKey: .matrixValidity)
-        try c.encode(matrixScale, forKey: .matrixScale)
-        try c.encode(matrixShear, forKey: .matrixShear)
-        try c.encode(matrixTranslation, forKey: .matrixTranslation)
-        try c.encode(rotation, forKey: .rotation)
-        try c.encode(mirrored, forKey: .mirrored)
-        try c.encode(exifOrientation, forKey: .exifOrientation)
-        try c.encode(orientationSource, forKey: .orientationSource)
-        try c.encode(sources, forKey: .sources)
-        try c.encode(layout, forKey: .layout)
-        try c.encode(camera, forKey: .camera)
-        try c.encode(cameraEvidence, forKey: .cameraEvidence)
-        try c.encode(ffprobeRotation, forKey: .ffprobeRotation)
-        try c.encode(trackMatrix, forKey: .trackMatrix)
-        try c.encode(movieMatrix, forKey: .movieMatrix)
-        try c.encode(trackMetadata, forKey: .trackMetadata)
-        try c.encode(timedMetadataKeys, forKey: .timedMetadataKeys)
-        try c.encode(timedVideoOrientation, forKey: .timedVideoOrientation)
-    }
 }
 
 public enum Severity: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
@@ -465,6 +355,7 @@ public struct Finding: Sendable, Hashable, Codable {
     public var action: String?
     /// The fix `vidorient fix --from-audit` applies, for a machine: set only where the fix is
     /// unambiguous (the file keeps showing what it shows now) and lossless (a tag or a matrix).
+    /// Absent from records written before schema 2 added it: decoded as nil.
     public var suggestedFix: SuggestedFix?
 
     public init(code: String, severity: Severity, message: String, action: String? = nil, suggestedFix: SuggestedFix? = nil) {
@@ -476,25 +367,6 @@ public struct Finding: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case code, severity, message, action, suggestedFix = "suggested_fix" }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        code = try c.decode(String.self, forKey: .code)
-        severity = try c.decode(Severity.self, forKey: .severity)
-        message = try c.decode(String.self, forKey: .message)
-        action = try c.decodeIfPresent(String.self, forKey: .action)
-        // Absent in records written before it existed (schema 2 added it as a new key).
-        suggestedFix = try c.decodeIfPresent(SuggestedFix.self, forKey: .suggestedFix)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(code, forKey: .code)
-        try c.encode(severity, forKey: .severity)
-        try c.encode(message, forKey: .message)
-        try c.encode(action, forKey: .action)
-        try c.encode(suggestedFix, forKey: .suggestedFix)
-    }
 }
 
 /// A fix as `vidorient fix` takes it: `--orientation N`, and `--reset-movie-matrix` for a movie

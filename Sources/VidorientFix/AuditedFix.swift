@@ -56,9 +56,9 @@ public struct AuditedFix: Sendable, Hashable {
 
         enum CodingKeys: String, CodingKey { case path, pathBytes = "path_bytes", findings, video, photo }
 
+        // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            // The exact bytes when the name is not UTF-8 text.
             path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
             findings = try c.decode([Finding].self, forKey: .findings)
             video = try c.decodeIfPresent(Shown.self, forKey: .video)

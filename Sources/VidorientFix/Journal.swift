@@ -66,6 +66,7 @@ extension JournalEntry: Codable {
     enum StateKeys: String, CodingKey { case size, mtimeNanoseconds = "mtime_ns", crc32 }
     enum SpliceKeys: String, CodingKey { case offset, old, new }
 
+    // Hand-written: checks `schema_version`, reads `path_bytes`, hex splices and crc32 into the edit and states.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let version = try c.decode(Int.self, forKey: .schemaVersion)
@@ -108,6 +109,7 @@ extension JournalEntry: Codable {
             crc32: crc)
     }
 
+    // Hand-written for computed keys (`schema_version`, `path_bytes`) and a different shape (states, hex splices).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(JournalEntry.schemaVersion, forKey: .schemaVersion)

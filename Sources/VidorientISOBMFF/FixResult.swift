@@ -23,14 +23,6 @@ public struct FixResult: Sendable, Hashable, Encodable {
         enum CodingKeys: String, CodingKey {
             case exifOrientation = "exif_orientation", rotation, mirrored, matrix
         }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(exifOrientation, forKey: .exifOrientation)
-            try c.encode(rotation, forKey: .rotation)
-            try c.encode(mirrored, forKey: .mirrored)
-            try c.encode(matrix, forKey: .matrix)
-        }
     }
 
     /// One matrix the plan set (a track's, or the movie header's when reset).
@@ -45,15 +37,6 @@ public struct FixResult: Sendable, Hashable, Encodable {
 
         enum CodingKeys: String, CodingKey {
             case trackID = "track_id", matrixOffset = "matrix_offset", before, after, bytesChanged = "bytes_changed"
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(trackID, forKey: .trackID)
-            try c.encode(matrixOffset, forKey: .matrixOffset)
-            try c.encode(before, forKey: .before)
-            try c.encode(after, forKey: .after)
-            try c.encode(bytesChanged, forKey: .bytesChanged)
         }
     }
 
@@ -109,6 +92,7 @@ public struct FixResult: Sendable, Hashable, Encodable {
         case movieMatrixBefore = "movie_matrix_before", movieMatrixAfter = "movie_matrix_after", changes, warnings
     }
 
+    // Hand-written for keys computed here: `schema_version`, `path_bytes`, `written_path_bytes`, `mode`'s name.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(FixResult.schemaVersion, forKey: .schemaVersion)

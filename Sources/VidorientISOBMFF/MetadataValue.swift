@@ -77,6 +77,7 @@ public enum MetadataValue: Sendable, Hashable, CustomStringConvertible, Encodabl
 
     /// A JSON string, number or array of numbers; bytes as lowercase hex; null when not read.
     /// A NaN or infinite number, which JSON cannot hold, is null.
+    // Hand-written: a custom value encoding (one JSON value per case, no keys).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

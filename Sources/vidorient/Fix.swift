@@ -167,6 +167,7 @@ enum AnyFixResult: Encodable {
     case video(FixResult)
     case photo(PhotoFixResult)
 
+    // Hand-written: a different shape, the result itself without an enum wrapper.
     func encode(to encoder: any Encoder) throws {
         switch self {
         case .video(let result): try result.encode(to: encoder)

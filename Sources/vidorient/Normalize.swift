@@ -119,6 +119,7 @@ struct NormalizeResult: Encodable {
         case mtimePreserved = "mtime_preserved"
     }
 
+    // Hand-written: a different shape, every key computed from the plan and the outcome.
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Self.schemaVersion, forKey: .schemaVersion)

@@ -23,6 +23,41 @@ struct Sample: Encodable {
     }
 }
 
+/// A report type as the project writes them: synthesized `Codable`, `CodingKeys` only for the
+/// snake_case names, optionals of each kind the keyed container has an `encodeIfPresent` for.
+struct Synthesized: Codable, Equatable {
+    struct Inner: Codable, Equatable {
+        var label: String?
+        var count: Int?
+    }
+
+    var name: String
+    var note: String?
+    var flag: Bool?
+    var ratio: Double?
+    var single: Float?
+    var count: Int?
+    var small: Int8?
+    var short: Int16?
+    var medium: Int32?
+    var large: Int64?
+    var unsigned: UInt?
+    var byte: UInt8?
+    var word: UInt16?
+    var double: UInt32?
+    var quad: UInt64?
+    var inner: Inner?
+    var list: [Inner]
+    var createdAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, note, flag, ratio, single, count, small, short, medium, large, unsigned, byte, word, double, quad
+        case inner, list, createdAt = "created_at"
+    }
+
+    static let empty = Synthesized(name: "x", list: [Inner()])
+}
+
 @Suite struct JSONTextTests {
     let sample = Sample(
         name: "quote \" back \\ tab \t nl \n bell \u{7} é 🎥 /", count: -3, ratio: 29.97, missing: nil,
@@ -54,6 +89,51 @@ struct Sample: Encodable {
     @Test(arguments: [Double.nan, .infinity, -.infinity])
     func nonFiniteNumbersAreRefused(value: Double) {
         #expect(throws: EncodingError.self) { try JSONText().encode([value]) }
+    }
+
+    @Test func everyKeyIsPresentAndAbsentIsNull() throws {
+        let text = try JSONText(pretty: false).encode(Synthesized.empty)
+        #expect(
+            text
+                == #"{"byte":null,"count":null,"created_at":null,"double":null,"flag":null,"inner":null,"large":null,"# +
+                #""list":[{"count":null,"label":null}],"medium":null,"name":"x","note":null,"quad":null,"ratio":null,"# +
+                #""short":null,"single":null,"small":null,"unsigned":null,"word":null}"#)
+        // Nested, with one optional set and one not.
+        var nested = Synthesized.empty
+        nested.inner = .init(label: nil, count: 3)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(JSONText().encode(nested).utf8)) as? [String: Any])
+        let inner = try #require(object["inner"] as? [String: Any])
+        #expect(inner.keys.sorted() == ["count", "label"])
+        #expect(inner["count"] as? Int == 3)
+        #expect(inner["label"] is NSNull)
+        #expect(object["note"] is NSNull)
+        // The nulls are JSONText's doing: Foundation's encoder leaves the same keys out.
+        let foundation = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Synthesized.empty)) as? [String: Any])
+        #expect(foundation.keys.sorted() == ["list", "name"])
+    }
+
+    @Test func presentOptionalsAreTheirValues() throws {
+        let value = Synthesized(
+            name: "x", note: "n", flag: false, ratio: 0.5, single: 2, count: -1, small: -8, short: -16, medium: -32,
+            large: -64, unsigned: 1, byte: 8, word: 65535, double: 32, quad: 64, inner: .init(label: "l", count: 0),
+            list: [], createdAt: "2024")
+        #expect(
+            try JSONText(pretty: false).encode(value)
+                == #"{"byte":8,"count":-1,"created_at":"2024","double":32,"flag":false,"inner":{"count":0,"label":"l"},"# +
+                #""large":-64,"list":[],"medium":-32,"name":"x","note":"n","quad":64,"ratio":0.5,"short":-16,"single":2,"# +
+                #""small":-8,"unsigned":1,"word":65535}"#)
+    }
+
+    @Test func whatIsWrittenDecodesBack() throws {
+        var value = Synthesized.empty
+        value.inner = .init(label: "l", count: nil)
+        value.small = 7
+        for original in [Synthesized.empty, value] {
+            let text = try JSONText().encode(original)
+            #expect(try JSONDecoder().decode(Synthesized.self, from: Data(text.utf8)) == original)
+        }
     }
 
     @Test func reportsRoundTrip() throws {

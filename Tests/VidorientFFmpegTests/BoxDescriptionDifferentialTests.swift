@@ -188,11 +188,10 @@ import VidorientISOBMFF
     }
 
     static func flatten(_ report: MediaReport) -> [String: String] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(report), let object = try? JSONSerialization.jsonObject(with: data) else {
-            return [:]
-        }
+        // The report as `inspect --json` prints it: every key, null when unknown.
+        guard let text = try? JSONText(pretty: false).encode(report),
+            let object = try? JSONSerialization.jsonObject(with: Data(text.utf8))
+        else { return [:] }
         var flat: [String: String] = [:]
         func walk(_ value: Any, _ path: String) {
             if let dictionary = value as? [String: Any] {

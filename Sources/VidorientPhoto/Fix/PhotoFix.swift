@@ -89,13 +89,6 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
         }
 
         enum CodingKeys: String, CodingKey { case exifOrientation = "exif_orientation", rotation, mirrored }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(exifOrientation, forKey: .exifOrientation)
-            try c.encode(rotation, forKey: .rotation)
-            try c.encode(mirrored, forKey: .mirrored)
-        }
     }
 
     /// One run of bytes the fix changes, against the original file.
@@ -107,14 +100,6 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
 
         enum CodingKeys: String, CodingKey {
             case offset, oldLength = "old_length", newLength = "new_length", bytesChanged = "bytes_changed"
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(offset, forKey: .offset)
-            try c.encode(oldLength, forKey: .oldLength)
-            try c.encode(newLength, forKey: .newLength)
-            try c.encode(bytesChanged, forKey: .bytesChanged)
         }
     }
 
@@ -167,6 +152,7 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
         case places, splices, warnings
     }
 
+    // Hand-written for computed keys (`schema_version`, `_bytes`, `kind`, `mode`'s name), and `edit` left out.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(PhotoFixResult.schemaVersion, forKey: .schemaVersion)
