@@ -20,7 +20,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public func encode(_ picture: Picture, quality: Int = 90) throws(EncodingError) -> [UInt8] {
         if let failure = FFmpegLibraries.loadFailure { throw EncodingError(description: "could not encode \(rawValue): \(failure)") }
         do {
-            return try ImageEncoderSession(format: self, picture: picture, quality: quality).bytes
+            return try OpenStillEncoder(format: self, picture: picture, quality: quality).bytes
         } catch {
             throw EncodingError(description: "could not encode \(rawValue): \(error)")
         }
@@ -33,7 +33,7 @@ public struct EncodingError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Owns the codec context, frame and packet for one encode.
-private final class ImageEncoderSession {
+private final class OpenStillEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let frame: UnsafeMutablePointer<AVFrame>
     let packet: UnsafeMutablePointer<AVPacket>
@@ -89,15 +89,7 @@ private final class ImageEncoderSession {
         try FFmpegError.check(av_frame_get_buffer(frame, 0))
         try fill(picture, format: pixelFormat)
 
-        try FFmpegError.check(avcodec_send_frame(context, frame))
-        try FFmpegError.check(avcodec_send_frame(context, nil))
-        while true {
-            let code = avcodec_receive_packet(context, packet)
-            if code == FFmpegError.endOfFile.code || code == FFmpegError.tryAgain.code { break }
-            try FFmpegError.check(code)
-            bytes += UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
-            av_packet_unref(packet)
-        }
+        bytes += try encodeStill(frame, context: context, packet: packet)
     }
 
     deinit {
@@ -146,4 +138,23 @@ private final class ImageEncoderSession {
             }
         }
     }
+}
+
+/// Sends one frame and the end of the stream to an opened encoder and returns every byte it
+/// writes (one still image: PNG, JPEG).
+func encodeStill(
+    _ frame: UnsafeMutablePointer<AVFrame>, context: UnsafeMutablePointer<AVCodecContext>,
+    packet: UnsafeMutablePointer<AVPacket>
+) throws(FFmpegError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    try FFmpegError.check(avcodec_send_frame(context, frame))
+    try FFmpegError.check(avcodec_send_frame(context, nil))
+    while true {
+        let code = avcodec_receive_packet(context, packet)
+        if code == FFmpegError.endOfFile.code || code == FFmpegError.tryAgain.code { break }
+        try FFmpegError.check(code)
+        bytes += UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+        av_packet_unref(packet)
+    }
+    return bytes
 }

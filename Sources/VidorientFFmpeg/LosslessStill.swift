@@ -116,15 +116,7 @@ struct LosslessStill: Equatable {
             if let palette, let target = frame.pointee.data.1 {
                 palette.withUnsafeBufferPointer { target.update(from: $0.baseAddress!, count: min(1024, $0.count)) }
             }
-            try FFmpegError.check(avcodec_send_frame(context, frame))
-            try FFmpegError.check(avcodec_send_frame(context, nil))
-            while true {
-                let code = avcodec_receive_packet(context, packet)
-                if code == FFmpegError.endOfFile.code || code == FFmpegError.tryAgain.code { break }
-                try FFmpegError.check(code)
-                bytes += UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
-                av_packet_unref(packet)
-            }
+            bytes = try encodeStill(frame, context: context, packet: packet)
         } catch {
             throw Unsupported(reason: "could not encode the png: \(error)")
         }

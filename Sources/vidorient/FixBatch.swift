@@ -27,6 +27,15 @@ enum FixOutcome: Sendable {
     /// Could not be read or written.
     case failed(String)
 
+    /// A fix that threw: an unsupported file is refused, anything else failed.
+    init(_ error: any Error) {
+        switch error {
+        case let error as ISOBMFFError: self = error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
+        case let error as FixError: self = .failed(error.reason)
+        default: self = .failed("\(error)")
+        }
+    }
+
     var result: AnyFixResult? {
         switch self {
         case .fixed(let result, _, _), .alreadyRight(let result): result
@@ -181,12 +190,8 @@ struct FixBatch: Sendable {
                     path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: dryRun,
                     preserveModificationTime: preserveModificationTime, lock: lock)
             }
-        } catch let error as ISOBMFFError {
-            return error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
-        } catch let error as FixError {
-            return .failed(error.reason)
         } catch {
-            return .failed("\(error)")
+            return FixOutcome(error)
         }
         if let written = result.writtenPath, let problem = intent.checkShown(written) { return .failed(problem) }
         return result.bytesChanged > 0 || result.writtenPath != nil ? .fixed(.video(result), shown: intent.shown, target: intent.target) : .alreadyRight(.video(result))
@@ -230,12 +235,8 @@ struct FixBatch: Sendable {
             } else {
                 result = try write()
             }
-        } catch let error as ISOBMFFError {
-            return error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
-        } catch let error as FixError {
-            return .failed(error.reason)
         } catch {
-            return .failed("\(error)")
+            return FixOutcome(error)
         }
         let shown = result.before.exifOrientation.flatMap(Orientation.init(exif:))
         let target = result.after.exifOrientation.flatMap(Orientation.init(exif:))
