@@ -203,25 +203,8 @@ struct PPM {
     let pixels: [UInt8]
 
     init(decoding path: String) throws {
-        let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-"])
-        let data = [UInt8](result.stdout)
-        // "P6\n<w> <h>\n255\n" then the pixels.
-        var fields: [String] = [], position = 0
-        while fields.count < 4, position < data.count {
-            var field = ""
-            while position < data.count, data[position] != 0x0A, data[position] != 0x20 {
-                field.append(Character(Unicode.Scalar(data[position])))
-                position += 1
-            }
-            position += 1
-            fields.append(field)
-        }
-        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]),
-            data.count - position == width * height * 3
-        else { throw ToolError(message: "ffmpeg gave no ppm for \(path): \(result.stderr)") }
-        self.width = width
-        self.height = height
-        pixels = Array(data[position...])
+        let decoded = try DecodedRGB(decoding: path)
+        (width, height, pixels) = (decoded.width, decoded.height, decoded.pixels)
     }
 
     /// The colour nearest the pixel at the centre of each quadrant, [row][column].

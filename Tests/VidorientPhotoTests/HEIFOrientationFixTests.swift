@@ -254,22 +254,8 @@ private struct RGBPicture {
         let converted = try run("heif-convert", [path, png])
         guard converted.status == 0 else { throw ToolError(message: "heif-convert \(path): \(converted.stderr)") }
         let filter = scaled ? ["-vf", "scale=96:96:force_original_aspect_ratio=decrease:flags=area"] : []
-        let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", png] + filter + ["-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-"])
-        let data = [UInt8](result.stdout)
-        var fields: [String] = [], position = 0
-        while fields.count < 4, position < data.count {
-            var field = ""
-            while position < data.count, data[position] != 0x0A, data[position] != 0x20 {
-                field.append(Character(Unicode.Scalar(data[position])))
-                position += 1
-            }
-            position += 1
-            fields.append(field)
-        }
-        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]),
-            data.count - position == width * height * 3
-        else { throw ToolError(message: "ffmpeg gave no ppm for \(png): \(result.stderr)") }
-        self.init(width: width, height: height, pixels: Array(data[position...]))
+        let decoded = try DecodedRGB(decoding: png, filter: filter)
+        self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
     }
 
     static func original(_ path: String, scaled: Bool) throws -> RGBPicture {

@@ -83,3 +83,34 @@ public struct Run: Sendable {
     public var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     public var stderrLines: [Substring] { stderr.split(separator: "\n") }
 }
+
+/// A picture as ffmpeg decodes it to 8-bit RGB (binary PPM through a pipe), for tests that compare
+/// colours: `ffmpeg -i path [filter] -f image2pipe -c:v ppm -pix_fmt rgb24 -`.
+public struct DecodedRGB: Sendable {
+    public let width: Int, height: Int
+    /// Row after row, three bytes a pixel.
+    public let pixels: [UInt8]
+
+    public init(decoding path: String, filter: [String] = []) throws {
+        let arguments = ["-nostdin", "-v", "error", "-i", path] + filter + ["-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-"]
+        let result = try run("ffmpeg", arguments)
+        let data = [UInt8](result.stdout)
+        // "P6\n<w> <h>\n255\n" then the pixels.
+        var fields: [String] = [], position = 0
+        while fields.count < 4, position < data.count {
+            var field = ""
+            while position < data.count, data[position] != 0x0A, data[position] != 0x20 {
+                field.append(Character(Unicode.Scalar(data[position])))
+                position += 1
+            }
+            position += 1
+            fields.append(field)
+        }
+        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]),
+            data.count - position == width * height * 3
+        else { throw ToolError(message: "ffmpeg gave no ppm for \(path): \(result.stderr)") }
+        self.width = width
+        self.height = height
+        pixels = Array(data[position...])
+    }
+}

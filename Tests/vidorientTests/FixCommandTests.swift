@@ -34,6 +34,26 @@ enum FixFixture {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }
     }
 
+    /// Copies `pristine` to `path` (in `folder`), starts `fix path --orientation 3`, waits for its
+    /// temporary copy to appear, lets it write for `delay` ms, and kills it with SIGKILL. True when
+    /// the signal killed it (false when the fix had already finished).
+    static func killFixWhileWriting(_ pristine: String, at path: String, in folder: URL, delay: Int) throws -> Bool {
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: pristine, toPath: path)
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["fix", path, "--orientation", "3"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while try leftovers(folder).isEmpty, process.isRunning, Date() < deadline { usleep(200) }
+        usleep(useconds_t(delay * 1000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
+    }
+
     /// The nine int32 of EXIF orientation `n` for a picture stored `width`×`height`, written out
     /// independently of the code under test (as TestMedia/tkhd.py does).
     static func apple(_ n: Int, width: Int32, height: Int32) -> [Int32] {
@@ -330,21 +350,8 @@ struct FixCommandTests {
         let path = folder.appendingPathComponent("big.mp4").path
         var killedMidWrite = 0
         for delay in [0, 2, 10, 40] {
-            try? FileManager.default.removeItem(atPath: path)
-            try FileManager.default.copyItem(atPath: pristine, toPath: path)
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = ["fix", path, "--orientation", "3"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // Wait for the temporary copy to appear, then kill at some point of its writing.
-            let deadline = Date().addingTimeInterval(20)
-            while try FixFixture.leftovers(folder).isEmpty, process.isRunning, Date() < deadline { usleep(200) }
-            usleep(useconds_t(delay * 1000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let killed = process.terminationReason == .uncaughtSignal
+            // Killed at some point of writing the temporary copy.
+            let killed = try FixFixture.killFixWhileWriting(pristine, at: path, in: folder, delay: delay)
 
             let matrix = try FixFixture.videoMatrix(path)
             #expect(matrix.fixedPoint == old.fixedPoint || matrix.fixedPoint == new, "delay \(delay)")

@@ -168,20 +168,7 @@ struct PhotoFixCommandTests {
         let path = folder.appendingPathComponent("big.jpg").path
         var killedMidWrite = 0
         for delay in [0, 2, 10, 40] {
-            try? FileManager.default.removeItem(atPath: path)
-            try FileManager.default.copyItem(atPath: pristine, toPath: path)
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = ["fix", path, "--orientation", "3"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(20)
-            while try FixFixture.leftovers(folder).isEmpty, process.isRunning, Date() < deadline { usleep(200) }
-            usleep(useconds_t(delay * 1000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let killed = process.terminationReason == .uncaughtSignal
+            let killed = try FixFixture.killFixWhileWriting(pristine, at: path, in: folder, delay: delay)
 
             let now = try FixFixture.contents(path)
             #expect(now.count == original.count, "delay \(delay)")
