@@ -34,6 +34,20 @@ enum FixScratch {
 
     static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 
+    /// A PNG chunk written here, independently of the code under test: length, type, data, and the
+    /// CRC-32 (bitwise, polynomial 0xEDB88320) of type and data.
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let typeAndData = Array(type.utf8) + data
+        var crc = UInt32(0xFFFF_FFFF)
+        for byte in typeAndData {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        return withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + typeAndData
+            + withUnsafeBytes(of: crc.bigEndian, Array.init)
+    }
+
     /// What the photo reader and `PhotoReport` say the file shows, as `inspect` decides.
     static func shown(_ path: String) throws -> Orientation? { PhotoTagFix.shown(try PhotoReader.read(path: path)) }
 
@@ -236,15 +250,7 @@ enum FixScratch {
         // An iTXt chunk written here, independently of the code under test, before IEND.
         var bytes = try FixScratch.bytes(path)
         let data = Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(packet.utf8)
-        let typeAndData = Array("iTXt".utf8) + data
-        var crc = UInt32(0xFFFF_FFFF)
-        for byte in typeAndData {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        crc ^= 0xFFFF_FFFF
-        let chunk = withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + typeAndData + withUnsafeBytes(of: crc.bigEndian, Array.init)
-        bytes.insert(contentsOf: chunk, at: bytes.count - 12)
+        bytes.insert(contentsOf: FixScratch.pngChunk("iTXt", data), at: bytes.count - 12)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(try PhotoReader.read(path: path).statements.filter { $0.kind == .xmp }.first?.rawValue == 6)
 
@@ -280,15 +286,7 @@ enum FixScratch {
         }
         let text = "\nexif\n\(String(repeating: " ", count: 6))\(payload.count)\n" + lines.joined(separator: "\n") + "\n"
         let data = Array("Raw profile type exif".utf8) + [0] + Array(text.utf8)
-        let typeAndData = Array("tEXt".utf8) + data
-        var crc = UInt32(0xFFFF_FFFF)
-        for byte in typeAndData {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        crc ^= 0xFFFF_FFFF
-        let chunk = withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + typeAndData + withUnsafeBytes(of: crc.bigEndian, Array.init)
-        bytes.insert(contentsOf: chunk, at: bytes.count - 12)
+        bytes.insert(contentsOf: FixScratch.pngChunk("tEXt", data), at: bytes.count - 12)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let statements = try PhotoReader.read(path: path).statements
         #expect(statements.map(\.rawValue) == [1, 5], "\(statements)")
