@@ -163,18 +163,10 @@ enum WebPOrientationFix {
     /// The picture size a `VP8 ` key frame or a `VP8L` header gives, and VP8L's alpha hint.
     static func bitstreamSize(_ source: some ByteSource, _ chunk: Chunk) throws(PhotoFormatError) -> (Int, Int, Bool) {
         if chunk.type == "VP8 " {
-            guard chunk.length >= 10 else { throw PhotoFormatError("'VP8 ' chunk is \(chunk.length) bytes, needs 10") }
-            let b = try PhotoBytes.read(source, at: chunk.dataOffset, count: 10)
-            guard b[0] & 1 == 0, b[3] == 0x9D, b[4] == 0x01, b[5] == 0x2A else { throw PhotoFormatError("'VP8 ' chunk has no key frame start code") }
-            let width = (Int(b[6]) | Int(b[7]) << 8) & 0x3FFF
-            let height = (Int(b[8]) | Int(b[9]) << 8) & 0x3FFF
+            let (width, height) = try WebPReader.vp8FrameSize(source, at: chunk.dataOffset, length: chunk.length)
             guard width > 0, height > 0 else { throw PhotoFormatError("'VP8 ' key frame gives a size of \(width)x\(height)") }
             return (width, height, false)
         }
-        guard chunk.length >= 5 else { throw PhotoFormatError("'VP8L' chunk is \(chunk.length) bytes, needs 5") }
-        let b = try PhotoBytes.read(source, at: chunk.dataOffset, count: 5)
-        guard b[0] == 0x2F else { throw PhotoFormatError("'VP8L' chunk has no 0x2f signature") }
-        let bits = Int(b[1]) | Int(b[2]) << 8 | Int(b[3]) << 16 | Int(b[4]) << 24
-        return ((bits & 0x3FFF) + 1, (bits >> 14 & 0x3FFF) + 1, bits >> 28 & 1 == 1)
+        return try WebPReader.vp8lHeader(source, at: chunk.dataOffset, length: chunk.length)
     }
 }
