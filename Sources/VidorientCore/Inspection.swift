@@ -127,29 +127,10 @@ extension VideoReport {
         sampleAspectRatio = stream.sampleAspectRatio ?? "1:1"
         ffprobeRotation = evidence.containerMatrix?.ffprobeRotation
 
-        // Each source's say. The container decides when it carries a rotation: it is what
-        // AVFoundation, browsers and FFmpeg's own autorotation obey.
-        let frameSource: OrientationSource = evidence.isStillImage ? .exif : .sei
-        var exifTag: Orientation?
-        if let raw = evidence.exifOrientationTag?.trimmingSpaces, !raw.isEmpty {
-            exifTag = Int(raw).flatMap(Orientation.init(exif:))
-            if exifTag == nil {
-                findings.append(
-                    Finding(
-                        code: "exif-invalid", severity: .warning,
-                        message: "EXIF Orientation is '\(raw)', not 1-8: viewers disagree on such files"))
-            }
-        }
-        let frameMatrix = evidence.frameMatrix ?? exifTag.map { DisplayMatrix($0, width: 0, height: 0) }
-        var sources: [OrientationEvidence] = []
-        if let container = evidence.containerMatrix { sources.append(.init(source: .container, matrix: container)) }
-        if let frame = frameMatrix { sources.append(.init(source: frameSource, matrix: frame)) }
-        let containerRotates = evidence.containerMatrix.map { !$0.isIdentity } ?? false
-        if !containerRotates, sources.count == 2 { sources.reverse() }
-        self.sources = sources
-        let decider = sources.first
-        orientationSource = decider?.source ?? .none
-        let matrix = (decider?.source == .container ? evidence.containerMatrix : frameMatrix) ?? .identity
+        let frameMatrix = VideoReport.frameMatrix(evidence, findings: &findings)
+        sources = VideoReport.rankedSources(evidence, frameMatrix: frameMatrix)
+        orientationSource = sources.first?.source ?? .none
+        let matrix = (orientationSource == .container ? evidence.containerMatrix : frameMatrix) ?? .identity
         self.matrix = matrix.entries.map(VideoReport.tidy)
 
         let analysis = matrix.analysis
@@ -161,55 +142,100 @@ extension VideoReport {
         mirrored = analysis.mirrored
         exifOrientation = analysis.orientation?.exif
 
-        // Displayed size: the sample aspect ratio stretches the stored width, then the rotation.
-        if let width = codedWidth, let height = codedHeight, width > 0, height > 0 {
-            let stretched = VideoReport.applySampleAspectRatio(sampleAspectRatio, width: width, height: height)
-            let shown = VideoReport.rotatedBounds(width: stretched.width, height: stretched.height, analysis: analysis)
-            displayWidth = shown.width
-            displayHeight = shown.height
-            layout = Layout(width: shown.width, height: shown.height)
-        } else {
-            displayWidth = nil
-            displayHeight = nil
-            layout = nil
-        }
+        let shown = VideoReport.displaySize(
+            width: codedWidth, height: codedHeight, sampleAspectRatio: sampleAspectRatio, analysis: analysis)
+        displayWidth = shown?.width
+        displayHeight = shown?.height
+        layout = shown.map { Layout(width: $0.width, height: $0.height) }
 
         trackMatrix = evidence.trackMatrix?.entries.map(VideoReport.tidy)
         movieMatrix = evidence.movieMatrix?.entries.map(VideoReport.tidy)
         trackMetadata = evidence.trackTags
         timedMetadataKeys = evidence.timedMetadataKeys
         timedVideoOrientation = evidence.timedOrientation
-        let stated = Set(evidence.timedOrientation.map(\.value))
-        if let shown = exifOrientation, !stated.isEmpty, stated != [shown] {
-            findings.append(
-                Finding(
-                    code: "timed-orientation-differs", severity: .info,
-                    message:
-                        "the timed metadata's com.apple.quicktime.video-orientation says \(stated.sorted().map(String.init).joined(separator: ", ")) but the picture is shown as orientation \(shown)"
-                ))
-        }
+        findings += VideoReport.timedOrientationFindings(evidence.timedOrientation, shown: exifOrientation)
         (camera, cameraEvidence) = VideoReport.camera(
             stream: stream, trackTags: evidence.trackTags, format: format, analysis: analysis,
             source: orientationSource, findings: &findings)
-        if let movie = evidence.movieMatrix, !movie.isIdentity {
-            findings.append(
-                Finding(
-                    code: "movie-matrix", severity: .warning,
-                    message:
-                        "the movie header (mvhd) carries a matrix of its own (\(VideoReport.describe(OrientationEvidence(source: .container, matrix: movie)))); FFmpeg multiplies it in, but players that read only the track's disagree"
-                ))
-        }
-
+        findings += VideoReport.movieMatrixFindings(evidence.movieMatrix)
         findings += VideoReport.matrixFindings(analysis, source: orientationSource)
         findings += VideoReport.sourceFindings(sources, evidence: evidence, stream: stream)
-        if let ratio = sampleAspectRatio, ratio != "1:1", analysis.orientation?.swapsDimensions == true {
-            findings.append(
-                Finding(
-                    code: "sar-rotated", severity: .info,
-                    message:
-                        "non-square pixels (\(ratio)) under a quarter turn: tools that apply the aspect ratio after swapping width and height (vcsi) draw it distorted"
-                ))
+        findings += VideoReport.sampleAspectRatioFindings(sampleAspectRatio, analysis: analysis)
+    }
+
+    /// The first frame's say: its display matrix (SEI), else its EXIF Orientation tag as a matrix.
+    /// A tag that is not 1-8 is a finding.
+    static func frameMatrix(_ evidence: VideoEvidence, findings: inout [Finding]) -> DisplayMatrix? {
+        var exifTag: Orientation?
+        if let raw = evidence.exifOrientationTag?.trimmingSpaces, !raw.isEmpty {
+            exifTag = Int(raw).flatMap(Orientation.init(exif:))
+            if exifTag == nil {
+                findings.append(
+                    Finding(
+                        code: "exif-invalid", severity: .warning,
+                        message: "EXIF Orientation is '\(raw)', not 1-8: viewers disagree on such files"))
+            }
         }
+        return evidence.frameMatrix ?? exifTag.map { DisplayMatrix($0, width: 0, height: 0) }
+    }
+
+    /// Each source's say, the deciding one first. The container decides when it carries a rotation:
+    /// it is what AVFoundation, browsers and FFmpeg's own autorotation obey.
+    static func rankedSources(_ evidence: VideoEvidence, frameMatrix: DisplayMatrix?) -> [OrientationEvidence] {
+        let frameSource: OrientationSource = evidence.isStillImage ? .exif : .sei
+        var sources: [OrientationEvidence] = []
+        if let container = evidence.containerMatrix { sources.append(.init(source: .container, matrix: container)) }
+        if let frame = frameMatrix { sources.append(.init(source: frameSource, matrix: frame)) }
+        let containerRotates = evidence.containerMatrix.map { !$0.isIdentity } ?? false
+        if !containerRotates, sources.count == 2 { sources.reverse() }
+        return sources
+    }
+
+    /// The displayed size: the sample aspect ratio stretches the stored width, then the rotation
+    /// turns it. Nil when the stored size is not known.
+    static func displaySize(width: Int?, height: Int?, sampleAspectRatio: String?, analysis: MatrixAnalysis)
+        -> (width: Int, height: Int)?
+    {
+        guard let width, let height, width > 0, height > 0 else { return nil }
+        let stretched = applySampleAspectRatio(sampleAspectRatio, width: width, height: height)
+        return rotatedBounds(width: stretched.width, height: stretched.height, analysis: analysis)
+    }
+
+    /// Apple's timed `video-orientation` values, when they disagree with the orientation shown.
+    static func timedOrientationFindings(_ timed: [TimedOrientation], shown: Int?) -> [Finding] {
+        let stated = Set(timed.map(\.value))
+        guard let shown, !stated.isEmpty, stated != [shown] else { return [] }
+        return [
+            Finding(
+                code: "timed-orientation-differs", severity: .info,
+                message:
+                    "the timed metadata's com.apple.quicktime.video-orientation says \(stated.sorted().map(String.init).joined(separator: ", ")) but the picture is shown as orientation \(shown)"
+            )
+        ]
+    }
+
+    /// A movie header matrix that is not the identity, which players that read only the track's miss.
+    static func movieMatrixFindings(_ movie: DisplayMatrix?) -> [Finding] {
+        guard let movie, !movie.isIdentity else { return [] }
+        return [
+            Finding(
+                code: "movie-matrix", severity: .warning,
+                message:
+                    "the movie header (mvhd) carries a matrix of its own (\(describe(OrientationEvidence(source: .container, matrix: movie)))); FFmpeg multiplies it in, but players that read only the track's disagree"
+            )
+        ]
+    }
+
+    /// Non-square pixels under a quarter turn, which some tools stretch the wrong way.
+    static func sampleAspectRatioFindings(_ ratio: String?, analysis: MatrixAnalysis) -> [Finding] {
+        guard let ratio, ratio != "1:1", analysis.orientation?.swapsDimensions == true else { return [] }
+        return [
+            Finding(
+                code: "sar-rotated", severity: .info,
+                message:
+                    "non-square pixels (\(ratio)) under a quarter turn: tools that apply the aspect ratio after swapping width and height (vcsi) draw it distorted"
+            )
+        ]
     }
 
     static func applySampleAspectRatio(_ ratio: String?, width: Int, height: Int) -> (width: Int, height: Int) {

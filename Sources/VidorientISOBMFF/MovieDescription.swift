@@ -385,88 +385,118 @@ struct DescribedTrack {
         var startTime = 0.0
         guard let timescale = track.mediaTimescale, timescale > 0 else { return startTime }
         var duration = Int64(clamping: track.mediaDuration ?? 0)
-        var sampleCount: Int64 = 0
-        var sttsDuration: Int64 = 0
-        var entries: [(count: UInt32, delta: UInt32)] = []
-        if let stts = track.sampleTable?.timeToSample {
-            var c = try walker.payload(of: stts, limit: 8 + 8 * (1 << 20))
-            try c.skip(4)
-            let count = Int(try c.uint32())
-            guard count <= (1 << 20) else { throw .unsupported("a time-to-sample table of \(count) entries") }
-            for index in 0..<count {
-                let samples = try c.uint32()
-                var delta = try c.uint32()
-                // mov.c: a last single sample far longer than the average is taken as average.
-                if index + 1 == count, index > 0, samples == 1, sampleCount > 100,
-                    Int64(delta / 10) > sttsDuration / sampleCount
-                {
-                    delta = UInt32(sttsDuration / sampleCount)
-                }
-                entries.append((samples, delta))
-                sttsDuration += Int64(samples) * Int64(delta)
-                sampleCount += Int64(samples)
-            }
-        }
-        if sttsDuration > 0 { duration = min(duration, sttsDuration) }
+        let stts = try timeToSample(of: track, walker: walker)
+        if stts.duration > 0 { duration = min(duration, stts.duration) }
         // mov.c computes the bit rate before the edit list shortens the stream.
         let mediaDuration = duration
         if let elst = track.boxes.editList {
-            var c = try walker.payload(of: elst, limit: 16 + 20 * 4)
-            let version = try c.uint8()
-            try c.skip(3)
-            let count = try c.uint32()
-            guard (1...2).contains(count) else { throw .unsupported("an edit list of \(count) entries") }
-            func edit() throws(ISOBMFFError) -> (segment: Int64, mediaTime: Int64) {
-                let segment = version == 1 ? Int64(bitPattern: try c.uint64()) : Int64(try c.uint32())
-                let mediaTime = version == 1 ? Int64(bitPattern: try c.uint64()) : Int64(Int32(bitPattern: try c.uint32()))
-                try c.skip(4)  // rate
-                return (segment, mediaTime)
-            }
-            var (segment, mediaTime) = try edit()
-            if count == 2 {
-                // An empty edit, then the media: the stream starts that much later.
-                guard mediaTime == -1, movie.movieHeader.timescale > 0 else {
-                    throw .unsupported("an edit list of 2 entries that does not open with an empty edit")
-                }
-                let empty = (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
-                    / Int64(movie.movieHeader.timescale)
-                startTime = Double(empty) / Double(timescale)
-                (segment, mediaTime) = try edit()
-            }
-            // The first `mediaTime` ticks (encoder delay, B-frame reordering) are skipped; FFmpeg's
-            // stream is then as long as the edit.
-            guard mediaTime >= 0 else { throw .unsupported("an edit list of empty edits only") }
-            if movie.movieHeader.timescale > 0, segment > 0 {
-                let scaled = (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
-                    / Int64(movie.movieHeader.timescale)
-                duration = min(duration, scaled)
-            }
+            startTime = try applyEditList(elst, timescale: timescale, movie: movie, walker: walker, duration: &duration)
         }
         if duration > 0 { report.duration = Double(duration) / Double(timescale) }
-        report.frameCount = sampleCount > 0 ? Int(sampleCount) : nil
-        if report.type == "video", sampleCount > 0, sttsDuration > 0 {
-            let rate = Rational.reduce(Int64(timescale) * sampleCount, sttsDuration, maximum: Int64(Int32.max))
+        report.frameCount = stts.sampleCount > 0 ? Int(stts.sampleCount) : nil
+        if report.type == "video", stts.sampleCount > 0, stts.duration > 0 {
+            let rate = Rational.reduce(Int64(timescale) * stts.sampleCount, stts.duration, maximum: Int64(Int32.max))
             report.frameRate = Double(rate.0) / Double(rate.1)
         }
         if mediaDuration > 0, let stsz = track.sampleTable?.sampleSizes {
-            var c = try walker.payload(of: stsz, limit: 12 + 4 * (1 << 22))
-            try c.skip(4)
-            let uniform = try c.uint32()
-            let count = Int(try c.uint32())
-            var total: Int64 = 0
-            if uniform != 0 {
-                // mov.c's index counts the bytes of each sample, except for raw audio stored a
-                // sample per tick, which it indexes by chunk and leaves uncounted.
-                let rawAudio = report.type == "audio" && entries.count == 1 && entries[0].delta == 1
-                total = rawAudio ? 0 : Int64(uniform) * Int64(count)
-            } else {
-                guard count <= (1 << 22) else { throw .unsupported("a sample size table of \(count) entries") }
-                for _ in 0..<count { total += Int64(try c.uint32()) }
-            }
+            // mov.c's index counts the bytes of each sample, except for raw audio stored a
+            // sample per tick, which it indexes by chunk and leaves uncounted.
+            let rawAudio = report.type == "audio" && stts.entries.count == 1 && stts.entries[0].delta == 1
+            let total = try sampleBytes(stsz, walker: walker, countingUniform: !rawAudio)
             let rate = total * 8 * Int64(timescale) / mediaDuration
             report.bitRate = rate > 0 ? Int(rate) : nil
         }
         return startTime
+    }
+
+    /// A track's time-to-sample table (`stts`) as mov.c reads it.
+    struct TimeToSample {
+        var entries: [(count: UInt32, delta: UInt32)] = []
+        var sampleCount: Int64 = 0
+        /// The samples' durations added up, in the media timescale.
+        var duration: Int64 = 0
+    }
+
+    /// The track's `stts`, empty when it has none. mov.c takes a last single sample far longer
+    /// than the average as average.
+    static func timeToSample<Source: ByteSource>(of track: Track, walker: BoxWalker<Source>)
+        throws(ISOBMFFError) -> TimeToSample
+    {
+        var table = TimeToSample()
+        guard let stts = track.sampleTable?.timeToSample else { return table }
+        var c = try walker.payload(of: stts, limit: 8 + 8 * (1 << 20))
+        try c.skip(4)
+        let count = Int(try c.uint32())
+        guard count <= (1 << 20) else { throw .unsupported("a time-to-sample table of \(count) entries") }
+        for index in 0..<count {
+            let samples = try c.uint32()
+            var delta = try c.uint32()
+            if index + 1 == count, index > 0, samples == 1, table.sampleCount > 100,
+                Int64(delta / 10) > table.duration / table.sampleCount
+            {
+                delta = UInt32(table.duration / table.sampleCount)
+            }
+            table.entries.append((samples, delta))
+            table.duration += Int64(samples) * Int64(delta)
+            table.sampleCount += Int64(samples)
+        }
+        return table
+    }
+
+    /// The edit list as mov.c applies it: an empty first edit delays the stream (the delay is
+    /// returned, in seconds), and the stream lasts no longer than its edit (`duration`, in the
+    /// media timescale, is shortened to it).
+    static func applyEditList<Source: ByteSource>(
+        _ elst: BoxHeader, timescale: UInt32, movie: MovieStructure, walker: BoxWalker<Source>, duration: inout Int64
+    ) throws(ISOBMFFError) -> Double {
+        var startTime = 0.0
+        var c = try walker.payload(of: elst, limit: 16 + 20 * 4)
+        let version = try c.uint8()
+        try c.skip(3)
+        let count = try c.uint32()
+        guard (1...2).contains(count) else { throw .unsupported("an edit list of \(count) entries") }
+        func edit() throws(ISOBMFFError) -> (segment: Int64, mediaTime: Int64) {
+            let segment = version == 1 ? Int64(bitPattern: try c.uint64()) : Int64(try c.uint32())
+            let mediaTime = version == 1 ? Int64(bitPattern: try c.uint64()) : Int64(Int32(bitPattern: try c.uint32()))
+            try c.skip(4)  // rate
+            return (segment, mediaTime)
+        }
+        var (segment, mediaTime) = try edit()
+        if count == 2 {
+            // An empty edit, then the media: the stream starts that much later.
+            guard mediaTime == -1, movie.movieHeader.timescale > 0 else {
+                throw .unsupported("an edit list of 2 entries that does not open with an empty edit")
+            }
+            let empty = (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
+                / Int64(movie.movieHeader.timescale)
+            startTime = Double(empty) / Double(timescale)
+            (segment, mediaTime) = try edit()
+        }
+        // The first `mediaTime` ticks (encoder delay, B-frame reordering) are skipped; FFmpeg's
+        // stream is then as long as the edit.
+        guard mediaTime >= 0 else { throw .unsupported("an edit list of empty edits only") }
+        if movie.movieHeader.timescale > 0, segment > 0 {
+            let scaled = (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
+                / Int64(movie.movieHeader.timescale)
+            duration = min(duration, scaled)
+        }
+        return startTime
+    }
+
+    /// The bytes of the samples the sample size table (`stsz`) counts; a uniform size counts
+    /// only when `countingUniform`.
+    static func sampleBytes<Source: ByteSource>(_ stsz: BoxHeader, walker: BoxWalker<Source>, countingUniform: Bool)
+        throws(ISOBMFFError) -> Int64
+    {
+        var c = try walker.payload(of: stsz, limit: 12 + 4 * (1 << 22))
+        try c.skip(4)
+        let uniform = try c.uint32()
+        let count = Int(try c.uint32())
+        if uniform != 0 { return countingUniform ? Int64(uniform) * Int64(count) : 0 }
+        guard count <= (1 << 22) else { throw .unsupported("a sample size table of \(count) entries") }
+        var total: Int64 = 0
+        for _ in 0..<count { total += Int64(try c.uint32()) }
+        return total
     }
 
     /// Reads the first samples of an H.264 or HEVC track for its display-orientation SEI, as

@@ -101,36 +101,16 @@ private struct Planner<Source: ByteSource> {
     struct Candidate {
         var values: [Int: Int]  // property index → new value
         var dropped: Set<Int>  // slot positions
-        var appended: [(kind: Slot.Kind, value: Int)]
+        var appended: [Addition]
         var cost: [Int]
     }
 
+    /// An `irot` or `imir` association to append, with its value.
+    typealias Addition = (kind: Slot.Kind, value: Int)
+
+    /// The primary item's `irot`/`imir` changed the cheapest way that shows `target`.
     mutating func planTransforms(target: Orientation) throws(PhotoFormatError) {
-        var slots: [Slot] = []
-        for (b, box) in layout.associationBoxes.enumerated() {
-            for (e, entry) in box.entries.enumerated() where entry.itemID == primary {
-                for (a, association) in entry.associations.enumerated() where association.propertyIndex != 0 {
-                    let index = association.propertyIndex
-                    guard index <= layout.properties.count else {
-                        throw PhotoFormatError("item \(primary) names property \(index) but 'ipco' has \(layout.properties.count)")
-                    }
-                    let property = layout.properties[index - 1]
-                    var kind = Slot.Kind.other
-                    var byte: UInt8 = 0
-                    switch property.type {
-                    case "irot", "imir":
-                        kind = property.type == "irot" ? .rotation : .mirror
-                        guard property.size > property.headerSize else {
-                            throw PhotoFormatError("'\(property.type)' box at \(property.offset) is empty")
-                        }
-                        byte = try read(property.payloadOffset, 1)[0]
-                    case "clap": kind = .crop
-                    default: break
-                    }
-                    slots.append(Slot(kind: kind, propertyIndex: index, byte: byte, box: b, entry: e, association: a))
-                }
-            }
-        }
+        let slots = try primarySlots()
         guard let lastEntry = lastPrimaryEntry() else {
             throw PhotoFormatError("primary item \(primary) has no 'ipma' entry")
         }
@@ -138,7 +118,52 @@ private struct Planner<Source: ByteSource> {
         guard transforms.count <= HEIFOrientationFix.maximumTransforms else {
             throw PhotoFormatError("primary item \(primary) has \(transforms.count) irot/imir properties")
         }
-        // Properties the primary item may rewrite: shared only with its own thumbnails.
+        let search = TransformSearch(slots: slots, transforms: transforms, shared: sharedProperties())
+        guard let best = search.cheapest(reaching: target, reusable: { existingProperty($0, $1) }) else {
+            throw PhotoFormatError("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
+        }
+        rewriteTransformValues(best.values, of: search.properties.map { $0.first })
+        guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
+        try changeAssociations(best, slots: slots, lastEntry: lastEntry)
+    }
+
+    /// The primary item's associations in `ipma` order, with the value byte of each `irot`/`imir`.
+    func primarySlots() throws(PhotoFormatError) -> [Slot] {
+        var slots: [Slot] = []
+        for (b, box) in layout.associationBoxes.enumerated() {
+            for (e, entry) in box.entries.enumerated() where entry.itemID == primary {
+                for (a, association) in entry.associations.enumerated() where association.propertyIndex != 0 {
+                    slots.append(try slot(naming: association.propertyIndex, box: b, entry: e, association: a))
+                }
+            }
+        }
+        return slots
+    }
+
+    /// The slot of one association: what kind of property it names and, for an `irot`/`imir`, its byte.
+    func slot(naming index: Int, box: Int, entry: Int, association: Int) throws(PhotoFormatError) -> Slot {
+        guard index <= layout.properties.count else {
+            throw PhotoFormatError("item \(primary) names property \(index) but 'ipco' has \(layout.properties.count)")
+        }
+        let property = layout.properties[index - 1]
+        var kind = Slot.Kind.other
+        var byte: UInt8 = 0
+        switch property.type {
+        case "irot", "imir":
+            kind = property.type == "irot" ? .rotation : .mirror
+            guard property.size > property.headerSize else {
+                throw PhotoFormatError("'\(property.type)' box at \(property.offset) is empty")
+            }
+            byte = try read(property.payloadOffset, 1)[0]
+        case "clap": kind = .crop
+        default: break
+        }
+        return Slot(kind: kind, propertyIndex: index, byte: byte, box: box, entry: entry, association: association)
+    }
+
+    /// The properties the primary item may not rewrite: those associated with an item other than
+    /// itself and its own thumbnails.
+    func sharedProperties() -> Set<Int> {
         let family = Set([primary] + structure.referring(to: primary, type: "thmb"))
         var users: [Int: Set<UInt32>] = [:]
         for box in layout.associationBoxes {
@@ -146,95 +171,157 @@ private struct Planner<Source: ByteSource> {
                 for association in entry.associations { users[association.propertyIndex, default: []].insert(entry.itemID) }
             }
         }
-        let lastCrop = slots.lastIndex { $0.kind == .crop } ?? -1
-        var properties: [Int] = []  // distinct property indices of the transforms, in order
-        for slot in transforms where !properties.contains(slots[slot].propertyIndex) {
-            properties.append(slots[slot].propertyIndex)
-        }
-        var current: [Int: Int] = [:]
-        for slot in transforms where current[slots[slot].propertyIndex] == nil {
-            current[slots[slot].propertyIndex] = slots[slot].value
-        }
-        func choices(_ index: Int) -> [Int] {
-            let slot = slots.first { $0.propertyIndex == index }!
-            let pinned = !(users[index] ?? []).isSubset(of: family)
-                || slots.indices.contains { slots[$0].propertyIndex == index && $0 < lastCrop }
-            if pinned { return [slot.value] }
-            return slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]
-        }
-        let appendOptions: [[(kind: Slot.Kind, value: Int)]] =
-            [[]] + (1...3).map { [(.rotation, $0)] } + (0...1).map { [(.mirror, $0)] }
-            + (1...3).flatMap { r in (0...1).map { [(.rotation, r), (.mirror, $0)] } }
-        func reusable(_ kind: Slot.Kind, _ value: Int) -> Int? { existingProperty(kind, value) }
+        return Set(users.filter { !$0.value.isSubset(of: family) }.keys)
+    }
 
-        var best: Candidate?
-        var assignments: [[Int: Int]] = [[:]]
-        for index in properties {
-            assignments = assignments.flatMap { partial in choices(index).map { partial.merging([index: $0]) { $1 } } }
+    /// Every way to reach a target from the primary item's transforms, weighed: the values each
+    /// transform property may take, the mirrors that may be dropped, what may be appended.
+    struct TransformSearch {
+        let slots: [Slot]
+        /// Positions in `slots` of the `irot`/`imir` associations.
+        let transforms: [Int]
+        /// Position in `slots` of the last `clap`; -1 when there is none.
+        let lastCrop: Int
+        /// Each distinct transform property (its first slot), in order, with the values it may take.
+        let properties: [(first: Slot, choices: [Int])]
+
+        init(slots: [Slot], transforms: [Int], shared: Set<Int>) {
+            self.slots = slots
+            self.transforms = transforms
+            let lastCrop = slots.lastIndex { $0.kind == .crop } ?? -1
+            self.lastCrop = lastCrop
+            var properties: [(first: Slot, choices: [Int])] = []
+            for position in transforms {
+                let slot = slots[position]
+                guard !properties.contains(where: { $0.first.propertyIndex == slot.propertyIndex }) else { continue }
+                // A property shared with another item, or applied before a crop, keeps its value.
+                let pinned = shared.contains(slot.propertyIndex)
+                    || slots.indices.contains { slots[$0].propertyIndex == slot.propertyIndex && $0 < lastCrop }
+                properties.append((slot, pinned ? [slot.value] : slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]))
+            }
+            self.properties = properties
         }
-        for values in assignments {
-            for mask in 0..<(1 << transforms.count) {
-                let dropped = Set(transforms.indices.filter { mask & (1 << $0) != 0 }.map { transforms[$0] })
-                // Dropping a transform before a crop would move the crop.
-                if dropped.contains(where: { $0 < lastCrop }) { continue }
-                // Only mirrors are dropped: an irot is set to 0 instead.
-                if dropped.contains(where: { slots[$0].kind == .rotation }) { continue }
-                for appended in appendOptions {
-                    var sequence: [HEIFItemTransform] = []
-                    var mirrors = 0
-                    for position in transforms where !dropped.contains(position) {
-                        let slot = slots[position]
-                        let value = values[slot.propertyIndex]!
-                        if slot.kind == .rotation {
-                            sequence.append(.rotation(anticlockwiseQuarterTurns: value))
-                        } else {
-                            sequence.append(.mirror(axis: value))
-                            mirrors += 1
-                        }
-                    }
-                    if mirrors > 0, appended.contains(where: { $0.kind == .mirror }) { continue }
-                    for added in appended {
-                        sequence.append(added.kind == .rotation ? .rotation(anticlockwiseQuarterTurns: added.value) : .mirror(axis: added.value))
-                    }
-                    guard Orientation(heifTransforms: sequence) == target else { continue }
-                    let kept = Set(transforms.filter { !dropped.contains($0) }.map { slots[$0].propertyIndex })
-                    let changed = properties.filter { index in
-                        kept.contains(index) && values[index] != current[index]
-                    }.count
-                    // A dropped property keeps its bytes: one choice of its values is enough.
-                    if properties.contains(where: { !kept.contains($0) && values[$0] != current[$0] }) {
-                        continue
-                    }
-                    let newBoxes = appended.filter { reusable($0.kind, $0.value) == nil }.count
-                    let cost = [dropped.count + appended.count, appended.count, changed, newBoxes]
-                    if best == nil || cost.lexicographicallyPrecedes(best!.cost) {
-                        best = Candidate(values: values, dropped: dropped, appended: appended, cost: cost)
+
+        /// What may be appended after the item's other properties: nothing, an `irot`, an `imir`,
+        /// or an `irot` then an `imir`.
+        static var appendOptions: [[Addition]] {
+            [[]] + (1...3).map { [(.rotation, $0)] } + (0...1).map { [(.mirror, $0)] }
+                + (1...3).flatMap { r in (0...1).map { [(.rotation, r), (.mirror, $0)] } }
+        }
+
+        /// The cheapest candidate that shows `target` (the first of equal cost); nil when none does.
+        func cheapest(reaching target: Orientation, reusable: (Slot.Kind, Int) -> Int?) -> Candidate? {
+            var best: Candidate?
+            let droppable = droppableSets()
+            let appendOptions = Self.appendOptions
+            for values in valueAssignments() {
+                for dropped in droppable {
+                    for appended in appendOptions {
+                        guard
+                            let candidate = candidate(
+                                values: values, dropped: dropped, appended: appended, target: target,
+                                reusable: reusable)
+                        else { continue }
+                        if let best, !candidate.cost.lexicographicallyPrecedes(best.cost) { continue }
+                        best = candidate
                     }
                 }
             }
-        }
-        guard let best else {
-            throw PhotoFormatError("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
+            return best
         }
 
-        // Bytes of the properties the item keeps (a dropped one keeps its value).
-        for index in properties where best.values[index]! != slots.first(where: { $0.propertyIndex == index })!.value {
-            let slot = slots.first { $0.propertyIndex == index }!
-            let property = layout.properties[index - 1]
+        /// Every assignment of allowed values to the transform properties, by property index.
+        func valueAssignments() -> [[Int: Int]] {
+            var assignments: [[Int: Int]] = [[:]]
+            for (slot, choices) in properties {
+                let index = slot.propertyIndex
+                assignments = assignments.flatMap { partial in choices.map { partial.merging([index: $0]) { $1 } } }
+            }
+            return assignments
+        }
+
+        /// The sets of transform positions that may be dropped.
+        func droppableSets() -> [Set<Int>] {
+            (0..<(1 << transforms.count)).compactMap { mask in
+                let dropped = Set(transforms.indices.filter { mask & (1 << $0) != 0 }.map { transforms[$0] })
+                // Dropping a transform before a crop would move the crop.
+                if dropped.contains(where: { $0 < lastCrop }) { return nil }
+                // Only mirrors are dropped: an irot is set to 0 instead.
+                if dropped.contains(where: { slots[$0].kind == .rotation }) { return nil }
+                return dropped
+            }
+        }
+
+        /// One choice of values, drops and additions, with its cost; nil when it does not show
+        /// `target` or is not worth weighing.
+        func candidate(
+            values: [Int: Int], dropped: Set<Int>, appended: [Addition], target: Orientation,
+            reusable: (Slot.Kind, Int) -> Int?
+        ) -> Candidate? {
+            guard let sequence = transformSequence(values: values, dropped: dropped, appended: appended),
+                Orientation(heifTransforms: sequence) == target
+            else { return nil }
+            let kept = Set(transforms.filter { !dropped.contains($0) }.map { slots[$0].propertyIndex })
+            let changed = properties.map { $0.first }.filter { values[$0.propertyIndex] != $0.value }
+            // A dropped property keeps its bytes: one choice of its values is enough.
+            if changed.contains(where: { !kept.contains($0.propertyIndex) }) { return nil }
+            let newBoxes = appended.filter { reusable($0.kind, $0.value) == nil }.count
+            let cost = [dropped.count + appended.count, appended.count, changed.count, newBoxes]
+            return Candidate(values: values, dropped: dropped, appended: appended, cost: cost)
+        }
+
+        /// The transforms the item would have, in `ipma` order; nil when that would put a mirror
+        /// beside another.
+        func transformSequence(values: [Int: Int], dropped: Set<Int>, appended: [Addition]) -> [HEIFItemTransform]? {
+            var sequence: [HEIFItemTransform] = []
+            var mirrors = 0
+            for position in transforms where !dropped.contains(position) {
+                let slot = slots[position]
+                guard let value = values[slot.propertyIndex] else { return nil }
+                if slot.kind == .rotation {
+                    sequence.append(.rotation(anticlockwiseQuarterTurns: value))
+                } else {
+                    sequence.append(.mirror(axis: value))
+                    mirrors += 1
+                }
+            }
+            if mirrors > 0, appended.contains(where: { $0.kind == .mirror }) { return nil }
+            for added in appended {
+                sequence.append(added.kind == .rotation ? .rotation(anticlockwiseQuarterTurns: added.value) : .mirror(axis: added.value))
+            }
+            return sequence
+        }
+    }
+
+    /// The value byte of each transform property whose value changes (reserved bits kept).
+    mutating func rewriteTransformValues(_ values: [Int: Int], of properties: [Slot]) {
+        for slot in properties {
+            guard let value = values[slot.propertyIndex], value != slot.value else { continue }
+            let property = layout.properties[slot.propertyIndex - 1]
             let mask: UInt8 = slot.kind == .rotation ? 3 : 1
-            let new = slot.byte & ~mask | UInt8(best.values[index]!)
+            let new = slot.byte & ~mask | UInt8(value)
             splices.append(ByteSplice(offset: property.payloadOffset, old: [slot.byte], new: [new]))
             places.append(
                 slot.kind == .rotation
-                    ? "irot of item \(primary): \(slot.value) -> \(best.values[index]!)"
-                    : "imir of item \(primary): axis \(slot.value) -> \(best.values[index]!)")
+                    ? "irot of item \(primary): \(slot.value) -> \(value)"
+                    : "imir of item \(primary): axis \(slot.value) -> \(value)")
         }
-        guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
+    }
 
-        // Associations dropped, then appended to the item's last entry; the sizes that hold them.
-        var countChange: [Int: [Int: Int]] = [:]  // box → entry → change
-        var newBoxes: [UInt8] = []
-        for position in best.dropped.sorted() {
+    /// Associations dropped, then appended to the item's last entry; the counts and sizes that hold them.
+    mutating func changeAssociations(_ best: Candidate, slots: [Slot], lastEntry: (Int, Int)) throws(PhotoFormatError) {
+        var countChange = try dropAssociations(best.dropped, slots: slots)
+        let newBoxes = try appendAssociations(best.appended, to: lastEntry)
+        countChange[lastEntry.0, default: [:]][lastEntry.1, default: 0] += best.appended.count
+        try rewriteAssociationCounts(countChange)
+        try resizeEnclosingBoxes(newProperties: newBoxes, countChange: countChange)
+    }
+
+    /// Removes the associations at these slot positions; returns the change of each entry's count
+    /// (box → entry → change).
+    mutating func dropAssociations(_ positions: Set<Int>, slots: [Slot]) throws(PhotoFormatError) -> [Int: [Int: Int]] {
+        var countChange: [Int: [Int: Int]] = [:]
+        for position in positions.sorted() {
             let slot = slots[position]
             let box = layout.associationBoxes[slot.box]
             let association = box.entries[slot.entry].associations[slot.association]
@@ -242,14 +329,23 @@ private struct Planner<Source: ByteSource> {
             countChange[slot.box, default: [:]][slot.entry, default: 0] -= 1
             places.append("imir (axis \(slot.value)) of item \(primary) no longer associated")
         }
+        return countChange
+    }
+
+    /// Appends essential associations to the entry (box, entry), each to an identical property
+    /// already in `ipco` or else to a new one; returns the new property boxes, for the end of `ipco`.
+    mutating func appendAssociations(_ additions: [Addition], to lastEntry: (Int, Int))
+        throws(PhotoFormatError) -> [UInt8]
+    {
         let (b, e) = lastEntry
         let box = layout.associationBoxes[b]
         var added: [UInt8] = []
+        var newBoxes: [UInt8] = []
         var nextIndex = layout.properties.count + 1
-        for addition in best.appended {
+        for addition in additions {
             let name = addition.kind == .rotation ? "irot" : "imir"
             let index: Int
-            if let existing = reusable(addition.kind, addition.value) {
+            if let existing = existingProperty(addition.kind, addition.value) {
                 index = existing
                 places.append("\(name) \(addition.value) (property \(index)) newly associated with item \(primary)")
             } else {
@@ -265,7 +361,11 @@ private struct Planner<Source: ByteSource> {
             added += bigEndian(UInt64(essential | index), width: box.indexWidth)
         }
         if !added.isEmpty { splices.append(ByteSplice(offset: box.entries[e].end, old: [], new: added)) }
-        countChange[b, default: [:]][e, default: 0] += best.appended.count
+        return newBoxes
+    }
+
+    /// The association count of each entry that changes (box → entry → change).
+    mutating func rewriteAssociationCounts(_ countChange: [Int: [Int: Int]]) throws(PhotoFormatError) {
         for (b, changes) in countChange {
             for (e, change) in changes where change != 0 {
                 let entry = layout.associationBoxes[b].entries[e]
@@ -274,9 +374,16 @@ private struct Planner<Source: ByteSource> {
                 splices.append(ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
             }
         }
-        if !newBoxes.isEmpty {
-            splices.append(ByteSplice(offset: layout.ipco.end, old: [], new: newBoxes))
-            try resize(layout.ipco, by: Int64(newBoxes.count))
+    }
+
+    /// Inserts the new property boxes at the end of `ipco`, and resizes every box that holds a
+    /// change: `ipco`, each `ipma`, `iprp` and `meta`.
+    mutating func resizeEnclosingBoxes(newProperties: [UInt8], countChange: [Int: [Int: Int]])
+        throws(PhotoFormatError)
+    {
+        if !newProperties.isEmpty {
+            splices.append(ByteSplice(offset: layout.ipco.end, old: [], new: newProperties))
+            try resize(layout.ipco, by: Int64(newProperties.count))
         }
         var ipmaGrowth: Int64 = 0
         for (b, changes) in countChange {
@@ -284,8 +391,8 @@ private struct Planner<Source: ByteSource> {
             ipmaGrowth += growth
             try resize(layout.associationBoxes[b].box, by: growth)
         }
-        try resize(layout.iprp, by: Int64(newBoxes.count) + ipmaGrowth)
-        try resize(layout.meta, by: Int64(newBoxes.count) + ipmaGrowth)
+        try resize(layout.iprp, by: Int64(newProperties.count) + ipmaGrowth)
+        try resize(layout.meta, by: Int64(newProperties.count) + ipmaGrowth)
     }
 
     /// The last `ipma` entry (box, entry) of the primary item, where new associations go.
