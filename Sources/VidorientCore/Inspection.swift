@@ -403,7 +403,7 @@ extension VideoReport {
                 Finding(
                     code: "box-layer-unreadable", severity: .warning,
                     message:
-                        "the MP4/QuickTime boxes could not be read (\(reason)): FFmpeg's reading is shown, without the track and movie matrices apart"
+                        "the MP4/QuickTime boxes could not be read in full (\(reason)): what is shown is FFmpeg's reading"
                 ))
         }
         if let reason = evidence.firstFrameError {

@@ -29,15 +29,22 @@ public struct Prober: Sendable {
         let format = try PhotoReader.format(of: path)
         if format.isPhoto && !decodesFirstFrame { return MediaReport(photo: try PhotoReader.read(path: path, format: format)) }
         if format.isPhoto { return try Prober.inspectPhotoDecoding(path, format: format) }
+        var boxLayerError: String?
         if format == .movie && !decodesFirstFrame {
             do throws(ISOBMFFError) {
                 return MediaReport(probe: try MovieDescription.probe(path: path))
             } catch {
                 // An unreadable file is FFmpeg's to judge too: it reads some that the box layer refuses.
                 fallbackNote?(path, error.reason)
+                // Unsupported (a fragmented file) is not an error in the file; anything else is said.
+                if error.kind != .unsupported { boxLayerError = error.reason }
             }
         }
-        return MediaReport(probe: try probe(path))
+        var probe = try probe(path)
+        if let boxLayerError, probe.video != nil, probe.video?.boxLayerError == nil {
+            probe.video?.boxLayerError = boxLayerError
+        }
+        return MediaReport(probe: probe)
     }
 
     /// `--deep` on a photo: the report from its headers, and proof that its pixels decode.

@@ -395,16 +395,20 @@ struct DescribedTrack {
         if duration > 0 { report.duration = Double(duration) / Double(timescale) }
         report.frameCount = stts.sampleCount > 0 ? Int(stts.sampleCount) : nil
         if report.type == "video", stts.sampleCount > 0, stts.duration > 0 {
-            let rate = Rational.reduce(Int64(timescale) * stts.sampleCount, stts.duration, maximum: Int64(Int32.max))
-            report.frameRate = Double(rate.0) / Double(rate.1)
+            // Hostile tables can claim more ticks than 64 bits hold: then there is no rate to give.
+            let (ticks, overflow) = Int64(timescale).multipliedReportingOverflow(by: stts.sampleCount)
+            if !overflow {
+                let rate = Rational.reduce(ticks, stts.duration, maximum: Int64(Int32.max))
+                report.frameRate = Double(rate.0) / Double(rate.1)
+            }
         }
         if mediaDuration > 0, let stsz = track.sampleTable?.sampleSizes {
             // mov.c's index counts the bytes of each sample, except for raw audio stored a
             // sample per tick, which it indexes by chunk and leaves uncounted.
             let rawAudio = report.type == "audio" && stts.entries.count == 1 && stts.entries[0].delta == 1
             let total = try sampleBytes(stsz, walker: walker, countingUniform: !rawAudio)
-            let rate = total * 8 * Int64(timescale) / mediaDuration
-            report.bitRate = rate > 0 ? Int(rate) : nil
+            let rate = Int128(total) * 8 * Int128(timescale) / Int128(mediaDuration)  // wide: sizes are claims
+            report.bitRate = rate > 0 && rate <= Int128(Int.max) ? Int(rate) : nil
         }
         return startTime
     }
@@ -437,7 +441,12 @@ struct DescribedTrack {
                 delta = UInt32(table.duration / table.sampleCount)
             }
             table.entries.append((samples, delta))
-            table.duration += Int64(samples) * Int64(delta)
+            let (span, spanOverflow) = Int64(samples).multipliedReportingOverflow(by: Int64(delta))
+            let (duration, sumOverflow) = table.duration.addingReportingOverflow(span)
+            guard !spanOverflow && !sumOverflow else {
+                throw .malformed("the time-to-sample table of track \(track.trackID) lasts more ticks than 64 bits hold")
+            }
+            table.duration = duration
             table.sampleCount += Int64(samples)
         }
         return table
@@ -492,7 +501,12 @@ struct DescribedTrack {
         try c.skip(4)
         let uniform = try c.uint32()
         let count = Int(try c.uint32())
-        if uniform != 0 { return countingUniform ? Int64(uniform) * Int64(count) : 0 }
+        if uniform != 0 {
+            guard countingUniform else { return 0 }
+            let (bytes, overflow) = Int64(uniform).multipliedReportingOverflow(by: Int64(count))
+            guard !overflow else { throw .malformed("the sample size table claims more bytes than 64 bits hold") }
+            return bytes
+        }
         guard count <= (1 << 22) else { throw .unsupported("a sample size table of \(count) entries") }
         var total: Int64 = 0
         for _ in 0..<count { total += Int64(try c.uint32()) }
@@ -577,7 +591,9 @@ extension Track {
                     guard found.count < total else { break outer }
                     let number = found.count + 1
                     found.append((position, sizes[number - 1], sync?.contains(number) ?? true))
-                    position += Int64(sizes[number - 1])
+                    let (after, overflow) = position.addingReportingOverflow(Int64(sizes[number - 1]))
+                    guard !overflow else { throw .malformed("sample \(number) of a track lies past 2^63 bytes") }
+                    position = after
                 }
                 chunk += 1
             }
@@ -619,12 +635,16 @@ enum Rational {
         while d != 0 {
             let x = n / d
             let next = n - d * x
-            let a2n = x * a1.0 + a0.0, a2d = x * a1.1 + a0.1
-            if a2n > maximum || a2d > maximum {
+            // FFmpeg's int64 arithmetic, without its overflow: a term past 64 bits is past `maximum` too.
+            let (xn, o1) = x.multipliedReportingOverflow(by: a1.0), (a2n, o2) = xn.addingReportingOverflow(a0.0)
+            let (xd, o3) = x.multipliedReportingOverflow(by: a1.1), (a2d, o4) = xd.addingReportingOverflow(a0.1)
+            if o1 || o2 || o3 || o4 || a2n > maximum || a2d > maximum {
                 var xx = x
                 if a1.0 != 0 { xx = (maximum - a0.0) / a1.0 }
                 if a1.1 != 0 { xx = min(xx, (maximum - a0.1) / a1.1) }
-                if den * (2 * xx * a1.1 + a0.1) > num * a1.1 { a1 = (xx * a1.0 + a0.0, xx * a1.1 + a0.1) }
+                if Int128(den) * (2 * Int128(xx) * Int128(a1.1) + Int128(a0.1)) > Int128(num) * Int128(a1.1) {
+                    a1 = (xx * a1.0 + a0.0, xx * a1.1 + a0.1)
+                }
                 break
             }
             a0 = a1

@@ -611,3 +611,83 @@ extension Process {
         #expect(inPlace.status == 0, "\(inPlace.stderr)")
     }
 }
+
+/// Sample tables whose claims overflow 64-bit arithmetic. Each trapped (SIGILL) in the box layer's
+/// description before; each is now read as FFmpeg reads it, the box layer's reason a finding.
+@Suite struct OverflowingSampleTableTests {
+    /// A TestMedia file with bytes changed at offsets found from a box's type.
+    static func mutated(_ name: String, in folder: URL, _ edit: (inout [UInt8]) throws -> Void) throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media(name))))
+        try edit(&bytes)
+        let path = folder.appendingPathComponent("mutated-" + name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Where the four bytes of `type` start (the box's payload follows them).
+    static func find(_ type: String, in bytes: [UInt8]) throws -> Int {
+        let needle = Array(type.utf8)
+        let at = (0...(bytes.count - 4)).first { bytes[$0..<$0 + 4].elementsEqual(needle) }
+        return try #require(at, "no '\(type)' box")
+    }
+
+    static func put(_ value: UInt64, width: Int, at offset: Int, in bytes: inout [UInt8]) {
+        for index in 0..<width { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * (width - 1 - index))) }
+    }
+
+    enum Mutation: String, CaseIterable, Sendable {
+        /// stts: one entry of 2^32 - 1 samples of 2^32 - 1 ticks.
+        case sttsMaximum
+        /// stsz: a uniform size of 2^32 - 1 bytes for 2^32 - 1 samples.
+        case stszMaximum
+        /// stco rewritten as co64 with one chunk at offset 2^63 - 1.
+        case co64Maximum
+        /// The movie header's matrix `d` made 1.44 (0x00017100): its rational reduction overflowed.
+        case movieMatrixScale
+    }
+
+    @Test(arguments: Mutation.allCases)
+    func neitherInspectNorAuditTraps(_ mutation: Mutation) throws {
+        let folder = try scratchFolder("overflow")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let name = mutation == .movieMatrixScale ? "sei-90.mp4" : "orient-6.mp4"
+        let path = try Self.mutated(name, in: folder) { bytes in
+            switch mutation {
+            case .sttsMaximum:
+                let stts = try Self.find("stts", in: bytes)
+                Self.put(0xFFFF_FFFF, width: 4, at: stts + 12, in: &bytes)
+                Self.put(0xFFFF_FFFF, width: 4, at: stts + 16, in: &bytes)
+            case .stszMaximum:
+                let stsz = try Self.find("stsz", in: bytes)
+                Self.put(0xFFFF_FFFF, width: 4, at: stsz + 8, in: &bytes)
+                Self.put(0xFFFF_FFFF, width: 4, at: stsz + 12, in: &bytes)
+            case .co64Maximum:
+                // stco with one 4-byte entry (20 bytes) becomes co64 with one 8-byte entry (24).
+                let stco = try Self.find("stco", in: bytes)
+                try #require(bytes[stco - 4..<stco].elementsEqual([0, 0, 0, 20]))
+                bytes.replaceSubrange(stco..<stco + 4, with: Array("co64".utf8))
+                Self.put(24, width: 4, at: stco - 4, in: &bytes)
+                bytes.replaceSubrange(stco + 12..<stco + 16, with: [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+                // Every enclosing box (stbl, minf, mdia, trak, moov) grows by the 4 bytes.
+                for parent in ["stbl", "minf", "mdia", "trak", "moov"] {
+                    let at = try Self.find(parent, in: bytes)
+                    let size = bytes[at - 4..<at].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    Self.put(size + 4, width: 4, at: at - 4, in: &bytes)
+                }
+            case .movieMatrixScale:
+                let mvhd = try Self.find("mvhd", in: bytes)
+                bytes[mvhd + 58] = 0x71  // `d`'s third byte (version 0: the matrix at payload + 36, `d` its fifth)
+            }
+        }
+        let inspect = try Run.vidorient(["inspect", "--json", path])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let audit = try Run.vidorient(["audit", path, "--jsonl"])
+        #expect(audit.status == 0 || audit.status == 1, "\(audit.stderr)")
+        #expect(audit.stdout.contains("\"path\""), "one record")
+        if mutation != .movieMatrixScale {
+            // The box layer's reason is said, by inspect (FFmpeg's reading) and by the audit (the headers').
+            #expect(inspect.stdout.contains("box-layer-unreadable"), "\(inspect.stdout)")
+            #expect(audit.stdout.contains("box-layer-unreadable"), "\(audit.stdout)")
+        }
+    }
+}
