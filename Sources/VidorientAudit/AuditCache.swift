@@ -1,12 +1,13 @@
+import CSQLite
+import FoundationEssentials
+import Synchronization
+import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CSQLite
-import FoundationEssentials
-import Synchronization
-import VidorientCore
 
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made
@@ -154,7 +155,9 @@ public final class AuditCache: Sendable {
     private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
         if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8)) }
         if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
-        guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else { return nil }
+        guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
+            return nil
+        }
         return AuditRecord(path: path, video: nil, findings: findings)
     }
 
@@ -182,7 +185,9 @@ public final class AuditCache: Sendable {
             do {
                 return try body(open)
             } catch {
-                warn("cache '\(path)' not used any more: \((error as? SQLiteError)?.reason ?? String(describing: error))")
+                warn(
+                    "cache '\(path)' not used any more: \((error as? SQLiteError)?.reason ?? String(describing: error))"
+                )
                 database = nil
                 return nil
             }
@@ -227,7 +232,8 @@ private final class Database: @unchecked Sendable {
         var select: OpaquePointer?
         var insert: OpaquePointer?
         var status = sqlite3_prepare_v2(
-            handle, "SELECT device, inode, size, mtime_ns, ctime_ns, findings, record FROM files WHERE path = ? AND options = ?",
+            handle,
+            "SELECT device, inode, size, mtime_ns, ctime_ns, findings, record FROM files WHERE path = ? AND options = ?",
             -1, &select, nil)
         guard status == SQLITE_OK, let select else {
             sqlite3_close_v2(handle)
@@ -266,7 +272,8 @@ private final class Database: @unchecked Sendable {
         } catch let error where error.code == SQLITE_NOTADB || error.code == SQLITE_CORRUPT || error.code == -1 {
             let aside = path + ".broken-\(time(nil))"
             guard path.withPathCString({ from in aside.withPathCString { rename(from, $0) } }) == 0 else {
-                throw SQLiteError(code: SQLITE_CANTOPEN, reason: "\(error.reason), and it could not be set aside: \(errnoReason())")
+                throw SQLiteError(
+                    code: SQLITE_CANTOPEN, reason: "\(error.reason), and it could not be set aside: \(errnoReason())")
             }
             _ = (path + "-wal").withPathCString { unlink($0) }
             _ = (path + "-shm").withPathCString { unlink($0) }
@@ -310,7 +317,9 @@ private final class Database: @unchecked Sendable {
             } else if format > Int64(AuditCache.formatVersion) {
                 throw SQLiteError(
                     code: SQLITE_CANTOPEN,
-                    reason: "was written by a newer vidorient (cache format \(format), this one reads \(AuditCache.formatVersion))")
+                    reason:
+                        "was written by a newer vidorient (cache format \(format), this one reads \(AuditCache.formatVersion))"
+                )
             } else if format < Int64(AuditCache.formatVersion) {
                 throw SQLiteError(code: -1, reason: "is in an older cache format (\(format))")
             } else {
@@ -387,7 +396,9 @@ private final class Database: @unchecked Sendable {
     private func bind(_ statement: OpaquePointer, path: String, optionsKey: String) throws(SQLiteError) {
         // Paths are bytes to the kernel; stored as a BLOB they compare byte for byte.
         var path = path
-        var status = path.withUTF8 { vidorient_sqlite3_bind_blob_transient(statement, 1, $0.baseAddress, Int32($0.count)) }
+        var status = path.withUTF8 {
+            vidorient_sqlite3_bind_blob_transient(statement, 1, $0.baseAddress, Int32($0.count))
+        }
         guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
         var options = optionsKey
         status = options.withUTF8 { bytes in

@@ -45,10 +45,11 @@ public struct AuditWriter: Sendable {
         case .csv:
             return record.findings.map { finding in
                 [
-                    record.path.pathForDisplay, finding.severity.rawValue, finding.code, finding.message, finding.action ?? "",
+                    record.path.pathForDisplay, finding.severity.rawValue, finding.code, finding.message,
+                    finding.action ?? "",
                     record.path.pathBytesHex ?? "",
                 ]
-                    .map(AuditWriter.csvField).joined(separator: ",") + "\n"
+                .map(AuditWriter.csvField).joined(separator: ",") + "\n"
             }.joined()
         case .human:
             let shown = record.findings.filter { showInfo || $0.severity > .info }
@@ -56,7 +57,9 @@ public struct AuditWriter: Sendable {
             var lines = [paint(record.path.escapingControlCharacters, "1")]
             for finding in shown {
                 let color = finding.severity == .error ? "31" : (finding.severity == .warning ? "33" : "36")
-                lines.append("  " + paint(finding.severity.rawValue.padded(8), color) + "\(finding.code): \(finding.message.escapingControlCharacters)")
+                lines.append(
+                    "  " + paint(finding.severity.rawValue.padded(8), color)
+                        + "\(finding.code): \(finding.message.escapingControlCharacters)")
                 if let action = finding.action {
                     lines.append("  " + "".padded(8) + paint("→ \(action.escapingControlCharacters)", "2"))
                 }
@@ -103,7 +106,9 @@ public struct AuditWriter: Sendable {
     static func csvField(_ text: String) -> String {
         let formula = text.first.map { "=+-@\t\r".contains($0) } ?? false
         let text = formula ? "'" + text : text
-        guard formula || text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard formula || text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            return text
+        }
         return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Dispatch
 import Synchronization
 public import VidorientCore
 import VidorientFFmpeg
 import VidorientISOBMFF
 import VidorientPhoto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 public struct AuditOptions: Sendable {
     public var walk = WalkOptions()
@@ -114,7 +115,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         files += 1
         if !record.findings.isEmpty { filesWithFindings += 1 }
         if record.isUnreadable { unreadable += 1 }
-        if record.findings.contains(where: { $0.severity >= failOn && !AuditRecord.unreadableCodes.contains($0.code) }) {
+        if record.findings.contains(where: { $0.severity >= failOn && !AuditRecord.unreadableCodes.contains($0.code) })
+        {
             failing += 1
         }
         for finding in record.findings {
@@ -210,7 +212,8 @@ public struct Auditor: Sendable {
         for _ in 0..<workers {
             DispatchQueue.global().async(group: group) {
                 while let path = queue.pop() {
-                    let result = options.cache?.record(for: path, options: options) ?? Auditor.audit(path, options: options)
+                    let result =
+                        options.cache?.record(for: path, options: options) ?? Auditor.audit(path, options: options)
                     output.withLock { callbacks in
                         let snapshot = state.withLock { state -> AuditProgress? in
                             state.summary.add(result, failOn: options.failOn)

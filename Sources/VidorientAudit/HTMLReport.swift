@@ -1,11 +1,12 @@
+import Synchronization
+public import VidorientCore
+import VidorientFFmpeg
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
-public import VidorientCore
-import VidorientFFmpeg
 
 /// One self-contained HTML page of an audit: a summary by rule and severity, then the files with
 /// findings in a table that filters, sorts, searches and pages in the browser. Works offline: no
@@ -106,7 +107,9 @@ public final class HTMLReport {
     /// Makes an "as stored" and an "as displayed" JPEG of each flagged file, `jobs` at once;
     /// `progress` gets (done, total) after each. Returns how many could not be made (those rows
     /// show no picture).
-    public func makeThumbnails(jobs: Int, width: Int = 160, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
+    public func makeThumbnails(
+        jobs: Int, width: Int = 160, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+    )
         -> Int
     {
         guard let folder = thumbnailFolder, !thumbnailPaths.isEmpty else { return 0 }
@@ -116,7 +119,8 @@ public final class HTMLReport {
         let failures = Atomic<Int>(0)
         forEachConcurrently(paths.count, jobs: jobs) { index in
             do {
-                let frame = try Thumbnailer().frame(paths[index], request: ThumbnailRequest(width: width, height: width))
+                let frame = try Thumbnailer().frame(
+                    paths[index], request: ThumbnailRequest(width: width, height: width))
                 // `stored` is at the displayed picture's scale already.
                 for (picture, suffix) in [(frame.stored, "s"), (frame.picture, "d")] {
                     let bytes = try ImageFormat.jpg.encode(picture, quality: 80)
@@ -200,7 +204,8 @@ public final class HTMLReport {
             turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
         }
         if let exif = video.exifOrientation { turn.append("orientation \(exif)") }
-        return ([text] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")])).filter { !$0.isEmpty }.joined(separator: ", ")
+        return ([text] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")])).filter { !$0.isEmpty }.joined(
+            separator: ", ")
     }
 
     /// The `vidorient …` command of an action, with the path quoted for a POSIX shell; other

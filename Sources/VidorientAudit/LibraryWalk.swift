@@ -1,9 +1,10 @@
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import VidorientCore
 
 /// Which files count as media when a directory is walked.
 public enum MediaPaths {
@@ -146,7 +147,9 @@ public struct LibraryWalk {
         while let entry = readdir(handle) {
             // Names are bytes and need not be UTF-8: decoded losslessly (PathBytes.swift), so
             // every file is listed and opens again from its String.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(pathBytes: raw.prefix(while: { $0 != 0 })) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(pathBytes: raw.prefix(while: { $0 != 0 }))
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(handle)
@@ -175,7 +178,8 @@ public struct LibraryWalk {
                 let id = DirectoryID(status)
                 // A link back up the tree would walk forever.
                 if ancestors.contains(id) {
-                    note(WalkNote(kind: .symlinkLoop, path: path, reason: "symbolic link loops back to a parent folder"))
+                    note(
+                        WalkNote(kind: .symlinkLoop, path: path, reason: "symbolic link loops back to a parent folder"))
                     continue
                 }
                 ancestors.append(id)
@@ -202,7 +206,8 @@ public struct LibraryWalk {
     static func matches(_ pattern: String, _ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return pattern.withPathCString { pattern in
-            path.withPathCString { fnmatch(pattern, $0, 0) } == 0 || name.withPathCString { fnmatch(pattern, $0, 0) } == 0
+            path.withPathCString { fnmatch(pattern, $0, 0) } == 0
+                || name.withPathCString { fnmatch(pattern, $0, 0) } == 0
         }
     }
 

@@ -1,8 +1,9 @@
+public import VidorientCore
+public import VidorientFFmpeg
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import VidorientCore
-public import VidorientFFmpeg
 
 /// What `vidorient thumbnail` makes from its inputs, planned before any file is decoded: the
 /// inputs expanded (directories walked for media, as `audit` walks them), each given the path it
@@ -51,7 +52,9 @@ public struct ThumbnailBatch: Sendable {
         for (index, file) in files.enumerated() {
             switch destination {
             case .file(let path):
-                guard files.count == 1 else { throw PlanError(description: "-o takes one input; use --out-dir for several") }
+                guard files.count == 1 else {
+                    throw PlanError(description: "-o takes one input; use --out-dir for several")
+                }
                 jobs.append(Job(input: file, output: path))
             case .folder(let folder, let names):
                 let name = try names.name(for: file, index: index, format: format)
@@ -60,7 +63,8 @@ public struct ThumbnailBatch: Sendable {
         }
         let duplicates = Dictionary(grouping: jobs.map(\.output), by: { $0 }).filter { $0.value.count > 1 }.keys
         if let duplicate = duplicates.sorted().first {
-            throw PlanError(description: "two inputs would both be written to '\(duplicate)': add {parent} or {index} to --name")
+            throw PlanError(
+                description: "two inputs would both be written to '\(duplicate)': add {parent} or {index} to --name")
         }
         self.jobs = jobs
         self.notes = notes
@@ -125,7 +129,8 @@ public struct ThumbnailBatch: Sendable {
             switch layout {
             case .contactSheet(let grid):
                 picture = try thumbnailer.contactSheet(
-                    job.input, columns: grid.columns, rows: grid.rows, tileWidth: request.width ?? request.height ?? 320,
+                    job.input, columns: grid.columns, rows: grid.rows,
+                    tileWidth: request.width ?? request.height ?? 320,
                     exact: request.exact)
             case .comparison:
                 picture = try thumbnailer.comparison(job.input, request: request)

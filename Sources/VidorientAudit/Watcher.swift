@@ -1,10 +1,11 @@
+import Synchronization
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
-public import VidorientCore
 
 /// Watches ingest folders with inotify and audits each new or changed file once it is complete:
 /// after the writer closed it (`IN_CLOSE_WRITE`) or moved it in (`IN_MOVED_TO`), and nothing
@@ -21,13 +22,17 @@ public final class Watcher: Sendable {
     public init(roots: [String], settle: Double = 1) throws(InputError) {
         for root in roots {
             var status = stat()
-            guard root.withPathCString({ stat($0, &status) }) == 0 else { throw InputError(path: root, reason: LibraryWalk.errnoReason()) }
+            guard root.withPathCString({ stat($0, &status) }) == 0 else {
+                throw InputError(path: root, reason: LibraryWalk.errnoReason())
+            }
             guard (status.st_mode & S_IFMT) == S_IFDIR else {
                 throw InputError(path: root, reason: "not a directory: --watch takes folders")
             }
         }
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { throw InputError(path: roots.first ?? "", reason: "inotify: " + LibraryWalk.errnoReason()) }
+        guard descriptor >= 0 else {
+            throw InputError(path: roots.first ?? "", reason: "inotify: " + LibraryWalk.errnoReason())
+        }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             close(descriptor)
@@ -98,8 +103,12 @@ public final class Watcher: Sendable {
 
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let timeout = state.nextDeadline().map { max(0, Int32((($0 - MonotonicClock.now) * 1000).rounded(.up))) } ?? -1
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
+            let timeout =
+                state.nextDeadline().map { max(0, Int32((($0 - MonotonicClock.now) * 1000).rounded(.up))) } ?? -1
+            var fds = [
+                pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR { break }
             if fds[1].revents != 0 { break }
@@ -125,7 +134,8 @@ public final class Watcher: Sendable {
                 changed.append(path)
             }
             guard !changed.isEmpty else { continue }
-            _ = Auditor(options: options).run(.list(changed.makeIterator()), record: record, note: { event(.walkNote($0)) })
+            _ = Auditor(options: options).run(
+                .list(changed.makeIterator()), record: record, note: { event(.walkNote($0)) })
         }
     }
 }
@@ -219,7 +229,8 @@ private struct WatchState {
         // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
         while offset + 16 <= bytes.endIndex {
             func word(_ at: Int) -> UInt32 {
-                UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+                UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3])
+                    << 24
             }
             let descriptor = Int32(bitPattern: word(offset))
             let mask = word(offset + 4)
@@ -237,7 +248,9 @@ private struct WatchState {
                 // Moved within the tree, the parent's IN_MOVED_TO (queued first) has already
                 // renamed it here, and it is still found there. Moved out: no longer ours.
                 var status = stat()
-                if folder.withPathCString({ stat($0, &status) }) == 0, DirectoryID(status) == identities[descriptor] { continue }
+                if folder.withPathCString({ stat($0, &status) }) == 0, DirectoryID(status) == identities[descriptor] {
+                    continue
+                }
                 event(.gone(path: folder))
                 inotify_rm_watch(inotify, descriptor)
                 folders[descriptor] = nil

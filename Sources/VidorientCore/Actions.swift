@@ -20,7 +20,8 @@ extension MediaReport {
         for index in findings.indices where findings[index].action == nil {
             let fix: (Int?) -> String? = { orientation in
                 guard fixable else { return nil }
-                return orientation.map { "vidorient fix \(file) --orientation \($0)" } ?? "vidorient fix \(file) --reset"
+                return orientation.map { "vidorient fix \(file) --orientation \($0)" }
+                    ?? "vidorient fix \(file) --reset"
             }
             switch findings[index].code {
             case "mirrored":
@@ -34,13 +35,15 @@ extension MediaReport {
             case "orientation-conflict", "sidecar-conflict":
                 findings[index].action = "check which is right: \(compare)"
             case "pixels-already-rotated":
-                findings[index].action = "if \(compare) shows the stored pixels upright: exiftool -n -Orientation=1 \(file)"
+                findings[index].action =
+                    "if \(compare) shows the stored pixels upright: exiftool -n -Orientation=1 \(file)"
             case "codec-orientation":
                 findings[index].action = fix(current).map { "to make container-only players agree: \($0)" }
             case "exif-invalid":
                 findings[index].action = "exiftool -n -Orientation=1 \(file)"
             case "movie-matrix":
-                findings[index].action = fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil
+                findings[index].action =
+                    fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil
             default:
                 break
             }
@@ -90,6 +93,7 @@ extension MediaReport {
             return word + "'"
         }
         let safe = path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:,@".contains($0) }
-        return safe && !path.isEmpty ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        return safe && !path.isEmpty
+            ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 }

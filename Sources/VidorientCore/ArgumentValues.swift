@@ -29,7 +29,8 @@ public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
 
     /// `1920x1080`, each side 1 to `largestSide`.
     public static func parse(_ text: String, largestSide: Int = largestStoredSide) throws(ValueError) -> PixelSize {
-        guard let (width, height) = numberPair(text), (1...largestSide).contains(width), (1...largestSide).contains(height)
+        guard let (width, height) = numberPair(text), (1...largestSide).contains(width),
+            (1...largestSide).contains(height)
         else { throw ValueError("must be WxH with each side 1-\(largestSide), for example 1920x1080") }
         return PixelSize(width: width, height: height)
     }

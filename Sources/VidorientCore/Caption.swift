@@ -30,7 +30,9 @@ extension Picture {
                 let alpha = Int(mask.coverage[row * mask.width + column])
                 guard alpha > 0 else { continue }
                 let under = self[x + column, y + row]
-                func mix(_ a: UInt8, _ b: UInt8) -> UInt8 { UInt8((Int(a) * (255 - alpha) + Int(b) * alpha + 127) / 255) }
+                func mix(_ a: UInt8, _ b: UInt8) -> UInt8 {
+                    UInt8((Int(a) * (255 - alpha) + Int(b) * alpha + 127) / 255)
+                }
                 self[x + column, y + row] = RGB(
                     mix(under.red, color.red), mix(under.green, color.green), mix(under.blue, color.blue))
             }

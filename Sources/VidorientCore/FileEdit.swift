@@ -77,7 +77,8 @@ public struct FileEdit: Sendable, Hashable {
     public func matches(_ bytes: [UInt8]) -> Bool {
         splices.allSatisfy { splice in
             let start = Int(splice.offset)
-            return start + splice.old.count <= bytes.count && bytes[start..<start + splice.old.count].elementsEqual(splice.old)
+            return start + splice.old.count <= bytes.count
+                && bytes[start..<start + splice.old.count].elementsEqual(splice.old)
         }
     }
 

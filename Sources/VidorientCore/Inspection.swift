@@ -316,7 +316,8 @@ extension VideoReport {
         let name = source == .exif ? "EXIF orientation" : "\(source.rawValue) display matrix"
         switch analysis.validity {
         case .nonFinite:
-            findings.append(Finding(code: "matrix-invalid", severity: .error, message: "the \(name) has a non-finite entry"))
+            findings.append(
+                Finding(code: "matrix-invalid", severity: .error, message: "the \(name) has a non-finite entry"))
         case .singular:
             findings.append(
                 Finding(
@@ -410,7 +411,8 @@ extension VideoReport {
             findings.append(
                 Finding(
                     code: "first-frame-unreadable", severity: .warning,
-                    message: "could not decode the first frame (\(reason)): an orientation in the codec would be missed"))
+                    message: "could not decode the first frame (\(reason)): an orientation in the codec would be missed"
+                ))
         }
         if let title = stream.title ?? stream.tags["title"], let hint = htcRotationHint(title) {
             findings.append(

@@ -123,7 +123,8 @@ extension Orientation {
         case .heif:
             let parts = trimmed.split(separator: ",").map { Int($0.trimmingSpacesSubstring) }
             guard (1...2).contains(parts.count), parts.allSatisfy({ $0 != nil }),
-                let orientation = Orientation(heif: HEIFTransform(irot: parts[0]!, imir: parts.count == 2 ? parts[1] : nil))
+                let orientation = Orientation(
+                    heif: HEIFTransform(irot: parts[0]!, imir: parts.count == 2 ? parts[1] : nil))
             else { throw OrientationParseError("HEIF takes irot[,imir] with irot 0-3 and imir 0 or 1, got '\(text)'") }
             return orientation
         case .capture, .device:

@@ -155,9 +155,15 @@ private func decodeUTF8(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int
     let length: Int
     var value: UInt32
     switch first {
-    case 0xC2...0xDF: length = 2; value = UInt32(first & 0x1F)
-    case 0xE0...0xEF: length = 3; value = UInt32(first & 0x0F)
-    case 0xF0...0xF4: length = 4; value = UInt32(first & 0x07)
+    case 0xC2...0xDF:
+        length = 2
+        value = UInt32(first & 0x1F)
+    case 0xE0...0xEF:
+        length = 3
+        value = UInt32(first & 0x0F)
+    case 0xF0...0xF4:
+        length = 4
+        value = UInt32(first & 0x07)
     default: return nil
     }
     guard index + length <= bytes.count else { return nil }

@@ -139,7 +139,9 @@ extension Orientation {
 extension HEIFItemTransform {
     /// The displayed size of a `width`×`height` picture after `transforms` in order: `clap` crops
     /// to its (rounded) size in the picture as it stands, a quarter turn swaps the sides.
-    public static func displaySize(width: Int, height: Int, transforms: [HEIFItemTransform]) -> (width: Int, height: Int) {
+    public static func displaySize(width: Int, height: Int, transforms: [HEIFItemTransform]) -> (
+        width: Int, height: Int
+    ) {
         var (w, h) = (width, height)
         for transform in transforms {
             switch transform {
@@ -175,7 +177,6 @@ extension HEIFItemTransform {
     }
 }
 
-
 extension PhotoReport {
     /// Decides the orientation from the evidence, and says what is worth saying about it.
     public init(evidence: PhotoEvidence, findings: inout [Finding]) {
@@ -207,11 +208,14 @@ extension PhotoReport {
         mirrored = decision.orientation.isMirrored
         orientationSource = decision.source
         sources = decision.ordered.map {
-            PhotoSource(source: $0.kind, location: $0.location, value: $0.rawValue, exifOrientation: $0.orientation?.exif)
+            PhotoSource(
+                source: $0.kind, location: $0.location, value: $0.rawValue, exifOrientation: $0.orientation?.exif)
         }
         if let width = storedWidth, let height = storedHeight, width > 0, height > 0 {
             let shown =
-                evidence.heif.map { HEIFItemTransform.displaySize(width: width, height: height, transforms: $0.transforms) }
+                evidence.heif.map {
+                    HEIFItemTransform.displaySize(width: width, height: height, transforms: $0.transforms)
+                }
                 ?? decision.orientation.displaySize(width: width, height: height)
             displayWidth = shown.width
             displayHeight = shown.height
@@ -241,9 +245,12 @@ extension PhotoReport {
                 if case .cleanAperture = $0 { return false }
                 return true
             }
-            let location = turnsOrMirrors.isEmpty ? "no irot or imir" : heif.transforms.map(\.summary).joined(separator: ", ") + ", in ipma order"
+            let location =
+                turnsOrMirrors.isEmpty
+                ? "no irot or imir" : heif.transforms.map(\.summary).joined(separator: ", ") + ", in ipma order"
             let orientation = Orientation(heifTransforms: heif.transforms)
-            let statement = OrientationStatement(kind: .heif, location: location, rawValue: nil, orientation: orientation)
+            let statement = OrientationStatement(
+                kind: .heif, location: location, rawValue: nil, orientation: orientation)
             statements.removeAll { $0.kind == .heif }
             return Decision(
                 orientation: orientation ?? .up, source: turnsOrMirrors.isEmpty ? .none : .heif,
@@ -257,7 +264,8 @@ extension PhotoReport {
         var rest = statements
         if let index = rest.firstIndex(of: decider) { rest.remove(at: index) }
         return Decision(
-            orientation: decider.orientation ?? .up, source: decider.orientation == nil ? .none : (decider.kind == .exif ? .exif : .xmp),
+            orientation: decider.orientation ?? .up,
+            source: decider.orientation == nil ? .none : (decider.kind == .exif ? .exif : .xmp),
             ordered: [decider] + rest, decider: decider)
     }
 
@@ -277,10 +285,12 @@ extension PhotoReport {
             findings.append(
                 Finding(
                     code: "heif-transform-invalid", severity: .error,
-                    message: "the HEIF transformative properties (\(decider.location)) are not valid: readers disagree"))
+                    message: "the HEIF transformative properties (\(decider.location)) are not valid: readers disagree")
+            )
         }
         if shown.isMirrored {
-            let name = decision.source == .heif ? "HEIF imir" : "\(decision.source == .xmp ? "XMP" : "EXIF") orientation"
+            let name =
+                decision.source == .heif ? "HEIF imir" : "\(decision.source == .xmp ? "XMP" : "EXIF") orientation"
             findings.append(
                 Finding(
                     code: "mirrored", severity: .warning,
@@ -288,7 +298,9 @@ extension PhotoReport {
                         "the \(name) mirrors the picture (orientation \(shown.exif)); viewers that ignore it, and tools that report only a rotation, miss it"
                 ))
         }
-        let others = evidence.statements.filter { $0.kind != .sidecar && $0 != decision.decider && $0.orientation != nil }
+        let others = evidence.statements.filter {
+            $0.kind != .sidecar && $0 != decision.decider && $0.orientation != nil
+        }
         if let decider = decision.decider, decider.orientation != nil || decider.kind == .heif {
             for other in others {
                 guard let stated = other.orientation else { continue }
@@ -397,7 +409,8 @@ extension MediaReport {
             }
         }
         let format = FormatReport(
-            name: photo.format, longName: evidence.formatDetail ?? photo.format, size: evidence.fileSize, streamCount: 0)
+            name: photo.format, longName: evidence.formatDetail ?? photo.format, size: evidence.fileSize, streamCount: 0
+        )
         self.init(path: evidence.path, format: format, streams: [], video: nil, photo: photo, findings: findings)
         suggestActions()
     }
@@ -450,8 +463,10 @@ extension HEIFItemTransform {
             let shown = orientation.displaySize(width: region.width, height: region.height)
             let keepWidth = max(1, min(shown.width, Int(clapWidth.rounded())))
             let keepHeight = max(1, min(shown.height, Int(clapHeight.rounded())))
-            let left = max(0, min(shown.width - keepWidth, Int((horizontal + Double(shown.width - keepWidth) / 2).rounded())))
-            let top = max(0, min(shown.height - keepHeight, Int((vertical + Double(shown.height - keepHeight) / 2).rounded())))
+            let left = max(
+                0, min(shown.width - keepWidth, Int((horizontal + Double(shown.width - keepWidth) / 2).rounded())))
+            let top = max(
+                0, min(shown.height - keepHeight, Int((vertical + Double(shown.height - keepHeight) / 2).rounded())))
             // Back to the stored picture through the inverse of what was applied so far.
             let inverse = orientation.inverse
             let a = inverse.displayPixel(x: left, y: top, width: shown.width, height: shown.height)

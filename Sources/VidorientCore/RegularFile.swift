@@ -29,7 +29,9 @@ public enum RegularFile {
     /// blocking mode once it is known to be one. The type is checked on the descriptor, so a
     /// path swapped for a FIFO between a `stat` and the `open` is refused too.
     /// - Returns: the descriptor and the file's size when opened; the caller closes it.
-    public static func open(_ path: String, writable: Bool = false) throws(OpenError) -> (descriptor: Int32, size: Int64) {
+    public static func open(_ path: String, writable: Bool = false) throws(OpenError) -> (
+        descriptor: Int32, size: Int64
+    ) {
         let flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
         let descriptor = path.withPathCString { systemOpen($0, flags) }
         guard descriptor >= 0 else { throw reason(errno) }

@@ -358,7 +358,9 @@ public struct Finding: Sendable, Hashable, Codable {
     /// Absent from records written before schema 2 added it: decoded as nil.
     public var suggestedFix: SuggestedFix?
 
-    public init(code: String, severity: Severity, message: String, action: String? = nil, suggestedFix: SuggestedFix? = nil) {
+    public init(
+        code: String, severity: Severity, message: String, action: String? = nil, suggestedFix: SuggestedFix? = nil
+    ) {
         self.code = code
         self.severity = severity
         self.message = message

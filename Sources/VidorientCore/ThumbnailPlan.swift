@@ -20,7 +20,9 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public var asStored: Bool
 
     /// By default: a representative frame at the displayed size, upright.
-    public init(at: TimePoint? = nil, exact: Bool = false, width: Int? = nil, height: Int? = nil, asStored: Bool = false) {
+    public init(
+        at: TimePoint? = nil, exact: Bool = false, width: Int? = nil, height: Int? = nil, asStored: Bool = false
+    ) {
         self.at = at
         self.exact = exact
         self.width = width
@@ -172,20 +174,24 @@ public struct ThumbnailGeometry: Sendable, Hashable {
         if let oddAngle {
             let r = oddAngle * Double.pi / 180
             let (c, s) = (abs(cos(r)), abs(sin(r)))
-            (shownWidth, shownHeight) = (stretchedWidth * c + stretchedHeight * s, stretchedWidth * s + stretchedHeight * c)
+            (shownWidth, shownHeight) = (
+                stretchedWidth * c + stretchedHeight * s, stretchedWidth * s + stretchedHeight * c
+            )
         }
         var factor = 1.0
         switch (request.width, request.height) {
-        case let (width?, height?): factor = min(Double(width) / shownWidth, Double(height) / shownHeight)
-        case let (width?, nil): factor = Double(width) / shownWidth
-        case let (nil, height?): factor = Double(height) / shownHeight
+        case (let width?, let height?): factor = min(Double(width) / shownWidth, Double(height) / shownHeight)
+        case (let width?, nil): factor = Double(width) / shownWidth
+        case (nil, let height?): factor = Double(height) / shownHeight
         case (nil, nil):
             // A claimed aspect ratio may stretch the picture, but never past the stored frame's
             // longest side.
             let longestStored = Double(max(storedWidth, storedHeight, 1))
             factor = min(1, longestStored / max(stretchedWidth, stretchedHeight))
         }
-        for (width, height) in [(stretchedWidth * factor, stretchedHeight * factor), (shownWidth * factor, shownHeight * factor)] {
+        for (width, height) in [
+            (stretchedWidth * factor, stretchedHeight * factor), (shownWidth * factor, shownHeight * factor),
+        ] {
             let side = Double(ThumbnailGeometry.maximumSide)
             guard width.isFinite, height.isFinite, width.rounded() <= side, height.rounded() <= side,
                 max(1, width.rounded()) * max(1, height.rounded()) <= Double(ThumbnailGeometry.maximumPixels)
@@ -196,9 +202,12 @@ public struct ThumbnailGeometry: Sendable, Hashable {
         scaledWidth = scaledStretchedWidth
         scaledHeight = scaledStretchedHeight
         if let orientation {
-            (outputWidth, outputHeight) = orientation.displaySize(width: scaledStretchedWidth, height: scaledStretchedHeight)
+            (outputWidth, outputHeight) = orientation.displaySize(
+                width: scaledStretchedWidth, height: scaledStretchedHeight)
         } else if oddAngle != nil {
-            (outputWidth, outputHeight) = (max(1, Int((shownWidth * factor).rounded())), max(1, Int((shownHeight * factor).rounded())))
+            (outputWidth, outputHeight) = (
+                max(1, Int((shownWidth * factor).rounded())), max(1, Int((shownHeight * factor).rounded()))
+            )
         } else {
             (outputWidth, outputHeight) = (scaledStretchedWidth, scaledStretchedHeight)
         }

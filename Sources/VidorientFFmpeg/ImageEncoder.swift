@@ -18,7 +18,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// Encodes `picture`. `quality` (1–100, higher is better) applies to JPEG.
     public func encode(_ picture: Picture, quality: Int = 90) throws(EncodingError) -> [UInt8] {
-        if let failure = FFmpegLibraries.loadFailure { throw EncodingError(description: "could not encode \(rawValue): \(failure)") }
+        if let failure = FFmpegLibraries.loadFailure {
+            throw EncodingError(description: "could not encode \(rawValue): \(failure)")
+        }
         do {
             return try OpenStillEncoder(format: self, picture: picture, quality: quality).bytes
         } catch {

@@ -36,13 +36,16 @@ struct LosslessStill: Equatable {
         let file: MediaFile
         do { file = try MediaFile(path: path) } catch { throw Unsupported(reason: error.reason) }
         if file.needsStreamInfo { try? file.findStreamInfo() }
-        guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) else {
+        guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO })
+        else {
             throw Unsupported(reason: "no picture in the file")
         }
         let decoder: VideoDecoder
         do {
             decoder = try VideoDecoder(stream: stream)
-            guard try decoder.decodeFirstFrame(from: file) else { throw Unsupported(reason: "no frame could be decoded") }
+            guard try decoder.decodeFirstFrame(from: file) else {
+                throw Unsupported(reason: "no frame could be decoded")
+            }
         } catch let error as Unsupported {
             throw error
         } catch {
@@ -52,7 +55,8 @@ struct LosslessStill: Equatable {
         let format = AVPixelFormat(rawValue: frame.format)
         guard let size = bytesPerPixel(format) else {
             let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown"
-            throw Unsupported(reason: "the decoder gives \(name) pixels, which normalize does not rewrite (1-bit and others)")
+            throw Unsupported(
+                reason: "the decoder gives \(name) pixels, which normalize does not rewrite (1-bit and others)")
         }
         let width = Int(frame.width), height = Int(frame.height)
         let rowBytes = width * size
@@ -67,7 +71,8 @@ struct LosslessStill: Equatable {
         if format == AV_PIX_FMT_PAL8, let data = frame.data.1 {
             palette = Array(UnsafeBufferPointer(start: data, count: 1024))
         }
-        return LosslessStill(width: width, height: height, pixelFormat: format, bytesPerPixel: size, pixels: pixels, palette: palette)
+        return LosslessStill(
+            width: width, height: height, pixelFormat: format, bytesPerPixel: size, pixels: pixels, palette: palette)
     }
 
     /// The picture with `transform` applied: every pixel moved whole.
@@ -110,7 +115,8 @@ struct LosslessStill: Equatable {
             let stride = Int(frame.pointee.linesize.0)
             pixels.withUnsafeBufferPointer { source in
                 for row in 0..<height {
-                    (frame.pointee.data.0! + row * stride).update(from: source.baseAddress! + row * rowBytes, count: rowBytes)
+                    (frame.pointee.data.0! + row * stride).update(
+                        from: source.baseAddress! + row * rowBytes, count: rowBytes)
                 }
             }
             if let palette, let target = frame.pointee.data.1 {

@@ -21,11 +21,15 @@ final class MediaFile {
     init(path: String, timeout: Double? = nil) throws(InputError) {
         self.path = path
         var status = stat()
-        guard path.withPathCString({ stat($0, &status) }) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+        guard path.withPathCString({ stat($0, &status) }) == 0 else {
+            throw InputError(path: path, reason: MediaFile.errnoReason())
+        }
         if (status.st_mode & S_IFMT) == S_IFDIR { throw InputError(path: path, reason: "is a directory") }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw InputError(path: path, reason: "not a regular file") }
         guard status.st_size > 0 else { throw InputError(path: path, reason: "file is empty") }
-        guard path.withPathCString({ access($0, R_OK) }) == 0 else { throw InputError(path: path, reason: MediaFile.errnoReason()) }
+        guard path.withPathCString({ access($0, R_OK) }) == 0 else {
+            throw InputError(path: path, reason: MediaFile.errnoReason())
+        }
         try FFmpegLibraries.load(for: path)
 
         let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
@@ -45,7 +49,8 @@ final class MediaFile {
             let timedOut = vo_now() > deadline.pointee
             deadline.deallocate()
             throw InputError(
-                path: path, reason: timedOut ? "timed out after \(timeout ?? 0) s" : FFmpegError(code: code).description)
+                path: path, reason: timedOut ? "timed out after \(timeout ?? 0) s" : FFmpegError(code: code).description
+            )
         }
         self.context = context
         self.deadline = deadline

@@ -31,15 +31,21 @@ struct PhotoFrames {
         let preview = rawPreview
         var storedWidth = crop?.width ?? evidence.storedWidth ?? 0
         var storedHeight = crop?.height ?? evidence.storedHeight ?? 0
-        if let preview, let width = preview.width, let height = preview.height { (storedWidth, storedHeight) = (width, height) }
-        guard storedWidth > 0, storedHeight > 0 else { throw InputError(path: path, reason: "the photo states no size") }
+        if let preview, let width = preview.width, let height = preview.height {
+            (storedWidth, storedHeight) = (width, height)
+        }
+        guard storedWidth > 0, storedHeight > 0 else {
+            throw InputError(path: path, reason: "the photo states no size")
+        }
         // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the
         // header merely claims must not become gigabytes.
         let (pixels, overflow) = storedWidth.multipliedReportingOverflow(by: storedHeight)
         guard !overflow, pixels <= PhotoFrames.maximumStoredPixels else {
             throw InputError(
                 path: path,
-                reason: "the photo claims \(storedWidth)x\(storedHeight) pixels, more than the \(PhotoFrames.maximumStoredPixels) decoded for a thumbnail")
+                reason:
+                    "the photo claims \(storedWidth)x\(storedHeight) pixels, more than the \(PhotoFrames.maximumStoredPixels) decoded for a thumbnail"
+            )
         }
         let geometry: ThumbnailGeometry
         do {
@@ -51,7 +57,8 @@ struct PhotoFrames {
         var stored = try decodeStored(
             minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
         if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {
-            stored = try PictureScaler.scale(stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
+            stored = try PictureScaler.scale(
+                stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
         }
         return Thumbnailer.Frame(picture: geometry.orient(stored), stored: stored, time: nil, report: report)
     }
@@ -107,7 +114,9 @@ struct PhotoFrames {
         guard count <= PhotoFrames.maximumEncodedBytes else {
             throw InputError(
                 path: path,
-                reason: "the picture's \(count) bytes are more than the \(PhotoFrames.maximumEncodedBytes) read for a thumbnail")
+                reason:
+                    "the picture's \(count) bytes are more than the \(PhotoFrames.maximumEncodedBytes) read for a thumbnail"
+            )
         }
         do { return try file.read(at: Int64(offset), count: count) } catch {
             throw InputError(path: path, reason: error.reason)

@@ -50,7 +50,9 @@ struct LosslessStillValue: Sendable, Equatable {
     var width: Int, height: Int, format: Int32, pixels: [UInt8], palette: [UInt8]?
 
     init(_ still: LosslessStill) {
-        (width, height, format, pixels, palette) = (still.width, still.height, still.pixelFormat.rawValue, still.pixels, still.palette)
+        (width, height, format, pixels, palette) = (
+            still.width, still.height, still.pixelFormat.rawValue, still.pixels, still.palette
+        )
     }
 }
 
@@ -77,9 +79,15 @@ public enum PhotoNormalizer {
         case .tiff:
             throw Refusal(reason: "normalize does not rewrite tiff or raw files; \(tagOnly)")
         case .movie:
-            throw Refusal(reason: "a video: normalize turns photos' pixels; `vidorient fix` sets a video's orientation losslessly (tag only)")
+            throw Refusal(
+                reason:
+                    "a video: normalize turns photos' pixels; `vidorient fix` sets a video's orientation losslessly (tag only)"
+            )
         case .other(let name):
-            throw Refusal(reason: "not a photo normalize can turn (\(name ?? "unknown format")); for a video, `vidorient fix` sets the orientation (tag only)")
+            throw Refusal(
+                reason:
+                    "not a photo normalize can turn (\(name ?? "unknown format")); for a video, `vidorient fix` sets the orientation (tag only)"
+            )
         }
         let evidence: PhotoEvidence
         do { evidence = try PhotoReader.read(path: path, format: format) } catch { throw Refusal(reason: error.reason) }
@@ -88,12 +96,15 @@ public enum PhotoNormalizer {
         let before = Orientation(exif: report.exifOrientation) ?? .up
         let transform = UprightTransform(before)
         var plan = NormalizePlan(
-            path: path, format: format, before: before, transform: transform, method: .none, storedWidth: report.storedWidth,
+            path: path, format: format, before: before, transform: transform, method: .none,
+            storedWidth: report.storedWidth,
             storedHeight: report.storedHeight, width: report.storedWidth, height: report.storedHeight, trimmed: false,
             changes: [], thumbnail: .absent, warnings: [], originalSize: evidence.fileSize ?? 0, bytes: nil)
         guard transform != .none else { return plan }
         let bytes: [UInt8]
-        do { bytes = try ReplacementWriter.readAll(path, limit: maximumFileSize) } catch { throw Refusal(reason: error.reason) }
+        do { bytes = try ReplacementWriter.readAll(path, limit: maximumFileSize) } catch {
+            throw Refusal(reason: error.reason)
+        }
         plan.originalSize = bytes.count
         do {
             switch format {
@@ -120,9 +131,11 @@ public enum PhotoNormalizer {
         let turned: [UInt8]
         do {
             header = try JPEGLosslessTransform.header(of: image)
-            turned = try JPEGLosslessTransform.apply(transform, to: image, edges: trim ? .trim : .perfect, progressive: layout.isProgressive)
+            turned = try JPEGLosslessTransform.apply(
+                transform, to: image, edges: trim ? .trim : .perfect, progressive: layout.isProgressive)
         } catch { throw Refusal(reason: error.description) }
-        let rebuilt = try JPEGUpright.rebuild(original: bytes, layout: layout, turned: turned, transform: transform) { thumbnail in
+        let rebuilt = try JPEGUpright.rebuild(original: bytes, layout: layout, turned: turned, transform: transform) {
+            thumbnail in
             do throws(JPEGDecodeError) {
                 let turned = try JPEGLosslessTransform.apply(transform, to: thumbnail, edges: .perfect)
                 return .success(JPEGUpright.withoutApplicationSegments(turned))
@@ -138,7 +151,9 @@ public enum PhotoNormalizer {
         plan.thumbnail = rebuilt.thumbnail
         plan.warnings = rebuilt.warnings
         if plan.trimmed, let after {
-            plan.warnings.append("--trim dropped the partial mcu blocks: \(header.width)x\(header.height) stored became \(after.width)x\(after.height)")
+            plan.warnings.append(
+                "--trim dropped the partial mcu blocks: \(header.width)x\(header.height) stored became \(after.width)x\(after.height)"
+            )
         }
         plan.bytes = rebuilt.bytes
     }
@@ -167,7 +182,8 @@ public enum PhotoNormalizer {
         let encoded: [UInt8]
         do {
             pixels = try WebPLossless.decode(bytes)
-            pixels.rgba = plan.transform.apply(to: pixels.rgba, width: pixels.width, height: pixels.height, bytesPerPixel: 4)
+            pixels.rgba = plan.transform.apply(
+                to: pixels.rgba, width: pixels.width, height: pixels.height, bytesPerPixel: 4)
             if plan.transform.swapsAxes { (pixels.width, pixels.height) = (pixels.height, pixels.width) }
             encoded = try WebPLossless.encode(pixels)
         } catch { throw Refusal(reason: error.description) }
@@ -175,7 +191,8 @@ public enum PhotoNormalizer {
             original: bytes, encoded: encoded, transform: plan.transform, width: pixels.width, height: pixels.height)
         plan.method = .losslessReencode
         (plan.width, plan.height) = (pixels.width, pixels.height)
-        plan.changes = ["pixels: \(plan.transform.rawValue), decoded and re-encoded losslessly (exact)"] + rebuilt.changes
+        plan.changes =
+            ["pixels: \(plan.transform.rawValue), decoded and re-encoded losslessly (exact)"] + rebuilt.changes
         plan.expected = .webp(pixels)
         plan.bytes = rebuilt.bytes
     }
@@ -183,7 +200,8 @@ public enum PhotoNormalizer {
     static func checkPixelCount(_ plan: NormalizePlan) throws {
         let (w, h) = (plan.storedWidth ?? 0, plan.storedHeight ?? 0)
         guard w.multipliedReportingOverflow(by: h).partialValue <= JPEGDecoder.maximumPixels else {
-            throw Refusal(reason: "the picture claims \(w)x\(h) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
+            throw Refusal(
+                reason: "the picture claims \(w)x\(h) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
         }
     }
 
@@ -194,9 +212,12 @@ public enum PhotoNormalizer {
         do { evidence = try PhotoReader.read(path: path, format: plan.format) } catch { return error.reason }
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
-        guard report.exifOrientation == 1 else { return "it reads back as orientation \(report.exifOrientation), not 1" }
+        guard report.exifOrientation == 1 else {
+            return "it reads back as orientation \(report.exifOrientation), not 1"
+        }
         guard report.storedWidth == plan.width, report.storedHeight == plan.height else {
-            return "it reads back as \(report.storedWidth ?? 0)x\(report.storedHeight ?? 0), not \(plan.width ?? 0)x\(plan.height ?? 0)"
+            return
+                "it reads back as \(report.storedWidth ?? 0)x\(report.storedHeight ?? 0), not \(plan.width ?? 0)x\(plan.height ?? 0)"
         }
         switch plan.expected {
         case .png(let expected):

@@ -27,7 +27,9 @@ public struct Prober: Sendable {
     /// describe alone (`fallbackNote` says why) by FFmpeg.
     public func inspect(_ path: String) throws(InputError) -> MediaReport {
         let format = try PhotoReader.format(of: path)
-        if format.isPhoto && !decodesFirstFrame { return MediaReport(photo: try PhotoReader.read(path: path, format: format)) }
+        if format.isPhoto && !decodesFirstFrame {
+            return MediaReport(photo: try PhotoReader.read(path: path, format: format))
+        }
         if format.isPhoto { return try Prober.inspectPhotoDecoding(path, format: format) }
         var boxLayerError: String?
         if format == .movie && !decodesFirstFrame {
@@ -75,7 +77,8 @@ public struct Prober: Sendable {
     /// Probes an open file. When `decode` made a full-size decoder read the first frame, that
     /// decoder comes back too, holding it, so that a thumbnail of an early frame costs no second
     /// open and decode.
-    static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?) {
+    static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?)
+    {
         let path = file.path
         if file.needsStreamInfo {
             do { try file.findStreamInfo() } catch {
@@ -116,7 +119,8 @@ public struct Prober: Sendable {
         evidence: inout VideoEvidence, report: inout StreamReport
     ) {
         let par = stream.pointee.codecpar.pointee
-        let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
+        let extradata =
+            par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
         let framing = DisplayOrientationSEI.framing(extradata: extradata, codec: codec)
         guard let packet = av_packet_alloc() else { return }
         defer {
@@ -183,7 +187,9 @@ public struct Prober: Sendable {
         let tags = MediaFile.tags(context.metadata)
         let iso6709 = tags["com.apple.quicktime.location.ISO6709"] ?? tags["location"]
         let size = context.pb.map { avio_size($0) } ?? -1
-        let duration = context.duration == Int64.min || context.duration <= 0 ? nil : Double(context.duration) / Double(AV_TIME_BASE)
+        let duration =
+            context.duration == Int64.min || context.duration <= 0
+            ? nil : Double(context.duration) / Double(AV_TIME_BASE)
         // FFmpeg's stream-info pass derives these; without it, derive them the same way.
         var bitRate = context.bit_rate > 0 ? Int(context.bit_rate) : nil
         if bitRate == nil, let duration, size > 0 { bitRate = Int((Double(size) * 8 / duration).rounded(.towardZero)) }
@@ -218,22 +224,27 @@ public struct Prober: Sendable {
             return (kind.name, kind.longName)
         }
         if case .other(let name?)? = try? PhotoReader.format(of: file.path) { return (name, nil) }
-        return (file.formatName.split(separator: ",").first.map(String.init) ?? file.formatName,
-                file.context.pointee.iformat.flatMap { $0.pointee.long_name.map { String(cString: $0) } })
+        return (
+            file.formatName.split(separator: ",").first.map(String.init) ?? file.formatName,
+            file.context.pointee.iformat.flatMap { $0.pointee.long_name.map { String(cString: $0) } }
+        )
     }
 
     static func report(_ stream: UnsafeMutablePointer<AVStream>) -> StreamReport {
         let st = stream.pointee
         let par = st.codecpar.pointee
         var report = StreamReport(
-            index: Int(st.index), type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown")
+            index: Int(st.index),
+            type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown")
         if let descriptor = avcodec_descriptor_get(par.codec_id) {
             report.codec = String(cString: descriptor.pointee.name)
             report.codecLongName = descriptor.pointee.long_name.map { String(cString: $0) }
         }
         report.codecTag = fourCC(par.codec_tag)
         report.profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
-        if report.profile == nil, par.codec_id == AV_CODEC_ID_AAC, par.extradata_size >= 1, let extradata = par.extradata {
+        if report.profile == nil, par.codec_id == AV_CODEC_ID_AAC, par.extradata_size >= 1,
+            let extradata = par.extradata
+        {
             // The AudioSpecificConfig opens with the object type; FFmpeg's AAC profile is one less.
             let objectType = Int32(extradata[0] >> 3)
             if objectType > 0 && objectType < 31 {
@@ -244,16 +255,21 @@ public struct Prober: Sendable {
             setPixelFormat(&report, AVPixelFormat(par.format))
             report.codedWidth = par.width > 0 ? Int(par.width) : nil
             report.codedHeight = par.height > 0 ? Int(par.height) : nil
-            report.sampleAspectRatio = ratio(par.sample_aspect_ratio.num > 0 ? par.sample_aspect_ratio : st.sample_aspect_ratio)
+            report.sampleAspectRatio = ratio(
+                par.sample_aspect_ratio.num > 0 ? par.sample_aspect_ratio : st.sample_aspect_ratio)
             let rate = st.avg_frame_rate.num > 0 && st.avg_frame_rate.den > 0 ? st.avg_frame_rate : st.r_frame_rate
             report.frameRate = rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
-            report.colorPrimaries = par.color_primaries == AVCOL_PRI_UNSPECIFIED
+            report.colorPrimaries =
+                par.color_primaries == AVCOL_PRI_UNSPECIFIED
                 ? nil : av_color_primaries_name(par.color_primaries).map { String(cString: $0) }
-            report.colorTransfer = par.color_trc == AVCOL_TRC_UNSPECIFIED
+            report.colorTransfer =
+                par.color_trc == AVCOL_TRC_UNSPECIFIED
                 ? nil : av_color_transfer_name(par.color_trc).map { String(cString: $0) }
-            report.colorSpace = par.color_space == AVCOL_SPC_UNSPECIFIED
+            report.colorSpace =
+                par.color_space == AVCOL_SPC_UNSPECIFIED
                 ? nil : av_color_space_name(par.color_space).map { String(cString: $0) }
-            report.colorRange = par.color_range == AVCOL_RANGE_UNSPECIFIED
+            report.colorRange =
+                par.color_range == AVCOL_RANGE_UNSPECIFIED
                 ? nil : av_color_range_name(par.color_range).map { String(cString: $0) }
             report.hdr = hdr(transfer: par.color_trc)
             if let dovi = vo_stream_dovi(stream) {
@@ -346,7 +362,9 @@ public struct Prober: Sendable {
                 report.codedHeight = Int(decoder.context.pointee.coded_height)
             }
             if report.profile == nil {
-                report.profile = avcodec_profile_name(codecID, decoder.context.pointee.profile).map { String(cString: $0) }
+                report.profile = avcodec_profile_name(codecID, decoder.context.pointee.profile).map {
+                    String(cString: $0)
+                }
             }
             if report.sampleAspectRatio == nil { report.sampleAspectRatio = ratio(frame.pointee.sample_aspect_ratio) }
             // A reduced-resolution decoder is no use for pictures.

@@ -37,9 +37,11 @@ public struct Thumbnailer: Sendable {
         let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let still = session.isStill
-        let duration = report.format.duration ?? report.video.flatMap { video in
-            report.streams.first { $0.index == video.index }?.duration
-        }
+        let duration =
+            report.format.duration
+            ?? report.video.flatMap { video in
+                report.streams.first { $0.index == video.index }?.duration
+            }
         if let at = request.at {
             return try session.grab(at: still ? 0 : at.seconds(in: duration), exact: request.exact)
         }
@@ -83,7 +85,8 @@ public struct Thumbnailer: Sendable {
                 // The time in the bottom-left corner, white on a dark box so it reads on any frame.
                 let size = tile.width >= 160 ? 13 : 10
                 let label = font.mask(Thumbnailer.timestamp(time), pixelSize: size)
-                let box = Picture(width: min(tile.width, label.width + 6), height: label.height + 2, fill: RGB(24, 24, 24))
+                let box = Picture(
+                    width: min(tile.width, label.width + 6), height: label.height + 2, fill: RGB(24, 24, 24))
                 tile.paste(box, x: 0, y: tile.height - box.height)
                 tile.draw(label, x: 3, y: tile.height - box.height + 1)
             }
@@ -101,7 +104,8 @@ public struct Thumbnailer: Sendable {
         let stored = ["Stored", "\(frame.stored.width)×\(frame.stored.height)", "as decoded"]
         var shown = ["Displayed", "\(frame.picture.width)×\(frame.picture.height)"]
         if let photo = frame.report.photo {
-            shown.append("EXIF \(photo.exifOrientation): " + (photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° cw")
+            shown.append(
+                "EXIF \(photo.exifOrientation): " + (photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° cw")
         } else if let rotation = video?.rotation {
             let exif = video?.exifOrientation.map { "EXIF \($0): " } ?? ""
             shown.append(exif + (video?.mirrored == true ? "mirror, " : "") + "\(Thumbnailer.degrees(rotation))° cw")
@@ -172,7 +176,8 @@ final class OpenVideo {
         self.path = path
         self.request = request
         let format = report.format.ffmpegDemuxer ?? report.format.name
-        isStill = ["mjpeg", "png", "webp", "tiff", "bmp"].contains(video.codec ?? "")
+        isStill =
+            ["mjpeg", "png", "webp", "tiff", "bmp"].contains(video.codec ?? "")
             && (format.contains("pipe") || format.hasPrefix("image2"))
         if let decoder = probed.decoder {
             // The probe's file and decoder, holding the first frame.
@@ -200,7 +205,9 @@ final class OpenVideo {
                 throw InputError(path: path, reason: "could not read the streams: \(error)")
             }
         }
-        guard video.index < file.streams.count else { throw InputError(path: path, reason: "the video stream vanished") }
+        guard video.index < file.streams.count else {
+            throw InputError(path: path, reason: "the video stream vanished")
+        }
         let stream = file.streams[video.index]
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
         // A photo much larger than the picture wanted decodes at a fraction of its size (JPEG
@@ -210,12 +217,15 @@ final class OpenVideo {
             let geometry: ThumbnailGeometry
             do {
                 geometry = try ThumbnailGeometry(
-                    storedWidth: width, storedHeight: height, sampleAspectRatio: 1, video: request.asStored ? nil : video,
+                    storedWidth: width, storedHeight: height, sampleAspectRatio: 1,
+                    video: request.asStored ? nil : video,
                     request: request)
             } catch {
                 throw InputError(path: path, reason: error.description)
             }
-            while lowres < 3, width >> (lowres + 1) >= geometry.scaledWidth, height >> (lowres + 1) >= geometry.scaledHeight {
+            while lowres < 3, width >> (lowres + 1) >= geometry.scaledWidth,
+                height >> (lowres + 1) >= geometry.scaledHeight
+            {
                 lowres += 1
             }
         }
@@ -320,7 +330,8 @@ final class OpenVideo {
         } catch {
             throw InputError(path: path, reason: error.description)
         }
-        if scaler == nil || scaler!.matches(frame, width: geometry.scaledWidth, height: geometry.scaledHeight) == false {
+        if scaler == nil || scaler!.matches(frame, width: geometry.scaledWidth, height: geometry.scaledHeight) == false
+        {
             do {
                 scaler = try Scaler(frame: frame, width: geometry.scaledWidth, height: geometry.scaledHeight)
             } catch {
@@ -370,13 +381,15 @@ final class Scaler {
             }
         let fullRange: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         let table = sws_getCoefficients(colorspace)
-        _ = sws_setColorspaceDetails(context, table, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        _ = sws_setColorspaceDetails(
+            context, table, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
     }
 
     deinit { sws_freeContext(context) }
 
     func matches(_ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) -> Bool {
-        frame.pointee.width == sourceWidth && frame.pointee.height == sourceHeight && frame.pointee.format == sourceFormat
+        frame.pointee.width == sourceWidth && frame.pointee.height == sourceHeight
+            && frame.pointee.format == sourceFormat
             && width == self.width && height == self.height
     }
 
@@ -389,7 +402,8 @@ final class Scaler {
                 dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourcePlanes in
                     withUnsafePointer(to: frame.pointee.linesize) { linesizeTuple in
                         linesizeTuple.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
-                            _ = sws_scale(context, sourcePlanes, sourceStrides, 0, frame.pointee.height, &planes, &strides)
+                            _ = sws_scale(
+                                context, sourcePlanes, sourceStrides, 0, frame.pointee.height, &planes, &strides)
                         }
                     }
                 }

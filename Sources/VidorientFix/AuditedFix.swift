@@ -14,7 +14,9 @@ public struct AuditedFix: Sendable, Hashable {
     /// audit, and is refused.
     public var shownAtAudit: Orientation?
 
-    public init(path: String, orientation: Orientation, resetMovieMatrix: Bool, codes: [String], shownAtAudit: Orientation?) {
+    public init(
+        path: String, orientation: Orientation, resetMovieMatrix: Bool, codes: [String], shownAtAudit: Orientation?
+    ) {
         self.path = path
         self.orientation = orientation
         self.resetMovieMatrix = resetMovieMatrix
@@ -40,7 +42,9 @@ public struct AuditedFix: Sendable, Hashable {
         }
         return AuditedFix(
             path: record.path, orientation: orientation, resetMovieMatrix: asked.contains { $0.1.resetMovieMatrix },
-            codes: asked.map(\.0), shownAtAudit: (record.photo?.exifOrientation ?? record.video?.exifOrientation).flatMap(Orientation.init(exif:)))
+            codes: asked.map(\.0),
+            shownAtAudit: (record.photo?.exifOrientation ?? record.video?.exifOrientation).flatMap(
+                Orientation.init(exif:)))
     }
 
     /// The part of an audit record a fix reads.

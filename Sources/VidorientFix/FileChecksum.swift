@@ -1,10 +1,11 @@
+import CZlib
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CZlib
-public import VidorientCore
 
 /// Why a fix, its journal or its undo could not go on, in a few lowercase words.
 public struct FixError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -121,10 +122,14 @@ public struct EditChecksums: Sendable, Hashable {
     }
 
     /// Fills `buffer[0..<count]` from `offset`; the file must hold them.
-    private static func read(_ descriptor: Int32, into buffer: inout [UInt8], at offset: Int64, count: Int) throws(FixError) {
+    private static func read(_ descriptor: Int32, into buffer: inout [UInt8], at offset: Int64, count: Int)
+        throws(FixError)
+    {
         var done = 0
         while done < count {
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let got = buffer.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw FixError("could not read the file: \(String(cString: strerror(errno)).lowercased())")

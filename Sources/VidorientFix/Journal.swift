@@ -1,11 +1,12 @@
+import FoundationEssentials
+import Synchronization
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import FoundationEssentials
-import Synchronization
-public import VidorientCore
 
 /// One line of a fix journal (docs/fix.md lists every key). A fix writes two lines: `writing`
 /// before the file is touched (flushed first, so that a fix killed at any moment is on record),
@@ -60,7 +61,8 @@ public struct JournalEntry: Sendable, Hashable {
 extension JournalEntry: Codable {
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", status, id, path, pathBytes = "path_bytes", format, mode
-        case orientationBefore = "orientation_before", orientationAfter = "orientation_after", before, after, splices, reason
+        case orientationBefore = "orientation_before", orientationAfter = "orientation_after", before, after, splices,
+            reason
     }
 
     enum StateKeys: String, CodingKey { case size, mtimeNanoseconds = "mtime_ns", crc32 }
@@ -72,7 +74,8 @@ extension JournalEntry: Codable {
         let version = try c.decode(Int.self, forKey: .schemaVersion)
         guard version == JournalEntry.schemaVersion else {
             throw DecodingError.dataCorruptedError(
-                forKey: .schemaVersion, in: c, debugDescription: "journal schema \(version) is not \(JournalEntry.schemaVersion)")
+                forKey: .schemaVersion, in: c,
+                debugDescription: "journal schema \(version) is not \(JournalEntry.schemaVersion)")
         }
         status = try c.decode(Status.self, forKey: .status)
         id = try c.decode(String.self, forKey: .id)
@@ -89,7 +92,10 @@ extension JournalEntry: Codable {
             let s = try list.nestedContainer(keyedBy: SpliceKeys.self)
             guard let old = JournalEntry.bytes(hex: try s.decode(String.self, forKey: .old)),
                 let new = JournalEntry.bytes(hex: try s.decode(String.self, forKey: .new))
-            else { throw DecodingError.dataCorruptedError(forKey: .old, in: s, debugDescription: "a splice's bytes are not hex") }
+            else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .old, in: s, debugDescription: "a splice's bytes are not hex")
+            }
             splices.append(ByteSplice(offset: try s.decode(Int64.self, forKey: .offset), old: old, new: new))
         }
         do { edit = try FileEdit(splices) } catch {
@@ -105,7 +111,8 @@ extension JournalEntry: Codable {
             throw DecodingError.dataCorruptedError(forKey: .crc32, in: s, debugDescription: "crc32 is not 8 hex digits")
         }
         return FileState(
-            size: try s.decode(Int64.self, forKey: .size), mtimeNanoseconds: try s.decodeIfPresent(Int64.self, forKey: .mtimeNanoseconds),
+            size: try s.decode(Int64.self, forKey: .size),
+            mtimeNanoseconds: try s.decodeIfPresent(Int64.self, forKey: .mtimeNanoseconds),
             crc32: crc)
     }
 
@@ -240,12 +247,16 @@ public final class JournalFile: Sendable {
     /// skipped, and said so in `warnings`; any other line that is not an entry is an error.
     public static func read(path: String) throws(FixError) -> (entries: [JournalEntry], warnings: [String]) {
         let file: (descriptor: Int32, size: Int64)
-        do { file = try RegularFile.open(path) } catch { throw FixError("could not read the journal '\(path)': \(error.reason)") }
+        do { file = try RegularFile.open(path) } catch {
+            throw FixError("could not read the journal '\(path)': \(error.reason)")
+        }
         defer { close(file.descriptor) }
         var bytes = [UInt8](repeating: 0, count: Int(file.size))
         var done = 0
         while done < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(file.descriptor, $0.baseAddress! + done, $0.count - done) }
+            let got = bytes.withUnsafeMutableBytes {
+                Glibc.read(file.descriptor, $0.baseAddress! + done, $0.count - done)
+            }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else { break }
             done += got
@@ -260,7 +271,8 @@ public final class JournalFile: Sendable {
                 entries.append(try decoder.decode(JournalEntry.self, from: Data(line)))
             } catch {
                 if index == lines.count - 1 {
-                    warnings.append("the journal '\(path)' ends in a line cut short (a fix killed while writing it); skipped")
+                    warnings.append(
+                        "the journal '\(path)' ends in a line cut short (a fix killed while writing it); skipped")
                     continue
                 }
                 throw FixError("could not read the journal '\(path)': line \(index + 1) is not a journal entry")

@@ -1,9 +1,10 @@
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import VidorientCore
 
 /// Puts files back as a journal says they were, byte for byte, refusing any file that is no
 /// longer exactly as the fix left it.

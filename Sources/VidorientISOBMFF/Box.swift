@@ -52,7 +52,8 @@ struct BoxWalker<Source: ByteSource> {
                 // QuickTime ends some lists with a 32-bit zero; anything else is a cut-off header.
                 let tail = try source.read(at: position, count: Int(remaining))
                 guard tail.allSatisfy({ $0 == 0 }) else {
-                    throw .malformed("truncated box header at \(position): \(container) has only \(remaining) bytes left")
+                    throw .malformed(
+                        "truncated box header at \(position): \(container) has only \(remaining) bytes left")
                 }
                 break
             }
@@ -71,7 +72,9 @@ struct BoxWalker<Source: ByteSource> {
                 var large = ByteCursor(try source.read(at: position + 8, count: 8), box: type, at: position)
                 let value = try large.uint64()
                 guard value <= UInt64(remaining) else {
-                    throw .malformed("'\(type)' box at \(position) has size \(value) but \(container) has only \(remaining) bytes left")
+                    throw .malformed(
+                        "'\(type)' box at \(position) has size \(value) but \(container) has only \(remaining) bytes left"
+                    )
                 }
                 size = Int64(value)
                 headerSize = 16
@@ -89,12 +92,15 @@ struct BoxWalker<Source: ByteSource> {
                 headerSize += 16
             }
             guard size >= headerSize else {
-                throw .malformed("'\(type)' box at \(position) has size \(size), smaller than its \(headerSize)-byte header")
+                throw .malformed(
+                    "'\(type)' box at \(position) has size \(size), smaller than its \(headerSize)-byte header")
             }
             guard size <= remaining else {
-                throw .malformed("'\(type)' box at \(position) has size \(size) but \(container) has only \(remaining) bytes left")
+                throw .malformed(
+                    "'\(type)' box at \(position) has size \(size) but \(container) has only \(remaining) bytes left")
             }
-            found.append(BoxHeader(type: type, offset: position, headerSize: headerSize, size: size, userType: userType))
+            found.append(
+                BoxHeader(type: type, offset: position, headerSize: headerSize, size: size, userType: userType))
             position += size
         }
         return found

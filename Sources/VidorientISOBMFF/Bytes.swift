@@ -1,3 +1,5 @@
+import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import VidorientCore
 
 /// Random access to the bytes of a file or a buffer. A read that would reach past the end throws
 /// instead of returning fewer bytes, so a wrong size in a box can never turn into a short read
@@ -188,7 +189,9 @@ struct ByteCursor {
     var remaining: Int { bytes.count - position }
 
     private func tooShort(_ wanted: Int) -> ISOBMFFError {
-        .malformed("'\(box)' box at \(boxOffset) is too short: needs \(position + wanted) bytes of content, has \(bytes.count)")
+        .malformed(
+            "'\(box)' box at \(boxOffset) is too short: needs \(position + wanted) bytes of content, has \(bytes.count)"
+        )
     }
 
     mutating func skip(_ count: Int) throws(ISOBMFFError) {

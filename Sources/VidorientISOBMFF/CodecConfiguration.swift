@@ -245,7 +245,9 @@ enum CodecConfiguration {
         return ElementaryStream(objectType: objectType, averageBitRate: average, decoderSpecificInfo: info)
     }
 
-    static let mpeg4SampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+    static let mpeg4SampleRates = [
+        96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350,
+    ]
     /// libavcodec's ff_mpeg4audio_channels: the channel configuration's channel count.
     static let mpeg4Channels = [0, 1, 2, 3, 4, 5, 6, 8, 0, 0, 0, 7, 8, 0, 8]
 
@@ -270,7 +272,9 @@ enum CodecConfiguration {
             isSBR = !((peek >> 6) & 0x03 != 0 && peek & 0x3F == 0)
         }
         if isSBR, let extended = sampleRate() { rate = extended }
-        let names: [UInt32: String] = [1: "Main", 2: "LC", 3: "SSR", 4: "LTP", 5: "HE-AAC", 29: "HE-AACv2", 23: "LD", 39: "ELD"]
+        let names: [UInt32: String] = [
+            1: "Main", 2: "LC", 3: "SSR", 4: "LTP", 5: "HE-AAC", 29: "HE-AACv2", 23: "LD", 39: "ELD",
+        ]
         let channels = Int(channelConfig) < mpeg4Channels.count ? mpeg4Channels[Int(channelConfig)] : 0
         return CodecFacts(profile: names[first], sampleRate: rate, channels: channels)
     }

@@ -1,9 +1,10 @@
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import VidorientCore
 
 /// How a fixed file reaches the disk, for every fix (video matrices and photo tags alike). Each
 /// way re-reads what it wrote and checks it before it reports success.
@@ -126,7 +127,8 @@ public enum EditWriter {
         case .replace:
             guard !edit.isEmpty else { return Outcome(writtenPath: nil, bytesWritten: 0) }
             let written = try writeCopy(
-                of: input, status: status, edit: edit, to: SafeWrite.resolved(path), replacing: true, lock: lock, times: times,
+                of: input, status: status, edit: edit, to: SafeWrite.resolved(path), replacing: true, lock: lock,
+                times: times,
                 verify: check)
             return Outcome(writtenPath: path, bytesWritten: written)
         case .copy(let output):
@@ -143,7 +145,8 @@ public enum EditWriter {
             try SafeWrite.checkWritable(path, status)
             // A replacement is a new file: other names of the old one would keep the old content.
             guard status.st_nlink <= 1 else {
-                throw .unsupported("the file has \(status.st_nlink) hard links, which a replacement would split; use --in-place")
+                throw .unsupported(
+                    "the file has \(status.st_nlink) hard links, which a replacement would split; use --in-place")
             }
             try SafeWrite.checkFolderWritable(of: SafeWrite.resolved(path))
         case .inPlace:
@@ -207,7 +210,8 @@ public enum EditWriter {
         let (folder, name) = SafeWrite.split(destination)
         SafeWrite.removeAbandonedPartials(in: folder, name: name)
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let temporary = folder + "/" + SafeWrite.partialPrefix(for: name) + "\(getpid())-\(random)" + SafeWrite.partialSuffix
+        let temporary =
+            folder + "/" + SafeWrite.partialPrefix(for: name) + "\(getpid())-\(random)" + SafeWrite.partialSuffix
         let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
             throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(SafeWrite.errnoReason())")
@@ -222,19 +226,23 @@ public enum EditWriter {
         var outPosition: Int64 = 0
         for splice in edit.splices {
             let unchanged = splice.offset - inPosition
-            try SafeWrite.copy(from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: unchanged)
+            try SafeWrite.copy(
+                from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: unchanged)
             outPosition += unchanged
             try SafeWrite.write(splice.new, to: descriptor, at: outPosition)
             outPosition += Int64(splice.new.count)
             inPosition = splice.offset + Int64(splice.old.count)
         }
-        try SafeWrite.copy(from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: input.size - inPosition)
+        try SafeWrite.copy(
+            from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: input.size - inPosition)
         outPosition += input.size - inPosition
         // The original's permissions; its owner too when we may set it (as root).
         guard fchmod(descriptor, status.st_mode & 0o7777) == 0 else { throw ISOBMFFError(.io, SafeWrite.errnoReason()) }
         if geteuid() == 0 { _ = fchown(descriptor, status.st_uid, status.st_gid) }
         if let times { restoreTimes(times, descriptor: descriptor) }
-        guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(SafeWrite.errnoReason())") }
+        guard fsync(descriptor) == 0 else {
+            throw ISOBMFFError(.io, "could not flush the copy: \(SafeWrite.errnoReason())")
+        }
         // The copy is locked before it takes the file's place, so that the lock goes with the name.
         if let lock { lock.adopt(descriptor) } else { close(descriptor) }
         descriptorOpen = false

@@ -1,3 +1,5 @@
+import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import VidorientCore
 
 /// An exclusive advisory lock (`flock`) on the file a path names, held from `init` until the
 /// lock is released by `deinit`. Every `fix` that writes takes it for the whole read, plan,
@@ -38,7 +39,8 @@ public final class FileLock {
                 }
             }
             var locked = stat(), named = stat()
-            if fstat(descriptor, &locked) == 0, path.withPathCString({ stat($0, &named) }) == 0, locked.st_dev == named.st_dev,
+            if fstat(descriptor, &locked) == 0, path.withPathCString({ stat($0, &named) }) == 0,
+                locked.st_dev == named.st_dev,
                 locked.st_ino == named.st_ino
             {
                 return

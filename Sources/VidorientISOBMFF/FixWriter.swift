@@ -87,7 +87,8 @@ enum SafeWrite {
     static func checkWritable(_ path: String, _ status: stat) throws(ISOBMFFError) {
         if path.withPathCString({ access($0, W_OK) }) != 0 {
             let code = errno
-            throw ISOBMFFError(.io, code == EROFS ? "read-only file system" : "file is read-only (\(errnoReason(code)))")
+            throw ISOBMFFError(
+                .io, code == EROFS ? "read-only file system" : "file is read-only (\(errnoReason(code)))")
         }
         if status.st_mode & 0o222 == 0 {
             throw ISOBMFFError(.io, "file is read-only (mode \(String(status.st_mode & 0o7777, radix: 8)))")
@@ -132,9 +133,10 @@ enum SafeWrite {
         "." + String(pathBytes: name.pathBytes.prefix(180)) + ".vidorient-"
     }
 
-    private typealias CopyFileRange = @convention(c) (
-        Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
-    ) -> Int
+    private typealias CopyFileRange =
+        @convention(c) (
+            Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
+        ) -> Int
 
     /// glibc's `copy_file_range`, looked up at run time: Swift's Glibc module leaves out the
     /// GNU extensions it is declared among. nil where the C library lacks it.
@@ -170,7 +172,9 @@ enum SafeWrite {
         }
     }
 
-    private static func copyByReading(from source: Int32, at inStart: Int64, to destination: Int32, at outStart: Int64, count: Int64)
+    private static func copyByReading(
+        from source: Int32, at inStart: Int64, to destination: Int32, at outStart: Int64, count: Int64
+    )
         throws(ISOBMFFError)
     {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -190,7 +194,9 @@ enum SafeWrite {
     static func write(_ bytes: [UInt8], to descriptor: Int32, at offset: Int64) throws(ISOBMFFError) {
         var done = 0
         while done < bytes.count {
-            let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            let result = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
             if result < 0 {
                 if errno == EINTR { continue }
                 throw ISOBMFFError(.io, "could not write: \(errnoReason())")
@@ -202,7 +208,9 @@ enum SafeWrite {
     /// A rename is only durable once the folder holding it is flushed.
     static func synchronizeFolder(_ folder: String) throws(ISOBMFFError) {
         let descriptor = folder.withPathCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw ISOBMFFError(.io, "could not open '\(folder)' to flush it: \(errnoReason())") }
+        guard descriptor >= 0 else {
+            throw ISOBMFFError(.io, "could not open '\(folder)' to flush it: \(errnoReason())")
+        }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush '\(folder)': \(errnoReason())") }
     }

@@ -118,16 +118,22 @@ extension HEIFParser {
     mutating func layout() throws(ISOBMFFError) -> HEIFLayout {
         let top = try walker.boxes(from: 0, to: source.size, depth: 0, in: nil)
         let metas = top.filter { $0.type == "meta" }
-        guard metas.count == 1, let meta = metas.first else { throw .malformed("the file has \(metas.count) top-level 'meta' boxes") }
+        guard metas.count == 1, let meta = metas.first else {
+            throw .malformed("the file has \(metas.count) top-level 'meta' boxes")
+        }
         guard meta.size <= Self.maximumMetaSize else {
             throw .malformed("'meta' box is \(meta.size) bytes, more than \(Self.maximumMetaSize)")
         }
         let children = try children(ofMeta: meta)
         let iprps = children.filter { $0.type == "iprp" }
-        guard iprps.count == 1, let iprp = iprps.first else { throw .malformed("'meta' box has \(iprps.count) 'iprp' boxes") }
+        guard iprps.count == 1, let iprp = iprps.first else {
+            throw .malformed("'meta' box has \(iprps.count) 'iprp' boxes")
+        }
         let inside = try walker.children(of: iprp, depth: 2)
         let ipcos = inside.filter { $0.type == "ipco" }
-        guard ipcos.count == 1, let ipco = ipcos.first else { throw .malformed("'iprp' box has \(ipcos.count) 'ipco' boxes") }
+        guard ipcos.count == 1, let ipco = ipcos.first else {
+            throw .malformed("'iprp' box has \(ipcos.count) 'ipco' boxes")
+        }
         let properties = try walker.children(of: ipco, depth: 3)
 
         var associationBoxes: [HEIFLayout.AssociationBox] = []
@@ -154,10 +160,14 @@ extension HEIFParser {
                     let value = Int(try cursor.uint(indexWidth))
                     let essentialBit = indexWidth == 2 ? 0x8000 : 0x80
                     associations.append(
-                        .init(propertyIndex: value & (essentialBit - 1), isEssential: value & essentialBit != 0, offset: at))
+                        .init(
+                            propertyIndex: value & (essentialBit - 1), isEssential: value & essentialBit != 0,
+                            offset: at))
                 }
                 entries.append(
-                    .init(itemID: id, countOffset: countOffset, associations: associations, end: base + Int64(cursor.position)))
+                    .init(
+                        itemID: id, countOffset: countOffset, associations: associations,
+                        end: base + Int64(cursor.position)))
             }
             associationBoxes.append(
                 .init(box: try place(ipma), version: version, flags: flags, indexWidth: indexWidth, entries: entries))
@@ -171,7 +181,8 @@ extension HEIFParser {
         }
         return HEIFLayout(
             meta: try place(meta), iprp: try place(iprp), ipco: try place(ipco),
-            properties: try properties.map { box throws(ISOBMFFError) in try place(box) }, associationBoxes: associationBoxes,
+            properties: try properties.map { box throws(ISOBMFFError) in try place(box) },
+            associationBoxes: associationBoxes,
             locations: locations)
     }
 

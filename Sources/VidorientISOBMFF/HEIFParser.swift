@@ -173,7 +173,8 @@ struct HEIFParser<Source: ByteSource> {
                 let offset = try cursor.uint(offsetSize)
                 var length = try cursor.uint(lengthSize)
                 guard let space else {
-                    extents.append(HEIFStructure.Extent(offset: Int64(bitPattern: offset), length: Int64(bitPattern: length)))
+                    extents.append(
+                        HEIFStructure.Extent(offset: Int64(bitPattern: offset), length: Int64(bitPattern: length)))
                     continue
                 }
                 guard base >= 0, offset <= UInt64(space.size), UInt64(base) <= UInt64(space.size) - offset else {
@@ -182,7 +183,8 @@ struct HEIFParser<Source: ByteSource> {
                 let start = base + Int64(offset)
                 if length == 0 { length = UInt64(space.size - start) }  // "to the end"
                 guard length <= UInt64(space.size - start) else {
-                    throw .malformed("item \(id)'s data at \(space.start + start) (\(length) bytes) runs past the end of the file")
+                    throw .malformed(
+                        "item \(id)'s data at \(space.start + start) (\(length) bytes) runs past the end of the file")
                 }
                 extents.append(HEIFStructure.Extent(offset: space.start + start, length: Int64(length)))
             }
@@ -198,7 +200,8 @@ struct HEIFParser<Source: ByteSource> {
         guard let ipco = children.first(where: { $0.type == "ipco" }) else {
             throw .malformed("'iprp' box has no 'ipco' box")
         }
-        let properties = try walker.children(of: ipco, depth: 3).map { box throws(ISOBMFFError) in try readProperty(box) }
+        let properties = try walker.children(of: ipco, depth: 3).map { box throws(ISOBMFFError) in try readProperty(box)
+        }
         var index: [UInt32: Int] = [:]
         for (position, item) in items.enumerated() { index[item.id] = position }
         for ipma in children where ipma.type == "ipma" {
@@ -221,7 +224,8 @@ struct HEIFParser<Source: ByteSource> {
                     let propertyIndex = Int(value & (essentialBit - 1))
                     if propertyIndex == 0 { continue }  // "no property"
                     guard propertyIndex <= properties.count else {
-                        throw .malformed("item \(id) names property \(propertyIndex) but 'ipco' has \(properties.count)")
+                        throw .malformed(
+                            "item \(id) names property \(propertyIndex) but 'ipco' has \(properties.count)")
                     }
                     list.append(.init(property: properties[propertyIndex - 1], isEssential: value & essentialBit != 0))
                 }
@@ -286,7 +290,8 @@ struct HEIFParser<Source: ByteSource> {
             let from = UInt32(try cursor.uint(idSize))
             let count = Int(try cursor.uint16())
             guard count <= cursor.remaining / idSize else {
-                throw .malformed("'\(box.type)' reference of item \(from) claims \(count) items in \(cursor.remaining) bytes")
+                throw .malformed(
+                    "'\(box.type)' reference of item \(from) claims \(count) items in \(cursor.remaining) bytes")
             }
             var to: [UInt32] = []
             to.reserveCapacity(count)
@@ -313,7 +318,8 @@ struct HEIFParser<Source: ByteSource> {
                     stack[stack.count - 1].next += 1
                     let child = children[top.next]
                     switch state[child] {
-                    case .some(false): throw .malformed("item \(child) is derived from itself through 'dimg' references")
+                    case .some(false):
+                        throw .malformed("item \(child) is derived from itself through 'dimg' references")
                     case .some(true): continue
                     case nil:
                         state[child] = false
@@ -353,9 +359,12 @@ struct HEIFParser<Source: ByteSource> {
         if let tile = structure.item(tiles[0])?.spatialExtent,
             Int64(tile.width) * Int64(columns) < width || Int64(tile.height) * Int64(rows) < height
         {
-            throw .malformed("grid item \(id)'s \(columns)x\(rows) tiles of \(tile.width)x\(tile.height) cannot cover \(width)x\(height)")
+            throw .malformed(
+                "grid item \(id)'s \(columns)x\(rows) tiles of \(tile.width)x\(tile.height) cannot cover \(width)x\(height)"
+            )
         }
-        return HEIFStructure.Grid(rows: rows, columns: columns, outputWidth: Int(width), outputHeight: Int(height), tiles: tiles)
+        return HEIFStructure.Grid(
+            rows: rows, columns: columns, outputWidth: Int(width), outputHeight: Int(height), tiles: tiles)
     }
 
     /// A null-terminated UTF-8 string; the rest of the payload when the terminator is missing.

@@ -213,11 +213,12 @@ public struct HEIFStructure: Sendable, Hashable {
             return nil
         }
         // A grid's colour is often stated on its tiles only (iPhone).
-        evidence.colourType = ([primaryItemID] + (grid?.tiles.prefix(1) ?? [])).lazy.compactMap { id in
-            self.item(id)?.properties.lazy.compactMap { association -> String? in
-                if case .colour(let type) = association.property { type.description } else { nil }
+        evidence.colourType =
+            ([primaryItemID] + (grid?.tiles.prefix(1) ?? [])).lazy.compactMap { id in
+                self.item(id)?.properties.lazy.compactMap { association -> String? in
+                    if case .colour(let type) = association.property { type.description } else { nil }
+                }.first
             }.first
-        }.first
         evidence.metaAfterMediaData = metaAfterMediaData
         return evidence
     }
@@ -246,12 +247,15 @@ public struct HEIFStructure: Sendable, Hashable {
             throw .unsupported("item \(id) is built from other items (iloc construction method 2)")
         }
         let total = item.extents.reduce(Int64(0)) { $0 + $1.length }
-        guard total <= Int64(limit) else { throw .malformed("item \(id) has \(total) bytes of data, more than \(limit)") }
+        guard total <= Int64(limit) else {
+            throw .malformed("item \(id) has \(total) bytes of data, more than \(limit)")
+        }
         var data: [UInt8] = []
         data.reserveCapacity(Int(total))
         for extent in item.extents {
             guard extent.offset >= 0, extent.length <= source.size - extent.offset else {
-                throw .malformed("item \(id)'s data at \(extent.offset) (\(extent.length) bytes) is past the end of the file")
+                throw .malformed(
+                    "item \(id)'s data at \(extent.offset) (\(extent.length) bytes) is past the end of the file")
             }
             data += try source.read(at: extent.offset, count: Int(extent.length))
         }
@@ -272,7 +276,8 @@ public struct HEIFStructure: Sendable, Hashable {
         if skip <= data.count - 4 { start += skip }
         if data.count >= start + 6, Array(data[start..<start + 6]) == Array("Exif\0\0".utf8) { start += 6 }
         if !HEIFStructure.isTIFFHeader(data, at: start) {
-            guard let found = (4..<min(data.count, 64)).first(where: { HEIFStructure.isTIFFHeader(data, at: $0) }) else {
+            guard let found = (4..<min(data.count, 64)).first(where: { HEIFStructure.isTIFFHeader(data, at: $0) })
+            else {
                 throw .malformed("exif item \(id) has no tiff header")
             }
             start = found

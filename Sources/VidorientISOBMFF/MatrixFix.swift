@@ -111,14 +111,18 @@ public struct MatrixFix: Sendable, Hashable {
             let trackOrientation = MatrixFix.trackOrientation(showing: target, movie: movieOrientation)
             let after = MatrixFix.matrix(for: trackOrientation, track: track)
             patches.append(
-                Patch(trackID: track.trackID, before: track.matrix, after: StoredMatrix(fixedPoint: after, offset: track.matrix.offset)))
+                Patch(
+                    trackID: track.trackID, before: track.matrix,
+                    after: StoredMatrix(fixedPoint: after, offset: track.matrix.offset)))
         }
 
         warnings = []
         if movieMatrix.fixedPoint != identity {
             if resetMovieMatrix {
                 patches.append(
-                    Patch(trackID: nil, before: movieMatrix, after: StoredMatrix(fixedPoint: identity, offset: movieMatrix.offset)))
+                    Patch(
+                        trackID: nil, before: movieMatrix,
+                        after: StoredMatrix(fixedPoint: identity, offset: movieMatrix.offset)))
             } else {
                 warnings.append(
                     "the movie matrix (mvhd) is not the identity, so players apply it after the track's; the track's "
@@ -174,7 +178,8 @@ public struct MatrixFix: Sendable, Hashable {
         var expected = movie
         for patch in patches {
             if let trackID = patch.trackID {
-                for index in expected.tracks.indices where expected.tracks[index].trackID == trackID
+                for index in expected.tracks.indices
+                where expected.tracks[index].trackID == trackID
                     && expected.tracks[index].matrix.offset == patch.before.offset
                 {
                     expected.tracks[index].matrix = patch.after

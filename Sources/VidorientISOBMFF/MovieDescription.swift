@@ -1,3 +1,5 @@
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-public import VidorientCore
 
 /// Everything `vidorient inspect` reports about an MP4, MOV, 3GP or M4A file, read from its boxes
 /// alone: no FFmpeg is loaded or called. Each fact is read as FFmpeg's mov demuxer reads it
@@ -209,7 +210,9 @@ struct DescribedTrack {
             tags["vendor_id"] = QuickTimeTags.fourCCText(entry.vendor)
             codec = try DescribedTrack.describeAudio(&report, entry: entry)
         default:
-            guard entry.format == "mebx" else { throw .unsupported("'\(entry.format)' \(handler?.description ?? "") track") }
+            guard entry.format == "mebx" else {
+                throw .unsupported("'\(entry.format)' \(handler?.description ?? "") track")
+            }
             codec = nil
         }
         report.codec = codec
@@ -444,7 +447,8 @@ struct DescribedTrack {
             let (span, spanOverflow) = Int64(samples).multipliedReportingOverflow(by: Int64(delta))
             let (duration, sumOverflow) = table.duration.addingReportingOverflow(span)
             guard !spanOverflow && !sumOverflow else {
-                throw .malformed("the time-to-sample table of track \(track.trackID) lasts more ticks than 64 bits hold")
+                throw .malformed(
+                    "the time-to-sample table of track \(track.trackID) lasts more ticks than 64 bits hold")
             }
             table.duration = duration
             table.sampleCount += Int64(samples)
@@ -476,7 +480,8 @@ struct DescribedTrack {
             guard mediaTime == -1, movie.movieHeader.timescale > 0 else {
                 throw .unsupported("an edit list of 2 entries that does not open with an empty edit")
             }
-            let empty = (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
+            let empty =
+                (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
                 / Int64(movie.movieHeader.timescale)
             startTime = Double(empty) / Double(timescale)
             (segment, mediaTime) = try edit()
@@ -485,7 +490,8 @@ struct DescribedTrack {
         // stream is then as long as the edit.
         guard mediaTime >= 0 else { throw .unsupported("an edit list of empty edits only") }
         if movie.movieHeader.timescale > 0, segment > 0 {
-            let scaled = (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
+            let scaled =
+                (segment * Int64(timescale) + Int64(movie.movieHeader.timescale) / 2)
                 / Int64(movie.movieHeader.timescale)
             duration = min(duration, scaled)
         }
@@ -515,7 +521,9 @@ struct DescribedTrack {
 
     /// Reads the first samples of an H.264 or HEVC track for its display-orientation SEI, as
     /// `Prober` reads the first packets: up to eight, stopping after the first sync sample.
-    mutating func scanFirstSamples(into evidence: inout VideoEvidence, report: inout StreamReport, source: some ByteSource)
+    mutating func scanFirstSamples(
+        into evidence: inout VideoEvidence, report: inout StreamReport, source: some ByteSource
+    )
         throws(ISOBMFFError)
     {
         let seiCodec: DisplayOrientationSEI.Codec

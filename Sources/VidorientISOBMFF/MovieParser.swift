@@ -87,7 +87,9 @@ struct MovieParser<Source: ByteSource> {
     private func versionAndFlags(_ cursor: inout ByteCursor, box: BoxHeader) throws(ISOBMFFError) -> (UInt8, UInt32) {
         let version = try cursor.uint8()
         let flags = UInt32(try cursor.uint(3))
-        guard version <= 1 else { throw .malformed("'\(box.type)' box at \(box.offset) has unknown version \(version)") }
+        guard version <= 1 else {
+            throw .malformed("'\(box.type)' box at \(box.offset) has unknown version \(version)")
+        }
         return (version, flags)
     }
 

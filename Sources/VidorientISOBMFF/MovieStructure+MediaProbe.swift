@@ -54,7 +54,8 @@ extension MovieStructure {
         var evidence = VideoEvidence(
             streamIndex: streamIndex, containerMatrix: product.isIdentity ? nil : product, trackID: Int(track.trackID),
             trackMatrix: track.matrix.matrix, movieMatrix: movieHeader.matrix.matrix,
-            trackTags: MovieStructure.tags(track.metadata), timedMetadataKeys: timedKeys.filter { seen.insert($0).inserted })
+            trackTags: MovieStructure.tags(track.metadata),
+            timedMetadataKeys: timedKeys.filter { seen.insert($0).inserted })
         evidence.timedOrientation = timedVideoOrientation(in: source)
         return evidence
     }

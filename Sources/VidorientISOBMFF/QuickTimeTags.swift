@@ -100,7 +100,8 @@ enum QuickTimeTags {
     /// FFmpeg's `av_fourcc2str`: letters, digits and ` .-_` as themselves, any other byte `[n]`.
     static func fourCCText(_ bytes: [UInt8]) -> String {
         bytes.map { byte -> String in
-            let printable = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let printable =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || [0x20, 0x2E, 0x2D, 0x5F].contains(byte)
             return printable ? String(UnicodeScalar(byte)) : "[\(byte)]"
         }.joined()
@@ -264,12 +265,18 @@ enum QuickTimeTags {
             case 0, 3: tags[key] = try macintoshText(bytes)
             case 1, 4: tags[key] = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             case 21:
-                guard (1...4).contains(bytes.count) else { tags[key] = ""; continue }
+                guard (1...4).contains(bytes.count) else {
+                    tags[key] = ""
+                    continue
+                }
                 let unsigned = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 let shift = UInt32(32 - 8 * bytes.count)
                 tags[key] = "\(Int32(bitPattern: unsigned << shift) >> Int32(shift))"
             case 22:
-                guard (1...4).contains(bytes.count) else { tags[key] = ""; continue }
+                guard (1...4).contains(bytes.count) else {
+                    tags[key] = ""
+                    continue
+                }
                 tags[key] = "\(bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })"
             case 23 where bytes.count >= 4:
                 throw .unsupported("a floating-point metadata item")

@@ -1,9 +1,10 @@
+import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import VidorientCore
 
 /// Writes a whole new file in place of another (or beside it, with `-o`), with `fix`'s safety:
 /// a temporary file in the destination's folder, permissions (and, as root, owner) kept, flushed,
@@ -72,17 +73,23 @@ public enum ReplacementWriter {
                 throw ISOBMFFError(.io, "could not keep the modification time: \(SafeWrite.errnoReason())")
             }
         }
-        guard fsync(descriptor) == 0 else { throw ISOBMFFError(.io, "could not flush the copy: \(SafeWrite.errnoReason())") }
+        guard fsync(descriptor) == 0 else {
+            throw ISOBMFFError(.io, "could not flush the copy: \(SafeWrite.errnoReason())")
+        }
         if let lock { lock.adopt(descriptor) } else { close(descriptor) }
         descriptorOpen = false
 
-        if let problem = verify(temporary) { throw ISOBMFFError(.io, "the written file does not read back as planned: \(problem)") }
+        if let problem = verify(temporary) {
+            throw ISOBMFFError(.io, "the written file does not read back as planned: \(problem)")
+        }
         if replacing && !SafeWrite.isUnchanged(destination, since: status) {
             throw ISOBMFFError(.io, "the file changed while it was being normalized; it was left as it is")
         }
         try SafeWrite.moveIntoPlace(temporary, over: destination, folder: folder, what: "the new file")
         renamed = true
-        if let problem = verify(destination) { throw ISOBMFFError(.io, "the file was written but does not read back as planned: \(problem)") }
+        if let problem = verify(destination) {
+            throw ISOBMFFError(.io, "the file was written but does not read back as planned: \(problem)")
+        }
     }
 
     /// The whole file at `path`, at most `limit` bytes.

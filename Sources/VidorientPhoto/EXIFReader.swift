@@ -41,7 +41,9 @@ public enum EXIFReader {
     /// offset to the TIFF header from the end of that field (usually 6, past `Exif\0\0`), then the
     /// bytes. `fileOffset` is the item data's first byte in the file.
     public static func read(heifExifItem item: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
-        guard item.count >= 4 else { throw PhotoFormatError("exif item is \(item.count) bytes, too short for its header offset") }
+        guard item.count >= 4 else {
+            throw PhotoFormatError("exif item is \(item.count) bytes, too short for its header offset")
+        }
         let skip = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
         guard skip <= item.count - 4 else {
             throw PhotoFormatError("exif item's tiff header offset \(skip) is past its \(item.count) bytes")
@@ -91,7 +93,9 @@ public enum EXIFReader {
     }
 
     /// An IFD's JPEG (JPEGInterchangeFormat and its length), with its size from its own frame header.
-    static func thumbnail(in ifd: TIFFDirectory, of tiff: TIFFStructure, fileOffset: Int?, location: String) -> EmbeddedImage? {
+    static func thumbnail(in ifd: TIFFDirectory, of tiff: TIFFStructure, fileOffset: Int?, location: String)
+        -> EmbeddedImage?
+    {
         guard let start = ifd[TIFFTag.jpegInterchangeFormat].flatMap(tiff.integer),
             let length = ifd[TIFFTag.jpegInterchangeFormatLength].flatMap(tiff.integer), length > 0,
             start >= 0, start <= tiff.bytes.count, length <= tiff.bytes.count - start
@@ -119,24 +123,33 @@ struct IFDWalk {
     mutating func visit(_ offset: Int, name: String, required: Bool) throws(PhotoFormatError) -> TIFFDirectory? {
         guard visited.insert(offset).inserted else {
             findings.append(
-                Finding(code: "exif-ifd-loop", severity: .warning, message: "\(name) at offset \(offset) was already read: the ifd links loop"))
+                Finding(
+                    code: "exif-ifd-loop", severity: .warning,
+                    message: "\(name) at offset \(offset) was already read: the ifd links loop"))
             return nil
         }
         guard visited.count <= IFDWalk.maximumIFDs else {
-            findings.append(Finding(code: "exif-ifd-limit", severity: .warning, message: "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read"))
+            findings.append(
+                Finding(
+                    code: "exif-ifd-limit", severity: .warning,
+                    message: "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read"))
             return nil
         }
         do {
             let directory = try tiff.directory(at: offset)
             if directory.skippedEntries > 0 {
                 findings.append(
-                    Finding(code: "exif-bad-entry", severity: .info,
-                        message: "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)"))
+                    Finding(
+                        code: "exif-bad-entry", severity: .info,
+                        message:
+                            "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)")
+                )
             }
             return directory
         } catch {
             if required { throw error }
-            findings.append(Finding(code: "exif-ifd-unreadable", severity: .warning, message: "\(name): \(error.reason)"))
+            findings.append(
+                Finding(code: "exif-ifd-unreadable", severity: .warning, message: "\(name): \(error.reason)"))
             return nil
         }
     }

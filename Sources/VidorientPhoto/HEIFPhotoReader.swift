@@ -30,7 +30,8 @@ public enum HEIFPhotoReader {
         // unreadable photo (the picture and its irot/imir are still there).
         do {
             if let exif = try structure.exifTIFF(in: source) {
-                PhotoBytes.addEXIF(exif.bytes, fileOffset: exif.offset.map(Int.init), location: "Exif item", to: &evidence)
+                PhotoBytes.addEXIF(
+                    exif.bytes, fileOffset: exif.offset.map(Int.init), location: "Exif item", to: &evidence)
             }
         } catch {
             evidence.readerFindings.append(

@@ -71,7 +71,9 @@ public enum JPEGReader {
             let lengthBytes = try PhotoBytes.read(source, at: offset + 2, count: 2)
             let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
             guard length >= 2, offset + 2 + length <= size else {
-                throw PhotoFormatError("marker 0x\(String(marker, radix: 16)) at offset \(offset) has length \(length), past the end of the file")
+                throw PhotoFormatError(
+                    "marker 0x\(String(marker, radix: 16)) at offset \(offset) has length \(length), past the end of the file"
+                )
             }
             segments.append(Segment(marker: marker, payloadOffset: offset + 4, payloadLength: length - 2))
             offset += 2 + length
@@ -93,7 +95,9 @@ public enum JPEGReader {
     }
 
     static func frameHeader(_ segment: Segment, in source: some ByteSource) throws(PhotoFormatError) -> FrameHeader {
-        guard segment.payloadLength >= 6 else { throw PhotoFormatError("frame header is \(segment.payloadLength) bytes, needs 6") }
+        guard segment.payloadLength >= 6 else {
+            throw PhotoFormatError("frame header is \(segment.payloadLength) bytes, needs 6")
+        }
         let s = try PhotoBytes.read(source, at: segment.payloadOffset, count: 6)
         return FrameHeader(
             marker: segment.marker, width: Int(s[3]) << 8 | Int(s[4]), height: Int(s[1]) << 8 | Int(s[2]),
@@ -115,19 +119,23 @@ public enum JPEGReader {
                     if sawEXIF {
                         // exiftool and decoders read the first; a second one is worth knowing about.
                         evidence.readerFindings.append(
-                            Finding(code: "jpeg-second-exif", severity: .info,
+                            Finding(
+                                code: "jpeg-second-exif", severity: .info,
                                 message: "a second exif app1 at offset \(segment.payloadOffset - 4) is ignored"))
                         continue
                     }
                     sawEXIF = true
-                    PhotoBytes.addEXIF(payload, fileOffset: segment.payloadOffset, location: "APP1 EXIF IFD0", to: &evidence)
+                    PhotoBytes.addEXIF(
+                        payload, fileOffset: segment.payloadOffset, location: "APP1 EXIF IFD0", to: &evidence)
                 } else if payload.starts(with: xmpIdentifier) {
                     PhotoBytes.addXMP(payload.dropFirst(xmpIdentifier.count), location: "XMP in APP1", to: &evidence)
                 }
             }
         }
         guard let frame else { throw PhotoFormatError("no frame header before the first scan") }
-        guard frame.width > 0, frame.height > 0 else { throw PhotoFormatError("frame header gives a size of \(frame.width)x\(frame.height)") }
+        guard frame.width > 0, frame.height > 0 else {
+            throw PhotoFormatError("frame header gives a size of \(frame.width)x\(frame.height)")
+        }
         evidence.storedWidth = frame.width
         evidence.storedHeight = frame.height
         evidence.bitDepth = frame.precision

@@ -23,12 +23,15 @@ public enum PNGReader {
         var sawIHDR = false
         var sawIDAT = false
         while offset < size {
-            guard offset + 12 <= size else { throw PhotoFormatError("file ends inside the chunk header at offset \(offset)") }
+            guard offset + 12 <= size else {
+                throw PhotoFormatError("file ends inside the chunk header at offset \(offset)")
+            }
             let head = try PhotoBytes.read(source, at: offset, count: 8)
             let length = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
             let type = String(decoding: head[4..<8], as: UTF8.self)
             guard length <= Int(Int32.max), offset + 12 + length <= size else {
-                throw PhotoFormatError("chunk '\(type)' at offset \(offset) has length \(length), past the end of the file")
+                throw PhotoFormatError(
+                    "chunk '\(type)' at offset \(offset) has length \(length), past the end of the file")
             }
             // Bit 5 of the first letter: upper case is critical, lower case ancillary.
             let critical = head[4] & 0x20 == 0
@@ -49,7 +52,9 @@ public enum PNGReader {
             if !crcGood {
                 if critical { throw PhotoFormatError("bad crc in chunk '\(type)'") }
                 evidence.readerFindings.append(
-                    Finding(code: "png-bad-crc", severity: .warning, message: "chunk '\(type)' at offset \(dataOffset - 8) has a bad crc and is ignored"))
+                    Finding(
+                        code: "png-bad-crc", severity: .warning,
+                        message: "chunk '\(type)' at offset \(dataOffset - 8) has a bad crc and is ignored"))
                 continue
             }
             switch type {
@@ -72,7 +77,8 @@ public enum PNGReader {
                 if sawIDAT {
                     // exiftool reads it; libpng before 1.6.32 and some viewers ignore it there.
                     evidence.readerFindings.append(
-                        Finding(code: "png-exif-after-idat", severity: .info,
+                        Finding(
+                            code: "png-exif-after-idat", severity: .info,
                             message: "the 'eXIf' chunk comes after the image data, where some decoders ignore it"))
                 }
                 PhotoBytes.addEXIF(data, fileOffset: dataOffset, location: "eXIf chunk", to: &evidence)
@@ -104,7 +110,8 @@ public enum PNGReader {
         let total = length + 4
         while done < total {
             let count = min(1 << 20, total - done)
-            crc = crc32(of: try PhotoBytes.read(source, at: typeOffset + done, count: count)[...], continuing: UInt(crc))
+            crc = crc32(
+                of: try PhotoBytes.read(source, at: typeOffset + done, count: count)[...], continuing: UInt(crc))
             done += count
         }
         return crc == bigEndian32(try PhotoBytes.read(source, at: typeOffset + total, count: 4)[...])
@@ -119,7 +126,9 @@ public enum PNGReader {
         case "tEXt":
             text = Array(data[(nul + 1)...])
         case "zTXt":
-            guard nul + 2 <= data.count, let inflated = inflate(data[(nul + 2)...]) else { return noteInflateFailure(type, keyword, &evidence) }
+            guard nul + 2 <= data.count, let inflated = inflate(data[(nul + 2)...]) else {
+                return noteInflateFailure(type, keyword, &evidence)
+            }
             text = inflated
         default:  // iTXt: flag, method, language\0, translated keyword\0, text
             guard nul + 3 <= data.count else { return }
@@ -130,7 +139,9 @@ public enum PNGReader {
                 index = end + 1
             }
             if compressed {
-                guard let inflated = inflate(data[index...]) else { return noteInflateFailure(type, keyword, &evidence) }
+                guard let inflated = inflate(data[index...]) else {
+                    return noteInflateFailure(type, keyword, &evidence)
+                }
                 text = inflated
             } else {
                 text = Array(data[index...])
@@ -141,7 +152,9 @@ public enum PNGReader {
         } else if keyword == "Raw profile type exif" || keyword == "Raw profile type APP1" {
             guard let payload = rawProfile(text) else {
                 evidence.readerFindings.append(
-                    Finding(code: "png-raw-profile-unreadable", severity: .warning, message: "\(type) '\(keyword)' is not a hex profile"))
+                    Finding(
+                        code: "png-raw-profile-unreadable", severity: .warning,
+                        message: "\(type) '\(keyword)' is not a hex profile"))
                 return
             }
             PhotoBytes.addEXIF(payload, fileOffset: nil, location: "\(type) '\(keyword)'", to: &evidence)
@@ -150,8 +163,10 @@ public enum PNGReader {
 
     static func noteInflateFailure(_ type: String, _ keyword: String, _ evidence: inout PhotoEvidence) {
         evidence.readerFindings.append(
-            Finding(code: "png-inflate-failed", severity: .warning,
-                message: "\(type) '\(keyword)' could not be decompressed (or exceeds \(maximumInflatedLength >> 20) MiB)"))
+            Finding(
+                code: "png-inflate-failed", severity: .warning,
+                message:
+                    "\(type) '\(keyword)' could not be decompressed (or exceeds \(maximumInflatedLength >> 20) MiB)"))
     }
 
     /// ImageMagick's text form of a profile: `\nexif\n   <length>\n` then hex digits in lines.
@@ -194,7 +209,8 @@ public enum PNGReader {
     }
 
     /// zlib-inflates `compressed`, stopping with nil when the output would pass the cap.
-    public static func inflate(_ compressed: ArraySlice<UInt8>, maximumLength: Int = maximumInflatedLength) -> [UInt8]? {
+    public static func inflate(_ compressed: ArraySlice<UInt8>, maximumLength: Int = maximumInflatedLength) -> [UInt8]?
+    {
         var stream = z_stream()
         guard vidorient_inflate_init(&stream) == Z_OK else { return nil }
         defer { inflateEnd(&stream) }

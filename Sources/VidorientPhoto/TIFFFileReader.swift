@@ -34,7 +34,9 @@ public enum TIFFFileReader {
         evidence.exif = block.metadata
         evidence.readerFindings = findings
         if let statement = block.statement(location: "IFD0") { evidence.statements.append(statement) }
-        if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC], xmp.count <= XMPOrientation.maximumLength {
+        if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC],
+            xmp.count <= XMPOrientation.maximumLength
+        {
             PhotoBytes.addXMP(tiff.data(xmp), location: "XMP in IFD0 (tag 700)", to: &evidence)
         }
         evidence.formatDetail = rawName(tiff, block.metadata, images)
@@ -56,11 +58,13 @@ public enum TIFFFileReader {
         for image in images {
             for candidate in image.jpegs where !(image.name == main.name && candidate.strip) {
                 guard candidate.length > 0, candidate.offset + candidate.length <= size,
-                    let frame = JPEGReader.frameHeader(in: WindowBytes(source, offset: candidate.offset, length: candidate.length)),
+                    let frame = JPEGReader.frameHeader(
+                        in: WindowBytes(source, offset: candidate.offset, length: candidate.length)),
                     frame.marker != 0xC3  // lossless JPEG is raw sensor data, not a picture
                 else { continue }
                 previews.append(
-                    EmbeddedImage(codec: "jpeg", offset: candidate.offset, length: candidate.length, width: frame.width,
+                    EmbeddedImage(
+                        codec: "jpeg", offset: candidate.offset, length: candidate.length, width: frame.width,
                         height: frame.height, location: image.name))
             }
         }
@@ -87,7 +91,9 @@ public enum TIFFFileReader {
     /// Reads the first `length` bytes, the EXIF block, and every image IFD: IFD0's chain and each
     /// one's SubIFDs, each once.
     /// The findings are the EXIF walk's, then the image walk's that differ (a loop met by both is one finding).
-    static func walk(_ source: some ByteSource, length: Int) throws(PhotoFormatError) -> (TIFFStructure, [Image], EXIFBlock, [Finding]) {
+    static func walk(_ source: some ByteSource, length: Int) throws(PhotoFormatError) -> (
+        TIFFStructure, [Image], EXIFBlock, [Finding]
+    ) {
         let tiff = try TIFFStructure(tiff: try PhotoBytes.read(source, at: 0, count: length))
         let block = try EXIFReader.read(tiff, fileOffset: 0)
         var walk = IFDWalk(tiff: tiff)
@@ -96,7 +102,9 @@ public enum TIFFFileReader {
         var chainIndex = 0
         while !pending.isEmpty {
             let (offset, name) = pending.removeFirst()
-            guard let ifd = try walk.visit(offset, name: name, required: images.isEmpty && name == "IFD0") else { continue }
+            guard let ifd = try walk.visit(offset, name: name, required: images.isEmpty && name == "IFD0") else {
+                continue
+            }
             images.append(image(ifd, in: tiff, name: name))
             if let subIFDs = ifd[TIFFTag.subIFDs].flatMap({ tiff.integers($0, limit: 16) }) {
                 for (index, sub) in subIFDs.enumerated() { pending.append((sub, "\(name) SubIFD \(index)")) }
@@ -113,16 +121,20 @@ public enum TIFFFileReader {
         let compression = ifd[TIFFTag.compression].flatMap { tiff.integer($0) }
         var image = Image(
             name: name, subfileType: ifd[TIFFTag.newSubfileType].flatMap { tiff.integer($0) } ?? 0,
-            width: ifd[TIFFTag.imageWidth].flatMap { tiff.integer($0) }, height: ifd[TIFFTag.imageLength].flatMap { tiff.integer($0) },
+            width: ifd[TIFFTag.imageWidth].flatMap { tiff.integer($0) },
+            height: ifd[TIFFTag.imageLength].flatMap { tiff.integer($0) },
             bitsPerSample: ifd[TIFFTag.bitsPerSample].flatMap { tiff.integer($0) }, compression: compression,
-            hasAlpha: (ifd[TIFFTag.extraSamples].flatMap { tiff.integers($0, limit: 8) } ?? []).contains { $0 == 1 || $0 == 2 },
+            hasAlpha: (ifd[TIFFTag.extraSamples].flatMap { tiff.integers($0, limit: 8) } ?? []).contains {
+                $0 == 1 || $0 == 2
+            },
             jpegs: [])
         if let start = ifd[TIFFTag.jpegInterchangeFormat].flatMap({ tiff.integer($0) }),
             let length = ifd[TIFFTag.jpegInterchangeFormatLength].flatMap({ tiff.integer($0) })
         {
             image.jpegs.append((start, length, false))
         }
-        if [6, 7].contains(compression ?? 1), let offsets = ifd[TIFFTag.stripOffsets], let counts = ifd[TIFFTag.stripByteCounts],
+        if [6, 7].contains(compression ?? 1), let offsets = ifd[TIFFTag.stripOffsets],
+            let counts = ifd[TIFFTag.stripByteCounts],
             offsets.count == 1, let start = tiff.integer(offsets), let length = tiff.integer(counts)
         {
             image.jpegs.append((start, length, true))
@@ -134,14 +146,21 @@ public enum TIFFFileReader {
     /// the camera maker for a raw (one with SubIFDs or a vendor compression); nil for a plain TIFF.
     static func rawName(_ tiff: TIFFStructure, _ metadata: EXIFMetadata, _ images: [Image]) -> String? {
         if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), ifd0[TIFFTag.dngVersion] != nil { return "dng" }
-        if tiff.bytes.count >= 10, tiff.bytes[8] == UInt8(ascii: "C"), tiff.bytes[9] == UInt8(ascii: "R") { return "cr2" }
+        if tiff.bytes.count >= 10, tiff.bytes[8] == UInt8(ascii: "C"), tiff.bytes[9] == UInt8(ascii: "R") {
+            return "cr2"
+        }
         let magic = tiff.uint16(at: 2)
         if magic == 0x4F52 || magic == 0x5352 { return "orf" }
         if magic == 0x55 { return "rw2" }
-        let looksRaw = images.count > 1 && images.contains { ($0.compression ?? 1) == 7 || ($0.compression ?? 1) >= 32767 || $0.name.contains("SubIFD") }
+        let looksRaw =
+            images.count > 1
+            && images.contains {
+                ($0.compression ?? 1) == 7 || ($0.compression ?? 1) >= 32767 || $0.name.contains("SubIFD")
+            }
         guard looksRaw, let make = metadata.make?.uppercased() else { return nil }
         let names: [(String, String)] = [
-            ("NIKON", "nef"), ("SONY", "arw"), ("CANON", "cr2"), ("OLYMPUS", "orf"), ("OM DIGITAL", "orf"), ("PENTAX", "pef"),
+            ("NIKON", "nef"), ("SONY", "arw"), ("CANON", "cr2"), ("OLYMPUS", "orf"), ("OM DIGITAL", "orf"),
+            ("PENTAX", "pef"),
             ("RICOH", "pef"), ("SAMSUNG", "srw"), ("PANASONIC", "rw2"), ("LEICA", "rwl"), ("HASSELBLAD", "3fr"),
             ("KODAK", "dcr"), ("MAMIYA", "mef"), ("SIGMA", "x3f"), ("EPSON", "erf"), ("PHASE ONE", "iiq"),
         ]
@@ -165,7 +184,8 @@ struct WindowBytes<Base: ByteSource>: ByteSource {
 
     func read(at position: Int64, count: Int) throws(ISOBMFFError) -> [UInt8] {
         guard position >= 0, count >= 0, position + Int64(count) <= Int64(length) else {
-            throw ISOBMFFError(.malformed, "read of \(count) bytes at offset \(position) is past the end of the embedded image")
+            throw ISOBMFFError(
+                .malformed, "read of \(count) bytes at offset \(position) is past the end of the embedded image")
         }
         return try base.read(at: Int64(offset) + position, count: count)
     }

@@ -21,7 +21,9 @@ public struct TIFFStructure: Sendable {
         bytes = tiff
         // 42 for TIFF; raw formats use their own: 0x4F52/0x5352 for Olympus ORF, 0x55 for Panasonic RW2.
         let magic = TIFFStructure.uint16(tiff, 2, littleEndian)
-        guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else { throw PhotoFormatError("tiff magic number is \(magic), not 42") }
+        guard [42, 0x4F52, 0x5352, 0x55].contains(magic) else {
+            throw PhotoFormatError("tiff magic number is \(magic), not 42")
+        }
         firstIFDOffset = TIFFStructure.uint32(tiff, 4, littleEndian)
     }
 
@@ -32,7 +34,9 @@ public struct TIFFStructure: Sendable {
     }
 
     static func uint32(_ b: [UInt8], _ at: Int, _ little: Bool) -> Int {
-        let (high, low) = little ? (uint16(b, at + 2, little), uint16(b, at, little)) : (uint16(b, at, little), uint16(b, at + 2, little))
+        let (high, low) =
+            little
+            ? (uint16(b, at + 2, little), uint16(b, at, little)) : (uint16(b, at, little), uint16(b, at + 2, little))
         return high << 16 | low
     }
 
@@ -48,7 +52,8 @@ public struct TIFFStructure: Sendable {
         let count = uint16(at: offset)
         let end = offset + 2 + 12 * count
         guard end <= bytes.count else {
-            throw PhotoFormatError("ifd at \(offset) claims \(count) entries, more than the \(bytes.count - offset - 2) bytes left hold")
+            throw PhotoFormatError(
+                "ifd at \(offset) claims \(count) entries, more than the \(bytes.count - offset - 2) bytes left hold")
         }
         var directory = TIFFDirectory(offset: offset)
         directory.entries.reserveCapacity(count)

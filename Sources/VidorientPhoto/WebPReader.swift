@@ -20,7 +20,8 @@ public enum WebPReader {
             let length = littleEndian(head[4..<8])
             let dataOffset = offset + 8
             guard length <= end - dataOffset else {
-                throw PhotoFormatError("chunk '\(type)' at offset \(offset) has length \(length), past the end of the riff data")
+                throw PhotoFormatError(
+                    "chunk '\(type)' at offset \(offset) has length \(length), past the end of the riff data")
             }
             // Chunks are padded to an even length.
             offset = dataOffset + length + (length & 1)
@@ -46,7 +47,9 @@ public enum WebPReader {
         }
         if 8 + riffSize < size {
             evidence.readerFindings.append(
-                Finding(code: "webp-trailing-data", severity: .info, message: "\(size - 8 - riffSize) bytes follow the riff chunk"))
+                Finding(
+                    code: "webp-trailing-data", severity: .info,
+                    message: "\(size - 8 - riffSize) bytes follow the riff chunk"))
         }
         return 8 + riffSize
     }
@@ -95,7 +98,9 @@ public enum WebPReader {
             // Flags: ICC 0x20, alpha 0x10, EXIF 0x08, XMP 0x04, animation 0x02.
             if b[0] & 0x10 != 0 { evidence.hasAlpha = true }
             picture.animated = b[0] & 0x02 != 0
-            picture.canvas = ((Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16) + 1, (Int(b[7]) | Int(b[8]) << 8 | Int(b[9]) << 16) + 1)
+            picture.canvas = (
+                (Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16) + 1, (Int(b[7]) | Int(b[8]) << 8 | Int(b[9]) << 16) + 1
+            )
         case "ALPH":
             evidence.hasAlpha = true
         case "ANIM", "ANMF":
@@ -104,12 +109,15 @@ public enum WebPReader {
             let payload = try PhotoBytes.read(source, at: dataOffset, count: length)
             if evidence.exif != nil {
                 evidence.readerFindings.append(
-                    Finding(code: "webp-second-exif", severity: .info, message: "a second 'EXIF' chunk at offset \(dataOffset - 8) is ignored"))
+                    Finding(
+                        code: "webp-second-exif", severity: .info,
+                        message: "a second 'EXIF' chunk at offset \(dataOffset - 8) is ignored"))
             } else {
                 PhotoBytes.addEXIF(payload, fileOffset: dataOffset, location: "EXIF chunk", to: &evidence)
             }
         case "XMP " where length <= maximumMetadataLength:
-            PhotoBytes.addXMP(try PhotoBytes.read(source, at: dataOffset, count: length), location: "XMP chunk", to: &evidence)
+            PhotoBytes.addXMP(
+                try PhotoBytes.read(source, at: dataOffset, count: length), location: "XMP chunk", to: &evidence)
         default:
             break
         }

@@ -19,7 +19,8 @@ public enum XMPOrientation {
 
     static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"), 0x80...0xFF:
             true
         default: false
@@ -59,7 +60,9 @@ public enum XMPOrientation {
             guard !prefix.isEmpty, index < packet.count, packet[index] == UInt8(ascii: "=") else { continue }
             index += 1
             while index < packet.count, isSpace(packet[index]) { index += 1 }
-            guard index < packet.count, packet[index] == UInt8(ascii: "\"") || packet[index] == UInt8(ascii: "'") else { continue }
+            guard index < packet.count, packet[index] == UInt8(ascii: "\"") || packet[index] == UInt8(ascii: "'") else {
+                continue
+            }
             let quote = packet[index]
             index += 1
             guard index + uri.count < packet.count, packet[index..<index + uri.count].elementsEqual(uri),
@@ -124,7 +127,8 @@ public enum XMPOrientation {
                 guard index < packet.count, packet[index] == UInt8(ascii: "=") else { continue }
                 index += 1
                 while index < packet.count, isSpace(packet[index]) { index += 1 }
-                guard index < packet.count, packet[index] == UInt8(ascii: "\"") || packet[index] == UInt8(ascii: "'") else {
+                guard index < packet.count, packet[index] == UInt8(ascii: "\"") || packet[index] == UInt8(ascii: "'")
+                else {
                     continue
                 }
                 let quote = packet[index]

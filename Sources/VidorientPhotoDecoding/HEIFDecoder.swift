@@ -50,7 +50,8 @@ public enum HEIFDecoder {
         guard width > 0, height > 0 else { throw InputError(path: path, reason: "the image has no size (ispe)") }
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
             throw InputError(
-                path: path, reason: "the image claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
+                path: path, reason: "the image claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed"
+            )
         }
         guard let options = heif_decoding_options_alloc() else { throw InputError(path: path, reason: "out of memory") }
         defer { heif_decoding_options_free(options) }
@@ -64,7 +65,8 @@ public enum HEIFDecoder {
         let decodedWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
         let decodedHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
         guard decodedWidth > 0, decodedHeight > 0,
-            let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride), Int(stride) >= decodedWidth * 3
+            let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+            Int(stride) >= decodedWidth * 3
         else { throw InputError(path: path, reason: "libheif returned no pixels") }
         var pixels = [UInt8](repeating: 0, count: decodedWidth * decodedHeight * 3)
         pixels.withUnsafeMutableBufferPointer { target in
@@ -111,6 +113,7 @@ enum LibHeif {
         var error = [CChar](repeating: 0, count: 512)
         guard vo_libheif_load(&error, error.count) != 0 else { return }
         throw InputError(
-            path: path, reason: String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            path: path,
+            reason: String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }

@@ -24,7 +24,8 @@ public enum JPEGDecoder {
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
             throw JPEGDecodeError("the jpeg claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
         }
-        let factor = scale(width: width, height: height, minimumWidth: minimumWidth ?? width, minimumHeight: minimumHeight ?? height)
+        let factor = scale(
+            width: width, height: height, minimumWidth: minimumWidth ?? width, minimumHeight: minimumHeight ?? height)
         let scaledWidth = Int(vo_tj_scaled(Int32(width), factor))
         let scaledHeight = Int(vo_tj_scaled(Int32(height), factor))
         var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)

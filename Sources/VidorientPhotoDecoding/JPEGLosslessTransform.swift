@@ -49,7 +49,8 @@ public enum JPEGLosslessTransform {
         let handle = try Transformer()
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let result = jpeg.withUnsafeBufferPointer {
-            tjDecompressHeader3(handle.pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+            tjDecompressHeader3(
+                handle.pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
         guard result == 0, width > 0, height > 0 else { throw JPEGDecodeError(handle.message) }
         let mcuWidth = Int(vo_tj_mcu_width(subsampling)), mcuHeight = Int(vo_tj_mcu_height(subsampling))
@@ -59,7 +60,8 @@ public enum JPEGLosslessTransform {
         ]
         return Header(
             width: Int(width), height: Int(height), mcuWidth: mcuWidth > 0 ? mcuWidth : nil,
-            mcuHeight: mcuHeight > 0 ? mcuHeight : nil, subsampling: subsampling >= 0 ? names[UInt32(subsampling)] ?? "unknown" : "unknown")
+            mcuHeight: mcuHeight > 0 ? mcuHeight : nil,
+            subsampling: subsampling >= 0 ? names[UInt32(subsampling)] ?? "unknown" : "unknown")
     }
 
     /// `jpeg` with `transform` applied to its coefficients: a complete JPEG (SOI, JFIF or Adobe
@@ -69,11 +71,17 @@ public enum JPEGLosslessTransform {
         throws(JPEGDecodeError) -> [UInt8]
     {
         let header = try header(of: jpeg)
-        guard header.width.multipliedReportingOverflow(by: header.height).partialValue <= JPEGDecoder.maximumPixels else {
-            throw JPEGDecodeError("the jpeg claims \(header.width)x\(header.height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
+        guard header.width.multipliedReportingOverflow(by: header.height).partialValue <= JPEGDecoder.maximumPixels
+        else {
+            throw JPEGDecodeError(
+                "the jpeg claims \(header.width)x\(header.height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed"
+            )
         }
         if edges == .perfect, let reason = header.imperfection(of: transform) {
-            throw JPEGDecodeError(reason + "; a lossless \(String(transform.rawValue.map { $0 == "_" ? " " : $0 })) would leave a strip unmoved (give --trim to drop the partial blocks)")
+            throw JPEGDecodeError(
+                reason
+                    + "; a lossless \(String(transform.rawValue.map { $0 == "_" ? " " : $0 })) would leave a strip unmoved (give --trim to drop the partial blocks)"
+            )
         }
         let handle = try Transformer()
         var options = TJXOPT_COPYNONE | (edges == .perfect ? TJXOPT_PERFECT : TJXOPT_TRIM)
@@ -84,7 +92,9 @@ public enum JPEGLosslessTransform {
         var output: UnsafeMutablePointer<UInt8>? = nil
         var outputSize: UInt = 0
         let result = jpeg.withUnsafeBufferPointer { source in
-            tjTransform(handle.pointer, source.baseAddress, UInt(source.count), 1, &output, &outputSize, &description, TJFLAG_LIMITSCANS)
+            tjTransform(
+                handle.pointer, source.baseAddress, UInt(source.count), 1, &output, &outputSize, &description,
+                TJFLAG_LIMITSCANS)
         }
         defer { if let output { tjFree(output) } }
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {

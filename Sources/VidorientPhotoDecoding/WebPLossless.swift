@@ -23,13 +23,16 @@ public enum WebPLossless {
             throw WebPError("libwebp could not read the webp header")
         }
         guard Int(width) * Int(height) <= JPEGDecoder.maximumPixels else {
-            throw WebPError("the webp claims \(width)x\(height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
+            throw WebPError(
+                "the webp claims \(width)x\(height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
         }
         guard let decoded = WebPDecodeRGBA(webp, webp.count, &width, &height) else {
             throw WebPError("libwebp could not decode the webp")
         }
         defer { WebPFree(decoded) }
-        return Pixels(width: Int(width), height: Int(height), rgba: Array(UnsafeBufferPointer(start: decoded, count: Int(width) * Int(height) * 4)))
+        return Pixels(
+            width: Int(width), height: Int(height),
+            rgba: Array(UnsafeBufferPointer(start: decoded, count: Int(width) * Int(height) * 4)))
     }
 
     /// A lossless WebP (a simple-format `RIFF`/`VP8L` file) of `pixels`, every RGBA value kept.

@@ -100,7 +100,8 @@ public final class FreeTypeFont: TextRenderer, @unchecked Sendable {
                 let pixels = Array(UnsafeBufferPointer(start: buffer, count: rows * pitch))
                 let x = pen + Int(glyph.pointee.bitmap_left)
                 placed.append(
-                    Placed(x: x, top: ascender - Int(glyph.pointee.bitmap_top), width: width, rows: rows, pitch: pitch,
+                    Placed(
+                        x: x, top: ascender - Int(glyph.pointee.bitmap_top), width: width, rows: rows, pitch: pitch,
                         pixels: pixels))
                 right = max(right, x + width)
             }

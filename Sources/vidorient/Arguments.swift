@@ -33,7 +33,9 @@ func optionParser<Value>(
 }
 
 extension PixelSize: OptionValue {
-    static func parse(_ text: String) throws(ValueError) -> PixelSize { try parse(text, largestSide: largestStoredSide) }
+    static func parse(_ text: String) throws(ValueError) -> PixelSize {
+        try parse(text, largestSide: largestStoredSide)
+    }
 }
 
 extension ContactSheetGrid: OptionValue {}

@@ -96,7 +96,9 @@ struct Audit: ParsableCommand {
         guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
         if nulSeparated && filesFrom == nil { throw ValidationError("-0 goes with --files-from") }
-        if [json, jsonl, csv].filter({ $0 }).count > 1 { throw ValidationError("choose one of --json, --jsonl, --csv") }
+        if [json, jsonl, csv].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --json, --jsonl, --csv")
+        }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1-256") }
         // A day is far beyond any probe; inf or 1e308 would overflow the deadline.
         guard timeout > 0, timeout <= 86400 else {
@@ -105,7 +107,9 @@ struct Audit: ParsableCommand {
         if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
         if watch && json { throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document") }
         if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
-        if html != nil && watch { throw ValidationError("--html writes one page at the end; it does not go with --watch") }
+        if html != nil && watch {
+            throw ValidationError("--html writes one page at the end; it does not go with --watch")
+        }
         if thumbnails && html == nil { throw ValidationError("--thumbnails goes with --html") }
         guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
     }
@@ -219,7 +223,9 @@ struct Audit: ParsableCommand {
             event: { event in
                 switch event {
                 case .ready(let files):
-                    Terminal.warn("watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)")
+                    Terminal.warn(
+                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)"
+                    )
                 case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
                 case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
                 case .overflow: Terminal.warn("the inotify queue overflowed: looking again for what changed")

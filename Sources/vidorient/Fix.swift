@@ -1,11 +1,10 @@
 import ArgumentParser
+import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
-import VidorientAudit
 import VidorientFix
 import VidorientISOBMFF
 import VidorientPhoto
-
 
 struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,13 +54,17 @@ struct Fix: ParsableCommand {
 
     @Option(
         name: .customLong("from-audit"),
-        help: ArgumentHelp("Apply the fixes suggested in this `audit --jsonl` output (- for standard input).", valueName: "file"))
+        help: ArgumentHelp(
+            "Apply the fixes suggested in this `audit --jsonl` output (- for standard input).", valueName: "file"))
     var fromAudit: String?
 
-    @Option(help: ArgumentHelp("Append a record of every file written to this JSONL journal, for --undo.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Append a record of every file written to this JSONL journal, for --undo.", valueName: "file"))
     var journal: String?
 
-    @Option(help: ArgumentHelp("Undo the fixes this journal records, newest first, byte for byte.", valueName: "journal"))
+    @Option(
+        help: ArgumentHelp("Undo the fixes this journal records, newest first, byte for byte.", valueName: "journal"))
     var undo: String?
 
     @Flag(help: "Show the orientation before and after; write nothing.")
@@ -70,7 +73,9 @@ struct Fix: ParsableCommand {
     @Flag(help: "Write only the changed bytes into the file itself, instead of replacing it with a fixed copy.")
     var inPlace = false
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the fixed file here, leaving the input alone (one input only).")
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "Write the fixed file here, leaving the input alone (one input only).")
     var output: String?
 
     @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
@@ -105,11 +110,14 @@ struct Fix: ParsableCommand {
             let what = undo != nil ? "--undo" : "--from-audit"
             guard files.isEmpty else { throw ValidationError("\(what) takes no files: they come from its input") }
             guard given == 0 && !mirror && !resetMovieMatrix else {
-                throw ValidationError("\(what) takes no orientation options: \(undo != nil ? "the journal" : "the audit") says what to do")
+                throw ValidationError(
+                    "\(what) takes no orientation options: \(undo != nil ? "the journal" : "the audit") says what to do"
+                )
             }
             if output != nil { throw ValidationError("-o does not go with \(what)") }
             if undo != nil && (dryRun || journal != nil || inPlace) {
-                throw ValidationError("--undo writes each file back as it was fixed: no --dry-run, --journal or --in-place")
+                throw ValidationError(
+                    "--undo writes each file back as it was fixed: no --dry-run, --journal or --in-place")
             }
             return
         }
@@ -118,7 +126,9 @@ struct Fix: ParsableCommand {
         if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
         if output != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
-        if output != nil && journal != nil { throw ValidationError("-o leaves the input alone: there is nothing to journal") }
+        if output != nil && journal != nil {
+            throw ValidationError("-o leaves the input alone: there is nothing to journal")
+        }
     }
 
     func run() throws {
@@ -144,14 +154,17 @@ struct Fix: ParsableCommand {
             jobs = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix, shownAtAudit: nil) }
         }
         let batch = FixBatch(
-            mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile, jobs: self.jobs ?? processorCount)
+            mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile,
+            jobs: self.jobs ?? processorCount)
         let outcomes = batch.run(jobs, showProgress: !noProgress)
         let results = outcomes.compactMap(\.result)
         if fromAudit != nil && dryRun && !json {
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
         } else if json {
             let encoder = JSONText()
-            print(results.count == 1 && fromAudit == nil && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
+            print(
+                results.count == 1 && fromAudit == nil && files.count == 1
+                    ? try encoder.encode(results[0]) : try encoder.encode(results))
         } else {
             let terminal = Terminal.standardOutput
             print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
@@ -201,7 +214,10 @@ struct PhotoFixReport {
         if result.dryRun {
             row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
         } else if let written = result.writtenPath {
-            row("written", "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))")
+            row(
+                "written",
+                "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))"
+            )
         } else {
             row("unchanged", "already as asked; nothing written")
         }
@@ -209,7 +225,9 @@ struct PhotoFixReport {
     }
 
     private func orientation(_ state: PhotoFixResult.State) -> String {
-        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else { return "not one of the eight" }
+        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else {
+            return "not one of the eight"
+        }
         return "EXIF \(exif) (\(orientation.summary))"
     }
 }
@@ -266,7 +284,9 @@ struct FixIntent {
     func checkShown(_ path: String) -> String? {
         guard let target else { return nil }
         let video: VideoReport?
-        do { video = try Prober().inspect(path).video } catch { return "written, but could not be read back: \(error.reason)" }
+        do { video = try Prober().inspect(path).video } catch {
+            return "written, but could not be read back: \(error.reason)"
+        }
         let shown = video?.exifOrientation
         guard shown != target.exif else { return nil }
         return "written, but inspect reads it back as \(shown.map { "EXIF \($0)" } ?? "no orientation of the eight"), "
@@ -291,7 +311,9 @@ struct FixReport {
         }
         let changed = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") changed"
         if result.dryRun {
-            row("dry run", "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
+            row(
+                "dry run",
+                "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
         } else if let written = result.writtenPath {
             row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
         } else {

@@ -30,7 +30,8 @@ enum FixOutcome: Sendable {
     /// A fix that threw: an unsupported file is refused, anything else failed.
     init(_ error: any Error) {
         switch error {
-        case let error as ISOBMFFError: self = error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
+        case let error as ISOBMFFError:
+            self = error.kind == .unsupported ? .refused(error.reason) : .failed(error.reason)
         case let error as FixError: self = .failed(error.reason)
         default: self = .failed("\(error)")
         }
@@ -45,14 +46,18 @@ enum FixOutcome: Sendable {
 
     /// `--from-audit --dry-run`'s line: path, before -> after, what would change.
     var dryRunLine: String? {
-        let describe = { (orientation: Orientation?) in orientation.map { "EXIF \($0.exif)" } ?? "no orientation of the eight" }
+        let describe = { (orientation: Orientation?) in
+            orientation.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"
+        }
         switch self {
         case .refused, .failed: return nil
         case .alreadyRight(let result):
-            return "\(result.path.escapingControlCharacters): \(describe(result.shownBefore)), already right; nothing would change\n"
+            return
+                "\(result.path.escapingControlCharacters): \(describe(result.shownBefore)), already right; nothing would change\n"
         case .fixed(let result, let shown, let target):
             let bytes = result.bytesChanged == 1 ? "1 byte" : "\(result.bytesChanged) bytes"
-            return "\(result.path.escapingControlCharacters): \(describe(shown)) -> \(describe(target)); \(bytes) would change "
+            return
+                "\(result.path.escapingControlCharacters): \(describe(shown)) -> \(describe(target)); \(bytes) would change "
                 + "(\(result.places.joined(separator: "; ")))\n"
         }
     }
@@ -99,7 +104,9 @@ extension AnyFixResult {
     var places: [String] {
         switch self {
         case .video(let result):
-            result.changes.filter { $0.bytesChanged > 0 }.map { $0.trackID.map { "track \($0) matrix" } ?? "movie matrix" }
+            result.changes.filter { $0.bytesChanged > 0 }.map {
+                $0.trackID.map { "track \($0) matrix" } ?? "movie matrix"
+            }
         case .photo(let result): result.places
         }
     }
@@ -181,20 +188,23 @@ struct FixBatch: Sendable {
                 result = try journal.record(planned) { () throws(FixError) in
                     do throws(ISOBMFFError) {
                         return try MatrixFix.fix(
-                            path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: false,
+                            path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode,
+                            dryRun: false,
                             preserveModificationTime: preserveModificationTime, lock: lock)
                     } catch { throw FixError(error.reason) }
                 }
             } else {
                 result = try MatrixFix.fix(
-                    path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode, dryRun: dryRun,
+                    path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode,
+                    dryRun: dryRun,
                     preserveModificationTime: preserveModificationTime, lock: lock)
             }
         } catch {
             return FixOutcome(error)
         }
         if let written = result.writtenPath, let problem = intent.checkShown(written) { return .failed(problem) }
-        return result.bytesChanged > 0 || result.writtenPath != nil ? .fixed(.video(result), shown: intent.shown, target: intent.target) : .alreadyRight(.video(result))
+        return result.bytesChanged > 0 || result.writtenPath != nil
+            ? .fixed(.video(result), shown: intent.shown, target: intent.target) : .alreadyRight(.video(result))
     }
 
     /// The photo path: `PhotoTagFix` plans (a dry run, under this lock), the journal records the
@@ -212,11 +222,13 @@ struct FixBatch: Sendable {
             let shown = plan.before.exifOrientation.flatMap(Orientation.init(exif:))
             // A tag that is not 1-8 is shown as 1, as `PhotoReport` (and so the audit) decides.
             if let seen = job.shownAtAudit, (shown ?? .up) != seen {
-                return .refused("it changed since the audit: it shows EXIF \((shown ?? .up).exif), the audit saw EXIF \(seen.exif)")
+                return .refused(
+                    "it changed since the audit: it shows EXIF \((shown ?? .up).exif), the audit saw EXIF \(seen.exif)")
             }
             let write = { () throws(ISOBMFFError) -> PhotoFixResult in
                 try PhotoTagFix.fix(
-                    path: file, change: job.change, mode: mode, dryRun: false, preserveModificationTime: preserveModificationTime,
+                    path: file, change: job.change, mode: mode, dryRun: false,
+                    preserveModificationTime: preserveModificationTime,
                     lock: lock)
             }
             if dryRun {
@@ -274,7 +286,9 @@ struct FixBatch: Sendable {
             do throws(FixError) {
                 guard let fix = try AuditedFix.parse(line: line) else { continue }
                 jobs.append(
-                    FixJob(path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix, shownAtAudit: fix.shownAtAudit))
+                    FixJob(
+                        path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
+                        shownAtAudit: fix.shownAtAudit))
             } catch {
                 Terminal.warn("could not read the audit on \(name), line \(number): \(error.reason)")
                 unreadable += 1
@@ -315,12 +329,16 @@ struct FixBatch: Sendable {
                 let name = entry.path.escapingControlCharacters
                 do throws(FixError) {
                     let lock: FileLock
-                    do throws(ISOBMFFError) { lock = try FileLock(path: entry.path) } catch { throw FixError(error.reason) }
+                    do throws(ISOBMFFError) { lock = try FileLock(path: entry.path) } catch {
+                        throw FixError(error.reason)
+                    }
                     let outcome = try withExtendedLifetime(lock) { () throws(FixError) -> Undo.Outcome in
                         try Undo.undo(entry) { path, edit, inPlace throws(FixError) in
                             do throws(ISOBMFFError) {
                                 // The same writer as every fix; the check is undo's own (size and crc-32).
-                                _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace, lock: lock) { _ in }
+                                _ = try EditWriter.write(
+                                    edit, path: path, mode: inPlace ? .inPlace : .replace, lock: lock
+                                ) { _ in }
                             } catch { throw FixError(error.reason) }
                         }
                     }
@@ -329,7 +347,8 @@ struct FixBatch: Sendable {
                         counts.withLock { $0.restored += 1 }
                         let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
                         let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
-                        text += "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))\n"
+                        text +=
+                            "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))\n"
                     case .neverWritten:
                         counts.withLock { $0.neverWritten += 1 }
                         text += "\(name): never written (the fix was stopped before it wrote); nothing to undo\n"

@@ -2,7 +2,6 @@ import ArgumentParser
 import VidorientCore
 import VidorientFFmpeg
 
-
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Report how each file is stored, how it is displayed, and why.",
@@ -38,14 +37,16 @@ struct Inspect: ParsableCommand {
             }
         }
         let terminal = Terminal.standardOutput
-        try reportEach(files, json: json, human: { HumanReport(report: $0, terminal: terminal).text }, report: { file in
-            do throws(InputError) {
-                return try prober.inspect(file)
-            } catch {
-                Terminal.warn(error.description)
-                return nil
-            }
-        })
+        try reportEach(
+            files, json: json, human: { HumanReport(report: $0, terminal: terminal).text },
+            report: { file in
+                do throws(InputError) {
+                    return try prober.inspect(file)
+                } catch {
+                    Terminal.warn(error.description)
+                    return nil
+                }
+            })
     }
 }
 
@@ -74,7 +75,9 @@ struct HumanReport {
             if let camera = video.camera {
                 row("camera", "\(camera.rawValue) (\(video.cameraEvidence ?? "no evidence"))")
             }
-            row("ffprobe", video.ffprobeRotation.map { "rotation \($0) (counter-clockwise, blind to mirroring)" } ?? "no rotation")
+            row(
+                "ffprobe",
+                video.ffprobeRotation.map { "rotation \($0) (counter-clockwise, blind to mirroring)" } ?? "no rotation")
         } else {
             row("orientation", "no video stream")
         }
@@ -87,13 +90,18 @@ struct HumanReport {
             captureRows(tags: format.tags, row: row)
         }
         if let location = format.location {
-            row("location", "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
-                + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
+            row(
+                "location",
+                "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
+                    + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
         }
         for stream in report.streams { row("stream \(stream.index)", describe(stream).escapingControlCharacters) }
         for finding in report.findings {
-            let style: Terminal.Style = finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)
-            row(finding.severity.rawValue, "\(finding.code): \(finding.message.escapingControlCharacters)", style: style)
+            let style: Terminal.Style =
+                finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)
+            row(
+                finding.severity.rawValue, "\(finding.code): \(finding.message.escapingControlCharacters)", style: style
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -136,7 +144,9 @@ struct HumanReport {
         }
         if !photo.auxiliary.isEmpty { row("auxiliary", photo.auxiliary.joined(separator: ", "), .dim) }
         if let motion = photo.motionVideo {
-            row("motion video", "\(orientation(motion)), \(motion.displayWidth ?? 0)x\(motion.displayHeight ?? 0)", .dim)
+            row(
+                "motion video", "\(orientation(motion)), \(motion.displayWidth ?? 0)x\(motion.displayHeight ?? 0)", .dim
+            )
         }
         if let size = report.format.size { row("file", "\(size) bytes", .dim) }
     }

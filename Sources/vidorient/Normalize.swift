@@ -27,7 +27,9 @@ struct Normalize: ParsableCommand {
     @Flag(help: "Show what would change; write nothing.")
     var dryRun = false
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the upright file here, leaving the input alone (one input only).")
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "Write the upright file here, leaving the input alone (one input only).")
     var output: String?
 
     @Flag(help: "Keep the file's modification (and access) time, as exiftool -P does.")
@@ -44,12 +46,14 @@ struct Normalize: ParsableCommand {
     func run() throws {
         FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
-        try reportEach(files, json: json, human: { NormalizeText(result: $0, terminal: terminal).text }, report: { file in
-            do throws(NormalizeFailure) { return try normalize(file) } catch {
-                Terminal.warn("could not normalize '\(file)': \(error.reason)")
-                return nil
-            }
-        })
+        try reportEach(
+            files, json: json, human: { NormalizeText(result: $0, terminal: terminal).text },
+            report: { file in
+                do throws(NormalizeFailure) { return try normalize(file) } catch {
+                    Terminal.warn("could not normalize '\(file)': \(error.reason)")
+                    return nil
+                }
+            })
     }
 
     struct NormalizeFailure: Error {
@@ -60,7 +64,9 @@ struct Normalize: ParsableCommand {
         // Locked from the first read to the read-back, as `fix` does.
         var lock: FileLock? = nil
         if !dryRun {
-            do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch { throw NormalizeFailure(reason: error.reason) }
+            do throws(ISOBMFFError) { lock = try FileLock(path: file) } catch {
+                throw NormalizeFailure(reason: error.reason)
+            }
         }
         defer { withExtendedLifetime(lock) {} }
         let plan: NormalizePlan
@@ -71,7 +77,9 @@ struct Normalize: ParsableCommand {
         for warning in plan.warnings { Terminal.warn("warning: '\(file)': \(warning)") }
         guard !dryRun else { return result }
         // Already upright: nothing to write, except the copy that -o asks for.
-        guard let bytes = plan.bytes ?? (output != nil ? try? ReplacementWriter.readAll(file, limit: PhotoNormalizer.maximumFileSize) : nil)
+        guard
+            let bytes = plan.bytes
+                ?? (output != nil ? try? ReplacementWriter.readAll(file, limit: PhotoNormalizer.maximumFileSize) : nil)
         else { return result }
         do throws(ISOBMFFError) {
             let original = try ReplacementWriter.check(path: file, output: output)
@@ -114,7 +122,8 @@ struct NormalizeResult: Encodable {
         case orientationBefore = "orientation_before", orientationAfter = "orientation_after", transform, method
         case storedWidthBefore = "stored_width_before", storedHeightBefore = "stored_height_before"
         case widthAfter = "width_after", heightAfter = "height_after", trimmed, thumbnail
-        case thumbnailReason = "thumbnail_reason", changes, warnings, sizeBefore = "size_before", sizeAfter = "size_after"
+        case thumbnailReason = "thumbnail_reason", changes, warnings, sizeBefore = "size_before", sizeAfter =
+            "size_after"
         case writtenPath = "written_path", writtenPathBytes = "written_path_bytes", verified
         case mtimePreserved = "mtime_preserved"
     }
@@ -165,12 +174,21 @@ struct NormalizeText {
         }
         let size = { (w: Int?, h: Int?) in "\(w.map(String.init) ?? "?")x\(h.map(String.init) ?? "?")" }
         if plan.isUpright {
-            row("unchanged", "already upright (EXIF \(plan.before.exif)); " + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
+            row(
+                "unchanged",
+                "already upright (EXIF \(plan.before.exif)); "
+                    + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
             return lines.joined(separator: "\n") + "\n"
         }
         row("orientation", "EXIF \(plan.before.exif) (\(plan.before.summary)) -> \(terminal.paint("EXIF 1", .green))")
-        row("pixels", "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")")
-        row("size", "\(size(plan.storedWidth, plan.storedHeight)) stored -> \(size(plan.width, plan.height))" + (plan.trimmed ? " (trimmed)" : ""))
+        row(
+            "pixels",
+            "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")"
+        )
+        row(
+            "size",
+            "\(size(plan.storedWidth, plan.storedHeight)) stored -> \(size(plan.width, plan.height))"
+                + (plan.trimmed ? " (trimmed)" : ""))
         switch plan.thumbnail {
         case .absent: break
         case .transformed: row("thumbnail", "turned losslessly")
@@ -180,7 +198,10 @@ struct NormalizeText {
         if result.dryRun {
             row("dry run", "\(plan.bytes?.count ?? 0) bytes would be written; nothing written")
         } else if let written = result.writtenPath {
-            row("written", "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))")
+            row(
+                "written",
+                "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import VidorientCore
 
-
 struct OrientationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orientation",
@@ -86,7 +85,10 @@ struct OrientationCommand: ParsableCommand {
             ("rotation", "\(d.rotation)° clockwise" + (d.mirrored ? " after a horizontal mirror" : "")),
             ("CGImageProp", named(d.cgImagePropertyOrientation)),
             ("UIImage", named(d.uiImageOrientation)),
-            ("AVCapture", named(d.avCaptureVideoOrientation) + (d.avCaptureVideoOrientation == nil ? "" : ", back camera")),
+            (
+                "AVCapture",
+                named(d.avCaptureVideoOrientation) + (d.avCaptureVideoOrientation == nil ? "" : ", back camera")
+            ),
             ("UIDevice", named(d.uiDeviceOrientation)),
             ("matrix", d.matrix.map(format).joined(separator: " ") + " (stored \(d.storedWidth)x\(d.storedHeight))"),
             ("ffmpeg int32", d.ffmpegDisplayMatrix.map(String.init).joined(separator: " ")),

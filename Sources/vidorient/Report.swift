@@ -57,7 +57,8 @@ struct Report: ParsableCommand {
                 number += 1
                 guard !line.allSatisfy(\.isWhitespace) else { continue }
                 guard let record = try? decoder.decode(AuditRecord.self, from: Data(line.utf8)) else {
-                    Terminal.warn("could not read '\(input)': line \(number) is not an audit record (audit --jsonl writes them)")
+                    Terminal.warn(
+                        "could not read '\(input)': line \(number) is not an audit record (audit --jsonl writes them)")
                     throw ExitStatus.unreadableInput
                 }
                 page.add(record)

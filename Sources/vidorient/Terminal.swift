@@ -1,12 +1,13 @@
+import Synchronization
+import VidorientAudit
+import VidorientCore
+
 #if canImport(Glibc)
 // Preconcurrency for the C `stdout` stream, which the exit check flushes.
 @preconcurrency import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
-import VidorientAudit
-import VidorientCore
 
 /// Set when a line meant for stderr could not be written: the run then cannot claim success.
 private let diagnosticLost = Atomic<Bool>(false)
@@ -34,7 +35,9 @@ struct Terminal {
     /// One line on stderr: diagnostics never mix with the data on stdout.
     static func warn(_ line: String) {
         // Lines name files, and a file's name may hold an ESC sequence or a newline.
-        if !writeAll(STDERR_FILENO, Array("vidorient: \(line.escapingControlCharacters)\n".utf8)) { diagnosticLost.store(true, ordering: .relaxed) }
+        if !writeAll(STDERR_FILENO, Array("vidorient: \(line.escapingControlCharacters)\n".utf8)) {
+            diagnosticLost.store(true, ordering: .relaxed)
+        }
     }
 
     /// Writes every byte, retrying short writes; false when the descriptor refuses.

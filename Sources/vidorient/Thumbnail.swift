@@ -37,7 +37,8 @@ struct Thumbnail: ParsableCommand {
     // Unconditional, so that `--at -1` reaches `validate` and is told the range.
     @Option(
         parsing: .unconditional,
-        help: "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.",
+        help:
+            "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.",
         transform: TimePoint.parser(for: "--at"))
     var at: TimePoint?
 
@@ -57,7 +58,9 @@ struct Thumbnail: ParsableCommand {
         })
     var size: PixelSize?
 
-    @Option(help: "png or jpg. Default: from the output's extension, else png.", transform: ImageFormat.parser(for: "--format"))
+    @Option(
+        help: "png or jpg. Default: from the output's extension, else png.",
+        transform: ImageFormat.parser(for: "--format"))
     var format: ImageFormat?
 
     @Option(help: "JPEG quality, 1-100.")
@@ -70,7 +73,8 @@ struct Thumbnail: ParsableCommand {
     var compare = false
 
     @Option(
-        help: "A contact sheet of CxR evenly spaced frames, for example 4x3.", transform: ContactSheetGrid.parser(for: "--grid"))
+        help: "A contact sheet of CxR evenly spaced frames, for example 4x3.",
+        transform: ContactSheetGrid.parser(for: "--grid"))
     var grid: ContactSheetGrid?
 
     @Option(help: "Files at once (default: the number of cores).")
@@ -82,7 +86,9 @@ struct Thumbnail: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
     var verbose = false
 
-    @Flag(name: .shortAndLong, help: "No progress bar (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
+    @Flag(
+        name: .shortAndLong,
+        help: "No progress bar (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
     var quiet = false
 
     private var box: (width: Int?, height: Int?) { size.map { ($0.width, $0.height) } ?? (width, height) }
@@ -92,9 +98,13 @@ struct Thumbnail: ParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
-        guard (output == nil) != (outDir == nil) else { throw ValidationError("give exactly one of -o OUT and --out-dir DIR") }
+        guard (output == nil) != (outDir == nil) else {
+            throw ValidationError("give exactly one of -o OUT and --out-dir DIR")
+        }
         if output != nil, inputs.count > 1 { throw ValidationError("-o takes one input; use --out-dir for several") }
-        if size != nil && (width != nil || height != nil) { throw ValidationError("--size replaces --width and --height") }
+        if size != nil && (width != nil || height != nil) {
+            throw ValidationError("--size replaces --width and --height")
+        }
         for (flag, value) in [("--width", width), ("--height", height)] {
             if let value, !(1...16384).contains(value) { throw ValidationError("\(flag) must be 1-16384") }
         }
@@ -166,7 +176,9 @@ struct Thumbnail: ParsableCommand {
             print(try JSONText().encode(written))
         } else {
             for item in written {
-                print("\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))")
+                print(
+                    "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
+                )
             }
         }
         if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
@@ -176,9 +188,12 @@ struct Thumbnail: ParsableCommand {
     static func checkFont() {
         guard FreeTypeFont.system == nil else { return }
         if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
-            Terminal.warn("could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions")
+            Terminal.warn(
+                "could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions")
         } else {
-            Terminal.warn("no font found for captions (install fonts-dejavu-core, or set VIDORIENT_FONT to a .ttf): writing pictures without captions")
+            Terminal.warn(
+                "no font found for captions (install fonts-dejavu-core, or set VIDORIENT_FONT to a .ttf): writing pictures without captions"
+            )
         }
     }
 

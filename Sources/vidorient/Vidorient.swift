@@ -16,7 +16,9 @@ struct Vidorient: ParsableCommand {
             included) not written, 64 bad usage or a number out of range.
             """,
         version: "0.1.0",
-        subcommands: [Inspect.self, Thumbnail.self, Fix.self, Normalize.self, Audit.self, Report.self, OrientationCommand.self]
+        subcommands: [
+            Inspect.self, Thumbnail.self, Fix.self, Normalize.self, Audit.self, Report.self, OrientationCommand.self,
+        ]
     )
 
     /// Every way out (success, a finding, an error, `--help`) passes through `exit`, so the

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
+import VidorientTestSupport
 
 /// A cache file in its own temporary folder, and the warnings it gave.
 final class CacheFixture: Sendable {
@@ -16,7 +16,8 @@ final class CacheFixture: Sendable {
     }
 
     func open(fullRecords: Bool = false) -> AuditCache? {
-        AuditCache.open(path: path, fullRecords: fullRecords, warn: { line in self.warnings.withLock { $0.append(line) } })
+        AuditCache.open(
+            path: path, fullRecords: fullRecords, warn: { line in self.warnings.withLock { $0.append(line) } })
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
@@ -91,7 +92,11 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         let folder = library.root.appendingPathComponent("trips/2024")
         let target = folder.appendingPathComponent("orient-2.mp4").path
         // Named explicitly as well as walked, so that a symbolic link is audited too.
-        let source = { Auditor.Source.list([folder.path + "/orient-2.mp4", folder.path + "/orient-6.mp4", folder.path + "/orient-3.jpg"].makeIterator()) }
+        let source = {
+            Auditor.Source.list(
+                [folder.path + "/orient-2.mp4", folder.path + "/orient-6.mp4", folder.path + "/orient-3.jpg"]
+                    .makeIterator())
+        }
         _ = jsonl(source(), cache: cache)
         let unchanged = jsonl(source(), cache: cache)
         #expect(unchanged.hits == 3)
@@ -153,7 +158,10 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         options.deep = false
         let key = try #require(FileKey(path: path))
         #expect(cache.lookup(path, optionsKey: AuditCache.optionsKey(options), key: key) != nil)
-        #expect(cache.lookup(path, optionsKey: AuditCache.optionsKey(options, rulesVersion: AuditRules.version + 1), key: key) == nil)
+        #expect(
+            cache.lookup(
+                path, optionsKey: AuditCache.optionsKey(options, rulesVersion: AuditRules.version + 1), key: key) == nil
+        )
     }
 
     /// Bytes 60 and 68 of a SQLite file's header: user_version and application_id, big-endian.
@@ -184,7 +192,9 @@ func restoreModificationTime(_ path: String, _ status: stat) {
             let cache = try #require(fixture.open(), "a broken cache is rebuilt, not refused")
             let warnings = fixture.warnings.withLock { $0 }
             #expect(warnings.last?.contains("moved to") == true, "\(warnings)")
-            let aside = try FileManager.default.contentsOfDirectory(atPath: fixture.folder.path).filter { $0.contains(".broken-") }
+            let aside = try FileManager.default.contentsOfDirectory(atPath: fixture.folder.path).filter {
+                $0.contains(".broken-")
+            }
             #expect(aside.count == 1, "the old file is kept for a look, not deleted")
             let run = jsonl(.walk([library.root.path]), cache: cache)
             #expect(run.hits == 0, "nothing from the old file is trusted")
@@ -201,7 +211,9 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         #expect(fixture.open() == nil)
         let warning = fixture.warnings.withLock { $0.last } ?? ""
         #expect(warning.contains("newer vidorient") && warning.contains("auditing without it"), "\(warning)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before, "a newer version's cache is not touched")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before, "a newer version's cache is not touched"
+        )
     }
 
     @Test func anUnwritablePlaceGivesAWarningAndNoCache() throws {
@@ -210,7 +222,8 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         // A regular file where a folder should be: root cannot write there either.
         let blocker = fixture.folder.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
-        let cache = AuditCache.open(path: blocker.path + "/cache/audit.sqlite", warn: { line in fixture.warnings.withLock { $0.append(line) } })
+        let cache = AuditCache.open(
+            path: blocker.path + "/cache/audit.sqlite", warn: { line in fixture.warnings.withLock { $0.append(line) } })
         #expect(cache == nil)
         let warning = fixture.warnings.withLock { $0.last } ?? ""
         #expect(warning.contains("not a directory") && warning.contains("auditing without it"), "\(warning)")

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
+import VidorientTestSupport
 
 /// A small library on disk: every TestMedia case, nested folders, a symbolic link loop, a link
 /// to a file, a directory named like a video, and a file that is not media at all.
@@ -26,7 +26,8 @@ struct Library {
             to: root.appendingPathComponent("folder.mp4/inside.mp4"))
         try fm.createSymbolicLink(atPath: root.appendingPathComponent("trips/loop").path, withDestinationPath: "..")
         try fm.createSymbolicLink(
-            atPath: root.appendingPathComponent("link-to-clip.mp4").path, withDestinationPath: "trips/2024/orient-7.mp4")
+            atPath: root.appendingPathComponent("link-to-clip.mp4").path, withDestinationPath: "trips/2024/orient-7.mp4"
+        )
         try Data("not media".utf8).write(to: root.appendingPathComponent("notes.txt"))
     }
 
@@ -38,8 +39,10 @@ struct Library {
 
     /// Orientation `n`'s photo in every format TestMedia holds it in.
     static func photos(_ n: Int) -> [String] {
-        ["orient-\(n).jpg", "orient-\(n).png", "orient-\(n)-ii.tif", "orient-\(n)-mm.tif", "orient-\(n).webp",
-         "orient-\(n).heic", "orient-\(n).avif"].filter(names.contains)
+        [
+            "orient-\(n).jpg", "orient-\(n).png", "orient-\(n)-ii.tif", "orient-\(n)-mm.tif", "orient-\(n).webp",
+            "orient-\(n).heic", "orient-\(n).avif",
+        ].filter(names.contains)
     }
 
     /// Every regular file's bytes, to show the audit changed none.
@@ -59,7 +62,9 @@ struct Library {
 }
 
 /// Runs an audit and keeps every record, for inspection in tests.
-func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void = { _ in }) -> (records: [AuditRecord], notes: [WalkNote], summary: AuditSummary) {
+func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void = { _ in }) -> (
+    records: [AuditRecord], notes: [WalkNote], summary: AuditSummary
+) {
     var options = AuditOptions()
     configure(&options)
     let records = Mutex<[AuditRecord]>([])
@@ -189,7 +194,9 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
     @Test func pathListsWithNewlinesOrNULs() throws {
         let library = try Library()
         defer { library.remove() }
-        let paths = ["trips/2024/orient-2.mp4", "bad-text.mp4", "odd-angle-30.mp4"].map { library.root.appendingPathComponent($0).path }
+        let paths = ["trips/2024/orient-2.mp4", "bad-text.mp4", "odd-angle-30.mp4"].map {
+            library.root.appendingPathComponent($0).path
+        }
         for nul in [false, true] {
             let list = library.root.appendingPathComponent(nul ? "list0" : "list")
             try Data(paths.joined(separator: nul ? "\0" : "\n").utf8).write(to: list)
@@ -249,7 +256,8 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         let bytesObject = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(bytesObject["path"] as? String == "caf\\xE9.mp4")
         #expect(bytesObject["path_bytes"] as? String == "636166e92e6d7034")
-        #expect(try JSONDecoder().decode(AuditRecord.self, from: Data(line.utf8)).path.pathBytes == latin1.path.pathBytes)
+        #expect(
+            try JSONDecoder().decode(AuditRecord.self, from: Data(line.utf8)).path.pathBytes == latin1.path.pathBytes)
     }
 }
 

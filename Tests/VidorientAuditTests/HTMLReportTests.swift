@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
+import VidorientTestSupport
 
 /// The rows a page carries, parsed back from its data element.
 func pageRows(_ html: String) throws -> [[String: Any]] {
@@ -20,7 +20,8 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         let awkward = library.root.appendingPathComponent("odd a<")
         try FileManager.default.createDirectory(at: awkward, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-            at: Library.testMedia.appendingPathComponent("orient-2.mp4"), to: awkward.appendingPathComponent("script>it's.mp4"))
+            at: Library.testMedia.appendingPathComponent("orient-2.mp4"),
+            to: awkward.appendingPathComponent("script>it's.mp4"))
         let awkwardPath = awkward.appendingPathComponent("script>it's.mp4").path
         #expect(awkwardPath.contains("</script>"))
 
@@ -61,7 +62,8 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         let summaryStart = try #require(html.range(of: "<script id=\"summary\" type=\"application/json\">"))
         let summaryEnd = try #require(html.range(of: "</script>", range: summaryStart.upperBound..<html.endIndex))
         let summary = try #require(
-            try JSONSerialization.jsonObject(with: Data(html[summaryStart.upperBound..<summaryEnd.lowerBound].utf8)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(html[summaryStart.upperBound..<summaryEnd.lowerBound].utf8))
+                as? [String: Any])
         #expect(summary["files"] as? Int == run.records.count)
         #expect(summary["flagged"] as? Int == flagged.count)
         #expect((summary["by_code"] as? [String: Int])?["mirrored"] == run.summary.findingsByCode["mirrored"])
@@ -71,10 +73,14 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         let folder = try scratchFolder("page")
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = try HTMLReport(path: folder.appendingPathComponent("page.html").path, thumbnails: true)
-        let files = ["orient-6.mp4", "orient-5.jpg", "bad-empty.mp4"].map { Library.testMedia.appendingPathComponent($0).path }
+        let files = ["orient-6.mp4", "orient-5.jpg", "bad-empty.mp4"].map {
+            Library.testMedia.appendingPathComponent($0).path
+        }
         let run = audit(.list(files.makeIterator())) { $0.jobs = 1 }
         for record in run.records.sorted(by: { $0.path < $1.path }) { page.add(record) }
-        #expect(page.thumbnailPaths.count == 1, "orient-5.jpg is mirrored; orient-6 has no finding; the empty file has no picture")
+        #expect(
+            page.thumbnailPaths.count == 1,
+            "orient-5.jpg is mirrored; orient-6 has no finding; the empty file has no picture")
         let failed = page.makeThumbnails(jobs: 2)
         try page.finish()
         #expect(failed == 0)
@@ -103,7 +109,10 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
     }
 
     @Test func aPageInAMissingFolderIsRefusedAtOnce() throws {
-        #expect(throws: InputError(path: "/nonexistent-folder/report.html", reason: "its folder '/nonexistent-folder' does not exist")) {
+        #expect(
+            throws: InputError(
+                path: "/nonexistent-folder/report.html", reason: "its folder '/nonexistent-folder' does not exist")
+        ) {
             try HTMLReport(path: "/nonexistent-folder/report.html")
         }
     }
@@ -113,7 +122,8 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         let folder = try scratchFolder("big")
         defer { try? FileManager.default.removeItem(at: folder) }
         // A real record, under 100,000 paths.
-        let real = try #require(audit(.list([Library.testMedia.appendingPathComponent("orient-2.mp4").path].makeIterator())).records.first)
+        let real = try #require(
+            audit(.list([Library.testMedia.appendingPathComponent("orient-2.mp4").path].makeIterator())).records.first)
         let path = folder.appendingPathComponent("big.html").path
         let page = try HTMLReport(path: path)
         for n in 0..<20_000 {

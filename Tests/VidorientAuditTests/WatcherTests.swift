@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-import VidorientTestSupport
 import VidorientAudit
 import VidorientCore
+import VidorientTestSupport
 
 /// A watcher running on its own thread, and everything it said, with waits bounded in time.
 /// Waits end when what is awaited arrives (each record or event signals), not after a guess.
@@ -76,7 +76,8 @@ final class WatchRun: Sendable {
 
     func copy(_ media: String, to name: String) throws {
         let target = folder.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Library.testMedia.appendingPathComponent(media), to: target)
     }
 
@@ -141,7 +142,9 @@ final class WatchRun: Sendable {
             return path
         }
         var before: [UInt8] = []
-        let run = try WatchRun { folder in before = try place("orient-6.mp4", in: folder, named: [0xFF, 0x2E, 0x6D, 0x70, 0x34]) }
+        let run = try WatchRun { folder in
+            before = try place("orient-6.mp4", in: folder, named: [0xFF, 0x2E, 0x6D, 0x70, 0x34])
+        }
         run.start()
         defer { run.stop() }
         #expect(run.wait { run.isReady })
@@ -180,8 +183,10 @@ final class WatchRun: Sendable {
 
     @Test func survivesItsFoldersGoingAway() throws {
         let run = try WatchRun { folder in
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent("gone/inner"), withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent("renamed"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("gone/inner"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("renamed"), withIntermediateDirectories: true)
         }
         run.start()
         defer { run.stop() }
@@ -189,7 +194,10 @@ final class WatchRun: Sendable {
         try FileManager.default.removeItem(at: run.folder.appendingPathComponent("gone"))
         try FileManager.default.moveItem(
             at: run.folder.appendingPathComponent("renamed"), to: run.folder.appendingPathComponent("now-called"))
-        #expect(run.wait { run.events.withLock { $0.contains(.gone(path: run.folder.appendingPathComponent("gone").path)) } })
+        #expect(
+            run.wait {
+                run.events.withLock { $0.contains(.gone(path: run.folder.appendingPathComponent("gone").path)) }
+            })
         // A folder renamed within the tree is still watched, under its new name.
         try run.copy("orient-4.mp4", to: "now-called/inside.mp4")
         #expect(run.wait { run.record("inside.mp4") != nil })
@@ -209,10 +217,19 @@ final class WatchRun: Sendable {
         run.gate.withLock { $0 = gate }
         try run.copy("orient-1.mp4", to: "hold.mp4")
         #expect(run.wait { run.held.withLock { $0 } })
-        let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+        let limit =
+            (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
-        let a = try FileHandle(forWritingTo: { try run.copy("orient-5.mp4", to: "a.mp4"); return run.folder.appendingPathComponent("a.mp4") }())
-        let b = try FileHandle(forWritingTo: { try run.copy("orient-8.mp4", to: "b.mp4"); return run.folder.appendingPathComponent("b.mp4") }())
+        let a = try FileHandle(
+            forWritingTo: {
+                try run.copy("orient-5.mp4", to: "a.mp4")
+                return run.folder.appendingPathComponent("a.mp4")
+            }())
+        let b = try FileHandle(
+            forWritingTo: {
+                try run.copy("orient-8.mp4", to: "b.mp4")
+                return run.folder.appendingPathComponent("b.mp4")
+            }())
         try a.seekToEnd()
         try b.seekToEnd()
         for _ in 0...(limit / 2 + 10) {

@@ -10,10 +10,14 @@ import VidorientCore
         #expect(try PixelSize.parse(text) == PixelSize(width: width, height: height))
     }
 
-    @Test(arguments: ["", "x", "1920", "1920x", "x1080", "0x10", "10x0", "-1x10", "32768x10", "1x2x3", "12xx34", "a x b",
-        "9223372036854775807x9223372036854775807", " 1x1"])
+    @Test(arguments: [
+        "", "x", "1920", "1920x", "x1080", "0x10", "10x0", "-1x10", "32768x10", "1x2x3", "12xx34", "a x b",
+        "9223372036854775807x9223372036854775807", " 1x1",
+    ])
     func badSizesAreRefused(text: String) {
-        #expect(throws: ValueError("must be WxH with each side 1-32767, for example 1920x1080")) { try PixelSize.parse(text) }
+        #expect(throws: ValueError("must be WxH with each side 1-32767, for example 1920x1080")) {
+            try PixelSize.parse(text)
+        }
     }
 
     @Test func aSmallerLargestSideIsTheLimit() throws {
@@ -32,7 +36,8 @@ import VidorientCore
     }
 
     @Test(arguments: [
-        ("12.5", TimePoint.seconds(12.5)), ("2:03", .seconds(123)), ("01:02:03.25", .seconds(3723.25)), ("25%", .fraction(0.25)),
+        ("12.5", TimePoint.seconds(12.5)), ("2:03", .seconds(123)), ("01:02:03.25", .seconds(3723.25)),
+        ("25%", .fraction(0.25)),
         ("1000000", .seconds(1_000_000)),
     ])
     func timesRead(text: String, point: TimePoint) throws {
@@ -49,7 +54,9 @@ import VidorientCore
         #expect(throws: ValueError("must be error, warning or info")) { try Severity.parse("Warning") }
         for n in 1...8 { #expect(try OrientationChoice.parse(String(n)).orientation.rawValue == n) }
         for bad in ["0", "9", "six", "", "6.0"] {
-            #expect(throws: ValueError("takes an EXIF orientation, 1 to 8"), "\(bad)") { try OrientationChoice.parse(bad) }
+            #expect(throws: ValueError("takes an EXIF orientation, 1 to 8"), "\(bad)") {
+                try OrientationChoice.parse(bad)
+            }
         }
     }
 

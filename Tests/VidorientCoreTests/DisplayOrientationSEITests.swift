@@ -1,6 +1,6 @@
 import Testing
-import VidorientTestSupport
 import VidorientCore
+import VidorientTestSupport
 
 /// An H.264 SEI NAL unit holding one display-orientation message, as an encoder writes it.
 private func h264SEI(cancel: Bool = false, hflip: Bool, vflip: Bool, rotation: UInt16)
@@ -33,12 +33,13 @@ private func h264SEI(cancel: Bool = false, hflip: Bool, vflip: Bool, rotation: U
 }
 
 @Suite struct DisplayOrientationSEITests {
-    @Test(arguments: [
-        (UInt16(0), false, false, 1), (49152, false, false, 6), (16384, false, false, 8), (32768, false, false, 3),
-        (0, true, false, 2), (0, false, true, 4), (32768, true, true, 1),
-        // Flips come first, then the anticlockwise turn.
-        (16384, true, false, 5), (49152, true, false, 7),
-    ] as [(UInt16, Bool, Bool, Int)])
+    @Test(
+        arguments: [
+            (UInt16(0), false, false, 1), (49152, false, false, 6), (16384, false, false, 8), (32768, false, false, 3),
+            (0, true, false, 2), (0, false, true, 4), (32768, true, true, 1),
+            // Flips come first, then the anticlockwise turn.
+            (16384, true, false, 5), (49152, true, false, 7),
+        ] as [(UInt16, Bool, Bool, Int)])
     func orientationFromTheSpecification(rotation: UInt16, hflip: Bool, vflip: Bool, exif: Int) throws {
         let nal = h264SEI(hflip: hflip, vflip: vflip, rotation: rotation)
         let packet: [UInt8] = [0, 0, 0, UInt8(nal.count)] + nal + [0, 0, 0, 2, 0x65, 0x88]
@@ -54,27 +55,38 @@ private func h264SEI(cancel: Bool = false, hflip: Bool, vflip: Bool, rotation: U
         var nal = h264SEI(hflip: false, vflip: false, rotation: 49152)
         nal.removeFirst()
         let hevc: [UInt8] = [39 << 1, 1] + nal
-        let sei = try #require(DisplayOrientationSEI.find(in: [0, 0, 0, UInt8(hevc.count)] + hevc, codec: .hevc, framing: .lengthPrefixed(4)))
+        let sei = try #require(
+            DisplayOrientationSEI.find(
+                in: [0, 0, 0, UInt8(hevc.count)] + hevc, codec: .hevc, framing: .lengthPrefixed(4)))
         #expect(sei.matrix.analysis.orientation == .right)
     }
 
     @Test func cancelledOrAbsentGivesNothing() {
         let nal = h264SEI(cancel: true, hflip: false, vflip: false, rotation: 0)
-        #expect(DisplayOrientationSEI.find(in: [0, 0, 0, UInt8(nal.count)] + nal, codec: .h264, framing: .lengthPrefixed(4)) == nil)
-        #expect(DisplayOrientationSEI.find(in: [0, 0, 0, 2, 0x65, 0x88], codec: .h264, framing: .lengthPrefixed(4)) == nil)
+        #expect(
+            DisplayOrientationSEI.find(
+                in: [0, 0, 0, UInt8(nal.count)] + nal, codec: .h264, framing: .lengthPrefixed(4)) == nil)
+        #expect(
+            DisplayOrientationSEI.find(in: [0, 0, 0, 2, 0x65, 0x88], codec: .h264, framing: .lengthPrefixed(4)) == nil)
         // Truncated and garbage packets never crash.
         let full = [0, 0, 0, UInt8(nal.count)] + nal
-        for cut in 0..<full.count { _ = DisplayOrientationSEI.find(in: Array(full.prefix(cut)), codec: .h264, framing: .lengthPrefixed(4)) }
+        for cut in 0..<full.count {
+            _ = DisplayOrientationSEI.find(in: Array(full.prefix(cut)), codec: .h264, framing: .lengthPrefixed(4))
+        }
         var random = SplitMix64(state: 0x5EED)  // the garbage is the same on every run
         for _ in 0..<2000 {
-            let bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
             _ = DisplayOrientationSEI.find(in: bytes, codec: .h264, framing: .annexB)
             _ = DisplayOrientationSEI.find(in: bytes, codec: .hevc, framing: .lengthPrefixed(2))
         }
     }
 
     @Test func framingFromExtradata() {
-        #expect(DisplayOrientationSEI.framing(extradata: [1, 0x64, 0, 0x1F, 0xFF, 0xE1, 0], codec: .h264) == .lengthPrefixed(4))
+        #expect(
+            DisplayOrientationSEI.framing(extradata: [1, 0x64, 0, 0x1F, 0xFF, 0xE1, 0], codec: .h264)
+                == .lengthPrefixed(4))
         #expect(DisplayOrientationSEI.framing(extradata: [0, 0, 0, 1, 0x67], codec: .h264) == .annexB)
         #expect(DisplayOrientationSEI.framing(extradata: [], codec: .hevc) == .annexB)
     }

@@ -19,7 +19,8 @@ import VidorientCore
             guard position + oldCount <= original.count else { break }
             let newCount = next(3) == 0 ? oldCount : next(6)
             let old = Array(original[position..<position + oldCount])
-            splices.append(ByteSplice(offset: Int64(position), old: old, new: (0..<newCount).map { _ in UInt8(next(256)) }))
+            splices.append(
+                ByteSplice(offset: Int64(position), old: old, new: (0..<newCount).map { _ in UInt8(next(256)) }))
             position += oldCount + 1
         }
         let edit = try FileEdit(splices.shuffled())
@@ -39,7 +40,9 @@ import VidorientCore
     }
 
     @Test func sameLengthEditsKeepTheLengthAndCountChangedBytes() throws {
-        let edit = try FileEdit([ByteSplice(offset: 10, old: [0, 6], new: [0, 1]), ByteSplice(offset: 2, old: [5], new: [5])])
+        let edit = try FileEdit([
+            ByteSplice(offset: 10, old: [0, 6], new: [0, 1]), ByteSplice(offset: 2, old: [5], new: [5]),
+        ])
         #expect(edit.splices.count == 1)  // the no-op is dropped
         #expect(edit.keepsLength && edit.bytesChanged == 1 && edit.sizeChange == 0)
         let insert = try FileEdit([ByteSplice(offset: 2, old: [], new: [1, 2, 3])])

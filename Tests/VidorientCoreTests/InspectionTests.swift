@@ -206,7 +206,10 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
         let r = report(stream: StreamReport(index: 0, type: "video"))
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(JSONText().encode(r).utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "findings"])
+        #expect(
+            Set(object.keys) == [
+                "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "findings",
+            ])
         #expect(object["schema_version"] as? Int == 3)
         #expect(object["photo"] is NSNull)
         let video = try #require(object["video"] as? [String: Any])
@@ -226,7 +229,8 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
 
     @Test func reportRoundTripsThroughJSON() throws {
         let original = report(
-            evidence: VideoEvidence(streamIndex: 0, containerMatrix: DisplayMatrix(.leftMirrored, width: 568, height: 320)))
+            evidence: VideoEvidence(
+                streamIndex: 0, containerMatrix: DisplayMatrix(.leftMirrored, width: 568, height: 320)))
         let decoded = try JSONDecoder().decode(MediaReport.self, from: Data(JSONText().encode(original).utf8))
         #expect(decoded == original)
     }

@@ -81,7 +81,9 @@ struct Synthesized: Codable, Equatable {
         }
     }
 
-    @Test(arguments: [(90.0, "90"), (-0.0, "0"), (2.2, "2.2"), (0.000015, "1.5e-05"), (1e20, "1e+20"), (29.999996, "29.999996")])
+    @Test(arguments: [
+        (90.0, "90"), (-0.0, "0"), (2.2, "2.2"), (0.000015, "1.5e-05"), (1e20, "1e+20"), (29.999996, "29.999996"),
+    ])
     func numbers(value: Double, text: String) throws {
         #expect(try JSONText(pretty: false).encode([value]) == "[\(text)]")
     }
@@ -95,9 +97,9 @@ struct Synthesized: Codable, Equatable {
         let text = try JSONText(pretty: false).encode(Synthesized.empty)
         #expect(
             text
-                == #"{"byte":null,"count":null,"created_at":null,"double":null,"flag":null,"inner":null,"large":null,"# +
-                #""list":[{"count":null,"label":null}],"medium":null,"name":"x","note":null,"quad":null,"ratio":null,"# +
-                #""short":null,"single":null,"small":null,"unsigned":null,"word":null}"#)
+                == #"{"byte":null,"count":null,"created_at":null,"double":null,"flag":null,"inner":null,"large":null,"#
+                + #""list":[{"count":null,"label":null}],"medium":null,"name":"x","note":null,"quad":null,"ratio":null,"#
+                + #""short":null,"single":null,"small":null,"unsigned":null,"word":null}"#)
         // Nested, with one optional set and one not.
         var nested = Synthesized.empty
         nested.inner = .init(label: nil, count: 3)
@@ -121,9 +123,9 @@ struct Synthesized: Codable, Equatable {
             list: [], createdAt: "2024")
         #expect(
             try JSONText(pretty: false).encode(value)
-                == #"{"byte":8,"count":-1,"created_at":"2024","double":32,"flag":false,"inner":{"count":0,"label":"l"},"# +
-                #""large":-64,"list":[],"medium":-32,"name":"x","note":"n","quad":64,"ratio":0.5,"short":-16,"single":2,"# +
-                #""small":-8,"unsigned":1,"word":65535}"#)
+                == #"{"byte":8,"count":-1,"created_at":"2024","double":32,"flag":false,"inner":{"count":0,"label":"l"},"#
+                + #""large":-64,"list":[],"medium":-32,"name":"x","note":"n","quad":64,"ratio":0.5,"short":-16,"single":2,"#
+                + #""small":-8,"unsigned":1,"word":65535}"#)
     }
 
     @Test func whatIsWrittenDecodesBack() throws {
@@ -141,7 +143,8 @@ struct Synthesized: Codable, Equatable {
             probe: MediaProbe(
                 path: "a.mov", format: FormatReport(name: "mov", streamCount: 1),
                 streams: [StreamReport(index: 0, type: "video")],
-                video: VideoEvidence(streamIndex: 0, containerMatrix: DisplayMatrix(.leftMirrored, width: 4, height: 2))))
+                video: VideoEvidence(streamIndex: 0, containerMatrix: DisplayMatrix(.leftMirrored, width: 4, height: 2))
+            ))
         let decoded = try JSONDecoder().decode(MediaReport.self, from: Data(JSONText().encode(report).utf8))
         #expect(decoded == report)
     }

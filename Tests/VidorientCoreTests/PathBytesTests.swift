@@ -1,7 +1,7 @@
-import Testing
-import VidorientTestSupport
 import Foundation
+import Testing
 import VidorientCore
+import VidorientTestSupport
 
 @Suite struct PathBytesTests {
     /// Every byte string of up to two bytes, and every three-byte string that starts with a
@@ -39,7 +39,8 @@ import VidorientCore
             // sequences (and U+F7xx) both come up often.
             let alphabet: [UInt8] = [0x61, 0x2F, 0x2E, 0x80, 0x9C, 0x9F, 0xBF, 0xC3, 0xE9, 0xEF, 0xF0, 0xFF, 0x00]
             let bytes = (0..<count).map { _ in
-                Bool.random(using: &generator) ? alphabet.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+                Bool.random(using: &generator)
+                    ? alphabet.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
             }
             #expect(String(pathBytes: bytes).pathBytes == bytes, "\(bytes)")
         }
@@ -102,8 +103,10 @@ import VidorientCore
         #expect(files.count > 40)
         let call = try Regex("(^|[^\\w.])(" + PathSystemCallTests.pathCalls.joined(separator: "|") + ")\\((?!\\))")
         for file in files where !file.hasSuffix("PathBytes.swift") {
-            let lines = try String(contentsOf: PathSystemCallTests.sources.appendingPathComponent(file), encoding: .utf8)
-                .split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = try String(
+                contentsOf: PathSystemCallTests.sources.appendingPathComponent(file), encoding: .utf8
+            )
+            .split(separator: "\n", omittingEmptySubsequences: false)
             for (index, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
                 #expect(!line.contains(".withCString"), "\(file):\(index + 1) passes a path's UTF-8, not its bytes")
                 guard line.contains(call) else { continue }

@@ -41,7 +41,9 @@ import VidorientCore
         // The order is part of the meaning: imir before irot is another orientation whenever
         // both turn and mirror (a mirror does not commute with a quarter turn).
         if let axis = pair.imir, pair.irot % 2 == 1 {
-            let swapped = Orientation(heifTransforms: [.mirror(axis: axis), .rotation(anticlockwiseQuarterTurns: pair.irot)])
+            let swapped = Orientation(heifTransforms: [
+                .mirror(axis: axis), .rotation(anticlockwiseQuarterTurns: pair.irot),
+            ])
             #expect(swapped != orientation)
         }
     }
@@ -59,7 +61,8 @@ import VidorientCore
     @Test func heifDecidesAndExifIsCompared() {
         var findings: [Finding] = []
         // Agreeing: irot 3 and EXIF 6 both turn the picture: applying both turns it twice.
-        let agreeing = PhotoReport(evidence: Self.heif([.rotation(anticlockwiseQuarterTurns: 3)], exif: 6), findings: &findings)
+        let agreeing = PhotoReport(
+            evidence: Self.heif([.rotation(anticlockwiseQuarterTurns: 3)], exif: 6), findings: &findings)
         #expect(agreeing.exifOrientation == 6 && agreeing.orientationSource == .heif)
         #expect(agreeing.displayWidth == 3024 && agreeing.displayHeight == 4032)
         #expect(agreeing.sources.map(\.source) == [.heif, .exif])
@@ -137,7 +140,8 @@ import VidorientCore
         evidence.storedHeight = 4032
         exif.pixelXDimension = nil
         exif.pixelYDimension = nil
-        exif.thumbnail = EmbeddedImage(codec: "jpeg", offset: nil, length: 100, width: 160, height: 120, location: "IFD1")
+        exif.thumbnail = EmbeddedImage(
+            codec: "jpeg", offset: nil, length: 100, width: 160, height: 120, location: "IFD1")
         evidence.exif = exif
         findings = []
         _ = PhotoReport(evidence: evidence, findings: &findings)
@@ -165,7 +169,9 @@ import VidorientCore
             .rotation(anticlockwiseQuarterTurns: 1),
         ]
         #expect(HEIFItemTransform.displaySize(width: 200, height: 100, transforms: first) == (50, 100))
-        #expect(HEIFItemTransform.storedCrop(width: 200, height: 100, transforms: first) == PixelRect(x: 50, y: 25, width: 100, height: 50))
+        #expect(
+            HEIFItemTransform.storedCrop(width: 200, height: 100, transforms: first)
+                == PixelRect(x: 50, y: 25, width: 100, height: 50))
         // clap after a quarter turn: measured on the turned picture (100 wide, 200 high), its
         // top-left 100x50 corner is the stored picture's right-hand strip... of the top rows.
         let after: [HEIFItemTransform] = [
@@ -175,8 +181,12 @@ import VidorientCore
         #expect(HEIFItemTransform.displaySize(width: 200, height: 100, transforms: after) == (100, 50))
         // Turned anticlockwise, the stored picture's right edge is on top: the top 50 rows of
         // the turned picture are the stored picture's right-most 50 columns.
-        #expect(HEIFItemTransform.storedCrop(width: 200, height: 100, transforms: after) == PixelRect(x: 150, y: 0, width: 50, height: 100))
-        #expect(HEIFItemTransform.storedCrop(width: 200, height: 100, transforms: [.rotation(anticlockwiseQuarterTurns: 1)]) == nil)
+        #expect(
+            HEIFItemTransform.storedCrop(width: 200, height: 100, transforms: after)
+                == PixelRect(x: 150, y: 0, width: 50, height: 100))
+        #expect(
+            HEIFItemTransform.storedCrop(width: 200, height: 100, transforms: [.rotation(anticlockwiseQuarterTurns: 1)])
+                == nil)
     }
 
     @Test func photoReportJSONHasEveryKey() throws {

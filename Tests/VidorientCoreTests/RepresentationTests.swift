@@ -64,7 +64,9 @@ import VidorientCore
         var seen = Set<Orientation>()
         for irot in 0...3 {
             for imir in [nil, 0, 1] as [Int?] {
-                if let orientation = Orientation(heif: HEIFTransform(irot: irot, imir: imir)) { seen.insert(orientation) }
+                if let orientation = Orientation(heif: HEIFTransform(irot: irot, imir: imir)) {
+                    seen.insert(orientation)
+                }
             }
         }
         #expect(seen.count == 8)

@@ -55,6 +55,9 @@ import VidorientCore
 
     @Test func theRefusalSaysWhatWouldHaveBeenMade() {
         let error = ThumbnailGeometry.TooLarge(width: 384000, height: 2160)
-        #expect(error.description == "the picture would be 384000x2160 pixels, beyond the limit of 16384 a side and 134217728 pixels in all")
+        #expect(
+            error.description
+                == "the picture would be 384000x2160 pixels, beyond the limit of 16384 a side and 134217728 pixels in all"
+        )
     }
 }

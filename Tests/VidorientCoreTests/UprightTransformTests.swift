@@ -24,7 +24,8 @@ struct UprightTransformTests {
         for index in 0..<width * height {
             for byte in 0..<bytesPerPixel { pixels.append(UInt8(index * 8 + byte)) }
         }
-        let moved = UprightTransform(orientation).apply(to: pixels, width: width, height: height, bytesPerPixel: bytesPerPixel)
+        let moved = UprightTransform(orientation).apply(
+            to: pixels, width: width, height: height, bytesPerPixel: bytesPerPixel)
         let displayWidth = orientation.swapsDimensions ? height : width
         for y in 0..<height {
             for x in 0..<width {

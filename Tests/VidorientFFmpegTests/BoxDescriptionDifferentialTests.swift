@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 @testable import VidorientFFmpeg
 
@@ -62,8 +62,12 @@ import VidorientISOBMFF
                 "-c:v", "libx264", "-bf", "0", "-c:a", "aac", "-metadata", "title=Box test", "-metadata",
                 "creation_time=2021-02-03T04:05:06Z", "-metadata:s:a:0", "language=eng",
             ]),
-        Recipe(name: "h264-aac.3gp", encoder: "libx264", arguments: video + audio + ["-c:v", "libx264", "-bf", "0", "-c:a", "aac", "-ac", "1"]),
-        Recipe(name: "hevc.mp4", encoder: "libx265", arguments: video + ["-c:v", "libx265", "-bf", "0", "-tag:v", "hvc1", "-x265-params", "log-level=error"]),
+        Recipe(
+            name: "h264-aac.3gp", encoder: "libx264",
+            arguments: video + audio + ["-c:v", "libx264", "-bf", "0", "-c:a", "aac", "-ac", "1"]),
+        Recipe(
+            name: "hevc.mp4", encoder: "libx265",
+            arguments: video + ["-c:v", "libx265", "-bf", "0", "-tag:v", "hvc1", "-x265-params", "log-level=error"]),
         Recipe(
             name: "hevc-hdr10.mp4", encoder: "libx265",
             arguments: video + [
@@ -77,13 +81,19 @@ import VidorientISOBMFF
                 "-c:v", "libx265", "-bf", "0", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc",
                 "arib-std-b67", "-colorspace", "bt2020nc", "-x265-params", "log-level=error",
             ]),
-        Recipe(name: "av1.mp4", encoder: "libaom-av1", arguments: video + ["-c:v", "libaom-av1", "-cpu-used", "8", "-threads", "1"]),
-        Recipe(name: "vp9.mp4", encoder: "libvpx-vp9", arguments: video + ["-c:v", "libvpx-vp9", "-deadline", "realtime"]),
+        Recipe(
+            name: "av1.mp4", encoder: "libaom-av1",
+            arguments: video + ["-c:v", "libaom-av1", "-cpu-used", "8", "-threads", "1"]),
+        Recipe(
+            name: "vp9.mp4", encoder: "libvpx-vp9", arguments: video + ["-c:v", "libvpx-vp9", "-deadline", "realtime"]),
         Recipe(name: "mpeg4.mp4", encoder: "mpeg4", arguments: video + ["-c:v", "mpeg4"]),
         Recipe(name: "mjpeg.mov", encoder: "mjpeg", arguments: video + ["-c:v", "mjpeg"], refused: true),
         Recipe(
             name: "hevc-rgb.mp4", encoder: "libx265",
-            arguments: ["-f", "lavfi", "-i", "testsrc=size=16x16:rate=10:duration=0.3", "-c:v", "libx265", "-x265-params", "log-level=error"],
+            arguments: [
+                "-f", "lavfi", "-i", "testsrc=size=16x16:rate=10:duration=0.3", "-c:v", "libx265", "-x265-params",
+                "log-level=error",
+            ],
             refused: true),
         Recipe(name: "aac.m4a", encoder: "aac", arguments: audio + ["-c:a", "aac", "-metadata", "artist=Someone"]),
         Recipe(name: "ac3.mp4", encoder: "ac3", arguments: audio + ["-c:a", "ac3"]),
@@ -97,10 +107,11 @@ import VidorientISOBMFF
 
     static let encoders: Set<String> = {
         let listing = (try? run(["ffmpeg", "-hide_banner", "-encoders"])) ?? ""
-        return Set(listing.split(separator: "\n").compactMap { line in
-            let words = line.split(separator: " ")
-            return words.count >= 2 ? String(words[1]) : nil
-        })
+        return Set(
+            listing.split(separator: "\n").compactMap { line in
+                let words = line.split(separator: " ")
+                return words.count >= 2 ? String(words[1]) : nil
+            })
     }()
 
     static let workDirectory: URL = {
@@ -122,7 +133,9 @@ import VidorientISOBMFF
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(arguments.joined(separator: " ")): \(text)"])
+            throw CocoaError(
+                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(arguments.joined(separator: " ")): \(text)"]
+            )
         }
         return text
     }
@@ -143,7 +156,8 @@ import VidorientISOBMFF
 
     /// Files found that the box layer leaves to FFmpeg, and why.
     static let refusedFound: [String: String] = [
-        "cover-art.m4a": "cover art: FFmpeg makes an attached-picture stream of the `covr` item and decodes it for its size"
+        "cover-art.m4a":
+            "cover art: FFmpeg makes an attached-picture stream of the `covr` item and decodes it for its size"
     ]
 
     @Test func thereAreFilesToCompare() {
@@ -184,7 +198,10 @@ import VidorientISOBMFF
         let viaBoxes = MediaReport(probe: probe)
         let differences = Self.differences(Self.flatten(viaBoxes), Self.flatten(viaFFmpeg))
             .filter { difference in !Self.allowed.contains { $0.matches(difference.key) } }
-        #expect(differences.isEmpty, "\((path as NSString).lastPathComponent): box layer vs FFmpeg:\n\(differences.map { "  \($0.key): \($0.boxes) vs \($0.ffmpeg)" }.joined(separator: "\n"))")
+        #expect(
+            differences.isEmpty,
+            "\((path as NSString).lastPathComponent): box layer vs FFmpeg:\n\(differences.map { "  \($0.key): \($0.boxes) vs \($0.ffmpeg)" }.joined(separator: "\n"))"
+        )
     }
 
     static func flatten(_ report: MediaReport) -> [String: String] {

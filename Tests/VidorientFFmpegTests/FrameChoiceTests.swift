@@ -17,12 +17,13 @@ import VidorientFFmpeg
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-counter-\(getpid())")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("counter.mp4").path
-        let status = (try? runFFmpeg([
-            "-f", "lavfi", "-i",
-            "nullsrc=s=96x32:r=10:d=4.8,format=gray,geq=lum='if(bitand(N,pow(2,floor(X/16))),235,16)'",
-            "-pix_fmt", "yuv420p", "-c:v", "libx264", "-g", "12", "-bf", "2", "-sc_threshold", "0",
-            "-x264-params", "b-adapt=0", "-crf", "12", path,
-        ])) ?? -1
+        let status =
+            (try? runFFmpeg([
+                "-f", "lavfi", "-i",
+                "nullsrc=s=96x32:r=10:d=4.8,format=gray,geq=lum='if(bitand(N,pow(2,floor(X/16))),235,16)'",
+                "-pix_fmt", "yuv420p", "-c:v", "libx264", "-g", "12", "-bf", "2", "-sc_threshold", "0",
+                "-x264-params", "b-adapt=0", "-crf", "12", path,
+            ])) ?? -1
         return status == 0 ? .success(path) : .failure(CounterClipError(status: status))
     }
 
@@ -56,8 +57,9 @@ import VidorientFFmpeg
     }
 
     /// Without `--exact`: the keyframe at or before the time, by its number and its time.
-    @Test(arguments: [(0, 0), (0.55, 0), (1.15, 0), (1.2, 12), (2.3, 12), (2.45, 24), (3.65, 36), (4.7, 36), (60, 36)]
-        as [(Double, Int)])
+    @Test(
+        arguments: [(0, 0), (0.55, 0), (1.15, 0), (1.2, 12), (2.3, 12), (2.45, 24), (3.65, 36), (4.7, 36), (60, 36)]
+            as [(Double, Int)])
     func defaultShowsTheKeyframeAtOrBefore(seconds: Double, frame: Int) throws {
         let path = try FrameChoiceTests.clip.get()
         let shown = try Thumbnailer().frame(path, request: ThumbnailRequest(at: .seconds(seconds)))

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientFFmpeg
+import VidorientTestSupport
 
 struct Truth: Sendable, CustomTestStringConvertible {
     let file: String
@@ -30,18 +30,23 @@ struct PhotoTruth: Sendable, CustomTestStringConvertible {
 struct SharedMediaTests {
     static let truths: [Truth] =
         [
-            Truth(file: "sample.mp4", exif: 1, rotation: 0, mirrored: false, width: 1080, height: 720, videoIndex: 0, source: .none),
+            Truth(
+                file: "sample.mp4", exif: 1, rotation: 0, mirrored: false, width: 1080, height: 720, videoIndex: 0,
+                source: .none),
             Truth(
                 file: "sample_rotate_and_reflect.mp4", exif: 5, rotation: 270, mirrored: true, width: 720, height: 1080,
                 videoIndex: 0, source: .container),
             Truth(
-                file: "sample_portrait.mp4", exif: 1, rotation: 0, mirrored: false, width: 720, height: 1080, videoIndex: 0,
+                file: "sample_portrait.mp4", exif: 1, rotation: 0, mirrored: false, width: 720, height: 1080,
+                videoIndex: 0,
                 source: .none),
             Truth(
-                file: "dolbyVision-hdr.MOV", exif: 6, rotation: 90, mirrored: false, width: 720, height: 1280, videoIndex: 0,
+                file: "dolbyVision-hdr.MOV", exif: 6, rotation: 90, mirrored: false, width: 720, height: 1280,
+                videoIndex: 0,
                 source: .container),
             Truth(
-                file: "iphone_rotated.mov", exif: 6, rotation: 90, mirrored: false, width: 320, height: 568, videoIndex: 1,
+                file: "iphone_rotated.mov", exif: 6, rotation: 90, mirrored: false, width: 320, height: 568,
+                videoIndex: 1,
                 source: .container),
             Truth(
                 file: "sample_with_htc_rotation_track_name.mkv", exif: 1, rotation: 0, mirrored: false, width: 1080,
@@ -147,7 +152,8 @@ struct SharedMediaTests {
     }
 
     @Test func htcTrackTitleIsAHintNotAnOrientation() throws {
-        let report = try Prober().inspect(try #require(SharedMedia.existingPath("sample_with_htc_rotation_track_name.mkv")))
+        let report = try Prober().inspect(
+            try #require(SharedMedia.existingPath("sample_with_htc_rotation_track_name.mkv")))
         #expect(report.video?.rotation == 0)
         #expect(report.findings.map(\.code) == ["track-title-rotation"])
     }

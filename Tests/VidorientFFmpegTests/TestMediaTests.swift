@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientFFmpeg
+import VidorientTestSupport
 
 @Suite struct TestMediaTests {
     @Test func manifestIsThere() {
@@ -107,15 +107,20 @@ import VidorientFFmpeg
     /// An SEI written by FFmpeg's own h264_metadata filter: flips come before the anticlockwise
     /// turn (H.264 D.2.27), so "rotate 90, flip horizontal" is a transpose, EXIF 5. Reading the
     /// NAL units ourselves and FFmpeg's decoder must agree.
-    @Test(arguments: [("rotate=90:flip=horizontal", 5), ("rotate=90", 8), ("rotate=180:flip=vertical", 2), ("rotate=270:flip=horizontal", 7)])
+    @Test(arguments: [
+        ("rotate=90:flip=horizontal", 5), ("rotate=90", 8), ("rotate=180:flip=vertical", 2),
+        ("rotate=270:flip=horizontal", 7),
+    ])
     func ourSEIReaderAgreesWithFFmpegsDecoder(options: String, exif: Int) throws {
         let folder = try scratchFolder("sei-\(exif)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = folder.appendingPathComponent("sei.mp4").path
-        let ffmpeg = try run("ffmpeg", [
-            "-nostdin", "-v", "error", "-y", "-i", TestMedia.path("orient-1.mp4"),
-            "-c", "copy", "-bsf:v", "h264_metadata=display_orientation=insert:\(options)", clip,
-        ])
+        let ffmpeg = try run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-i", TestMedia.path("orient-1.mp4"),
+                "-c", "copy", "-bsf:v", "h264_metadata=display_orientation=insert:\(options)", clip,
+            ])
         try #require(ffmpeg.status == 0, "\(ffmpeg.stderr)")
         let fast = try #require(try Prober().inspect(clip).video)
         let deep = try #require(try Prober(decodesFirstFrame: true).inspect(clip).video)

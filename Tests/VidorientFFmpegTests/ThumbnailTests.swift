@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientFFmpeg
+import VidorientTestSupport
 
 /// The upright test picture: red | green over blue | white, in quadrants.
 private let quadrants: [(x: Double, y: Double, color: RGB)] = [
@@ -15,7 +15,9 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
     for quadrant in quadrants {
         let x = Int(quadrant.x * Double(picture.width)), y = Int(quadrant.y * Double(picture.height))
         let seen = picture[x, y]
-        #expect(seen.distance(to: quadrant.color) < 48, "at (\(x), \(y)): \(seen), want \(quadrant.color)", sourceLocation: sourceLocation)
+        #expect(
+            seen.distance(to: quadrant.color) < 48, "at (\(x), \(y)): \(seen), want \(quadrant.color)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -48,7 +50,9 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         #expect(picture[1, 1] == RGB(0, 0, 0))
     }
 
-    @Test(arguments: [(80, nil, 80, 48), (nil, 48, 80, 48), (100, 100, 100, 60), (40, 40, 40, 24)] as [(Int?, Int?, Int, Int)])
+    @Test(
+        arguments: [(80, nil, 80, 48), (nil, 48, 80, 48), (100, 100, 100, 60), (40, 40, 40, 24)]
+            as [(Int?, Int?, Int, Int)])
     func requestedSizesKeepTheDisplayedAspect(width: Int?, height: Int?, wantWidth: Int, wantHeight: Int) throws {
         for name in ["orient-6.mp4", "orient-7-hevc.mov", "anamorphic-6.mp4", "orient-5.jpg"] {
             let path = TestMedia.folder.appendingPathComponent(name).path
@@ -144,7 +148,8 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         let picture = try Thumbnailer().frame(path, request: ThumbnailRequest()).picture
         let first = try format.encode(picture)
         #expect(try format.encode(picture) == first)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-\(getpid()).\(format.rawValue)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-\(getpid()).\(format.rawValue)")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(first).write(to: file)
         let decoded = try Thumbnailer().frame(file.path, request: ThumbnailRequest())
@@ -192,7 +197,8 @@ struct SharedMediaThumbnailTests {
         ).picture
         #expect(reference.width == 180 && reference.height == 120)
         for n in [0, 2, 3, 4, 5, 6, 7, 8] {
-            let full = try Thumbnailer().frame(try #require(SharedMedia.existingPath("Landscape_\(n).jpg")), request: ThumbnailRequest())
+            let full = try Thumbnailer().frame(
+                try #require(SharedMedia.existingPath("Landscape_\(n).jpg")), request: ThumbnailRequest())
             #expect(full.picture.width == 1800 && full.picture.height == 1200, "Landscape_\(n)")
             let small = try Thumbnailer().frame(
                 try #require(SharedMedia.existingPath("Landscape_\(n).jpg")), request: ThumbnailRequest(width: 180)
@@ -204,7 +210,10 @@ struct SharedMediaThumbnailTests {
         }
     }
 
-    @Test(arguments: [("sample_rotate_and_reflect.mp4", 720, 1080), ("dolbyVision-hdr.MOV", 720, 1280), ("iphone_rotated.mov", 320, 568)])
+    @Test(arguments: [
+        ("sample_rotate_and_reflect.mp4", 720, 1080), ("dolbyVision-hdr.MOV", 720, 1280),
+        ("iphone_rotated.mov", 320, 568),
+    ])
     func phoneFilesComeOutAtTheirDisplayedSize(name: String, width: Int, height: Int) throws {
         let frame = try Thumbnailer().frame(try #require(SharedMedia.existingPath(name)), request: ThumbnailRequest())
         #expect(frame.picture.width == width && frame.picture.height == height)
@@ -215,14 +224,19 @@ struct SharedMediaThumbnailTests {
 
     @Test func mirroredTransposeMovesTheStoredTopRowToTheLeftColumn() throws {
         // sample_rotate_and_reflect.mp4 holds sample.mp4's pixels with a transpose matrix.
-        let plain = try Thumbnailer().frame(try #require(SharedMedia.existingPath("sample.mp4")), request: ThumbnailRequest(at: .seconds(0))).picture
+        let plain = try Thumbnailer().frame(
+            try #require(SharedMedia.existingPath("sample.mp4")), request: ThumbnailRequest(at: .seconds(0))
+        ).picture
         let transposed = try Thumbnailer().frame(
-            try #require(SharedMedia.existingPath("sample_rotate_and_reflect.mp4")), request: ThumbnailRequest(at: .seconds(0))
+            try #require(SharedMedia.existingPath("sample_rotate_and_reflect.mp4")),
+            request: ThumbnailRequest(at: .seconds(0))
         ).picture
         #expect(transposed.width == plain.height && transposed.height == plain.width)
         var difference = 0
         for y in stride(from: 0, to: plain.height, by: 7) {
-            for x in stride(from: 0, to: plain.width, by: 7) { difference += plain[x, y].distance(to: transposed[y, x]) }
+            for x in stride(from: 0, to: plain.width, by: 7) {
+                difference += plain[x, y].distance(to: transposed[y, x])
+            }
         }
         #expect(difference == 0)
     }

@@ -1,15 +1,17 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientFix
 import VidorientISOBMFF
+import VidorientTestSupport
 
 enum Media {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("TestMedia")
 
-    static func bytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: root.appendingPathComponent(name))) }
+    static func bytes(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: root.appendingPathComponent(name)))
+    }
 
     static func folder(_ label: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -51,7 +53,9 @@ enum Media {
         defer { try? FileManager.default.removeItem(at: folder) }
         var original = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
         // Make each splice's `old` bytes be there.
-        for splice in splices { original.replaceSubrange(Int(splice.offset)..<Int(splice.offset) + splice.old.count, with: splice.old) }
+        for splice in splices {
+            original.replaceSubrange(Int(splice.offset)..<Int(splice.offset) + splice.old.count, with: splice.old)
+        }
         let edit = try FileEdit(splices)
         let path = folder.appendingPathComponent("file").path
         try Media.write(original, to: path)
@@ -71,18 +75,25 @@ enum Media {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("f").path
         try Media.write([1, 2, 3, 4], to: path)
-        #expect(try !EditChecksums(path: path, edit: try FileEdit([ByteSplice(offset: 1, old: [9], new: [8])])).holdsOldBytes)
-        #expect(try !EditChecksums(path: path, edit: try FileEdit([ByteSplice(offset: 3, old: [4, 5], new: [8])])).holdsOldBytes)
+        #expect(
+            try !EditChecksums(path: path, edit: try FileEdit([ByteSplice(offset: 1, old: [9], new: [8])]))
+                .holdsOldBytes)
+        #expect(
+            try !EditChecksums(path: path, edit: try FileEdit([ByteSplice(offset: 3, old: [4, 5], new: [8])]))
+                .holdsOldBytes)
     }
 }
 
 @Suite struct JournalTests {
     static func entry(path: String) throws -> JournalEntry {
         JournalEntry(
-            status: .written, id: "1-2-3", path: path, format: "jpeg", mode: "replace", orientationBefore: 6, orientationAfter: nil,
+            status: .written, id: "1-2-3", path: path, format: "jpeg", mode: "replace", orientationBefore: 6,
+            orientationAfter: nil,
             before: FileState(size: 10, mtimeNanoseconds: 1_700_000_000_123_456_789, crc32: 0x0000_ABCD),
             after: FileState(size: 12, mtimeNanoseconds: nil, crc32: 0xFFFF_FFFF),
-            edit: try FileEdit([ByteSplice(offset: 2, old: [], new: [0xDE, 0xAD]), ByteSplice(offset: 5, old: [0x00], new: [0x0A])]))
+            edit: try FileEdit([
+                ByteSplice(offset: 2, old: [], new: [0xDE, 0xAD]), ByteSplice(offset: 5, old: [0x00], new: [0x0A]),
+            ]))
     }
 
     /// Every key, a name that is not UTF-8 (by its bytes), and the splices' bytes survive a round trip.
@@ -99,11 +110,14 @@ enum Media {
         #expect(read.entries == [try JournalTests.entry(path: odd), try JournalTests.entry(path: "plain.jpg")])
         #expect(read.entries[0].path.pathBytes.last(where: { $0 > 0x7F }) == 0xE9)
         let text = String(decoding: try Media.read(journal), as: UTF8.self)
-        let first = try #require(try JSONSerialization.jsonObject(with: Data(text.split(separator: "\n")[0].utf8)) as? [String: Any])
-        #expect(Set(first.keys) == [
-            "schema_version", "status", "id", "path", "path_bytes", "format", "mode", "orientation_before", "orientation_after",
-            "before", "after", "splices", "reason",
-        ])
+        let first = try #require(
+            try JSONSerialization.jsonObject(with: Data(text.split(separator: "\n")[0].utf8)) as? [String: Any])
+        #expect(
+            Set(first.keys) == [
+                "schema_version", "status", "id", "path", "path_bytes", "format", "mode", "orientation_before",
+                "orientation_after",
+                "before", "after", "splices", "reason",
+            ])
         #expect((first["before"] as? [String: Any])?["crc32"] as? String == "0000abcd")
         #expect((first["after"] as? [String: Any])?["mtime_ns"] is NSNull)
         #expect(((first["splices"] as? [[String: Any]])?.first)?["new"] as? String == "dead")
@@ -140,14 +154,19 @@ enum Media {
 @Suite struct UndoTests {
     /// Fixes `name` with `edit` through the journal and the one writer, then undoes it.
     static func fixJournaled(_ path: String, edit: FileEdit, mode: FileWriteMode, journal: JournalFile) throws {
-        let planned = PlannedWrite(path: path, format: "test", mode: mode.name, orientationBefore: .right, orientationAfter: .up, edit: edit)
+        let planned = PlannedWrite(
+            path: path, format: "test", mode: mode.name, orientationBefore: .right, orientationAfter: .up, edit: edit)
         try journal.record(planned) { () throws(FixError) in
-            do throws(ISOBMFFError) { _ = try EditWriter.write(edit, path: path, mode: mode) { _ in } } catch { throw FixError(error.reason) }
+            do throws(ISOBMFFError) { _ = try EditWriter.write(edit, path: path, mode: mode) { _ in } } catch {
+                throw FixError(error.reason)
+            }
         }
     }
 
     static func undoWriter(_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(FixError) {
-        do throws(ISOBMFFError) { _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace) { _ in } } catch {
+        do throws(ISOBMFFError) {
+            _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace) { _ in }
+        } catch {
             throw FixError(error.reason)
         }
     }
@@ -179,8 +198,14 @@ enum Media {
         let entries = try JournalFile.read(path: journalPath).entries
         #expect(entries.map(\.status) == [.writing, .written])
         let written = try #require(entries.last)
-        #expect(written.before == FileState(size: Int64(original.count), mtimeNanoseconds: before.mtimeNanoseconds, crc32: written.before.crc32))
-        #expect(written.before.crc32 == (try EditChecksums(path: Media.root.appendingPathComponent(name).path, edit: .none)).current)
+        #expect(
+            written.before
+                == FileState(
+                    size: Int64(original.count), mtimeNanoseconds: before.mtimeNanoseconds, crc32: written.before.crc32)
+        )
+        #expect(
+            written.before.crc32
+                == (try EditChecksums(path: Media.root.appendingPathComponent(name).path, edit: .none)).current)
         #expect(written.after.crc32 == (try EditChecksums(path: path, edit: .none)).current)
         #expect(written.after.size == Int64(fixed.count))
         #expect(written.after.mtimeNanoseconds == fileStatus(path)?.mtimeNanoseconds)
@@ -215,7 +240,10 @@ enum Media {
         if change != "mtime" {
             // Put the recorded mtime back: only the bytes (or the size) tell.
             let mtime = try #require(entry.after.mtimeNanoseconds)
-            var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000))]
+            var times = [
+                timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),
+                timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000)),
+            ]
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
         let found = try Media.read(path)
@@ -233,8 +261,10 @@ enum Media {
         let edit = try MatrixFix(try MovieStructure(path: path), change: .set(.up)).edit
         let sums = try EditChecksums(path: path, edit: edit)
         let entry = JournalEntry(
-            status: .writing, id: "x", path: path, format: "movie", mode: "in_place", orientationBefore: 6, orientationAfter: 1,
-            before: FileState(size: sums.size, mtimeNanoseconds: fileStatus(path)?.mtimeNanoseconds, crc32: sums.current),
+            status: .writing, id: "x", path: path, format: "movie", mode: "in_place", orientationBefore: 6,
+            orientationAfter: 1,
+            before: FileState(
+                size: sums.size, mtimeNanoseconds: fileStatus(path)?.mtimeNanoseconds, crc32: sums.current),
             after: FileState(size: sums.size, mtimeNanoseconds: nil, crc32: sums.edited), edit: edit)
         #expect(try Undo.undo(entry, write: UndoTests.undoWriter) == .neverWritten)
         #expect(try Media.read(path) == original)
@@ -259,7 +289,9 @@ enum Media {
 }
 
 @Suite struct AuditedFixTests {
-    static func line(_ findings: String, path: String = "/x/a.mp4", pathBytes: String = "null", shown: Int = 6) -> String {
+    static func line(_ findings: String, path: String = "/x/a.mp4", pathBytes: String = "null", shown: Int = 6)
+        -> String
+    {
         "{\"findings\":[\(findings)],\"path\":\"\(path)\",\"path_bytes\":\(pathBytes),\"schema_version\":2,"
             + "\"video\":{\"exif_orientation\":\(shown)},\"photo\":null}"
     }
@@ -275,7 +307,11 @@ enum Media {
             AuditedFixTests.finding("matrix-scale", "{\"orientation\":6,\"reset_movie_matrix\":false}") + ","
                 + AuditedFixTests.finding("movie-matrix", "{\"orientation\":6,\"reset_movie_matrix\":true}"))
         let fix = try #require(try AuditedFix.parse(line: both))
-        #expect(fix == AuditedFix(path: "/x/a.mp4", orientation: .right, resetMovieMatrix: true, codes: ["matrix-scale", "movie-matrix"], shownAtAudit: .right))
+        #expect(
+            fix
+                == AuditedFix(
+                    path: "/x/a.mp4", orientation: .right, resetMovieMatrix: true,
+                    codes: ["matrix-scale", "movie-matrix"], shownAtAudit: .right))
     }
 
     @Test func disagreeingFixesAndOtherLinesAreRefused() throws {
@@ -290,7 +326,8 @@ enum Media {
     /// `path_bytes` names the file when its name is not UTF-8.
     @Test func pathBytesNameTheFile() throws {
         let line = AuditedFixTests.line(
-            AuditedFixTests.finding("matrix-scale", "{\"orientation\":6,\"reset_movie_matrix\":false}"), path: "caf\\\\xE9.mp4",
+            AuditedFixTests.finding("matrix-scale", "{\"orientation\":6,\"reset_movie_matrix\":false}"),
+            path: "caf\\\\xE9.mp4",
             pathBytes: "\"636166e92e6d7034\"")
         let fix = try #require(try AuditedFix.parse(line: line))
         #expect(fix.path.pathBytes == Array("caf".utf8) + [0xE9] + Array(".mp4".utf8))

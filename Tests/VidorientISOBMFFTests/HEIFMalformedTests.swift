@@ -7,7 +7,9 @@ import VidorientISOBMFF
 enum HEIFBytes {
     static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 255), UInt8(value & 255)] }
     static func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
-    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be32(8 + payload.count) + Array(type.utf8) + payload }
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        be32(8 + payload.count) + Array(type.utf8) + payload
+    }
     static func full(_ type: String, version: UInt8 = 0, flags: Int = 0, _ payload: [UInt8]) -> [UInt8] {
         box(type, [version] + be32(flags).suffix(3) + payload)
     }
@@ -25,7 +27,9 @@ enum HEIFBytes {
     static let exifOffset = gridOffset + gridData.count
 
     static func infe(_ id: Int, _ type: String, hidden: Bool = false, version: UInt8 = 2) -> [UInt8] {
-        full("infe", version: version, flags: hidden ? 1 : 0, (version == 2 ? be16(id) : be32(id)) + be16(0) + Array(type.utf8) + [0])
+        full(
+            "infe", version: version, flags: hidden ? 1 : 0,
+            (version == 2 ? be16(id) : be32(id)) + be16(0) + Array(type.utf8) + [0])
     }
 
     /// iloc version 1, 4-byte offsets and lengths, no base offset: (id, method, offset, length).
@@ -63,10 +67,11 @@ enum HEIFBytes {
         pitm: Int = 1, items: [[UInt8]]? = nil, itemCount: Int? = nil, locations: [UInt8]? = nil,
         references: [UInt8]? = nil, associations: [UInt8]? = nil, grid: [UInt8]? = nil
     ) -> [UInt8] {
-        let infes = items ?? [
-            infe(1, "grid"), infe(2, "hvc1", hidden: true), infe(3, "hvc1", hidden: true), infe(4, "hvc1"),
-            infe(5, "hvc1", hidden: true), infe(6, "Exif", hidden: true),
-        ]
+        let infes =
+            items ?? [
+                infe(1, "grid"), infe(2, "hvc1", hidden: true), infe(3, "hvc1", hidden: true), infe(4, "hvc1"),
+                infe(5, "hvc1", hidden: true), infe(6, "Exif", hidden: true),
+            ]
         let gridBytes = grid ?? gridData
         let body = picture + gridBytes + exifData
         let gridAt = pictureOffset + picture.count, exifAt = gridAt + gridBytes.count
@@ -86,7 +91,9 @@ enum HEIFBytes {
                     "iprp",
                     box("ipco", properties.flatMap { $0 })
                         + (associations
-                            ?? ipma([(1, [1, 3, 4]), (2, [2, 1, 5, 6]), (3, [2, 1, 5]), (4, [2, 1]), (5, [2, 1, 7])]))))
+                            ?? ipma([
+                                (1, [1, 3, 4]), (2, [2, 1, 5, 6]), (3, [2, 1, 5]), (4, [2, 1]), (5, [2, 1, 7]),
+                            ]))))
         return ftyp + box("mdat", body) + meta
     }
 
@@ -121,9 +128,12 @@ enum HEIFBytes {
         #expect(heif.bitDepth == 10)  // the first tile's pixi
         #expect(evidence.colourType == "nclx")
         #expect(evidence.auxiliary == ["alpha"])
-        #expect(evidence.thumbnails == [
-            EmbeddedImage(codec: "hevc", offset: HEIFBytes.pictureOffset, length: 16, width: 80, height: 96, location: "thumbnail item 4")
-        ])
+        #expect(
+            evidence.thumbnails == [
+                EmbeddedImage(
+                    codec: "hevc", offset: HEIFBytes.pictureOffset, length: 16, width: 80, height: 96,
+                    location: "thumbnail item 4")
+            ])
         #expect(heif.item(2)?.isHidden == true && heif.item(4)?.isHidden == false)
         let exif = try #require(try heif.exifTIFF(in: source))
         #expect(exif.bytes == HEIFBytes.tiff)
@@ -134,7 +144,10 @@ enum HEIFBytes {
     @Test func cleanApertureFractionsAreSigned() throws {
         let associations = HEIFBytes.ipma([(1, [1, 8]), (2, [2, 1]), (3, [2, 1])])
         let heif = try HEIFStructure(MemoryBytes(HEIFBytes.file(associations: associations)))
-        #expect(heif.evidence.transforms == [.cleanAperture(width: 80, height: 96, horizontalOffset: -2.5, verticalOffset: 3)])
+        #expect(
+            heif.evidence.transforms == [
+                .cleanAperture(width: 80, height: 96, horizontalOffset: -2.5, verticalOffset: 3)
+            ])
     }
 
     @Test func dataInIdatAndWithoutCount() throws {
@@ -145,14 +158,27 @@ enum HEIFBytes {
             "meta",
             HEIFBytes.full("hdlr", HEIFBytes.be32(0) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
                 + HEIFBytes.full("pitm", version: 1, HEIFBytes.be32(70000))
-                + HEIFBytes.full("iinf", version: 1, HEIFBytes.be32(2) + HEIFBytes.infe(70000, "av01", version: 3) + HEIFBytes.infe(70001, "Exif", version: 3))
-                + HEIFBytes.full("iloc", version: 2, [0x44, 0x00] + HEIFBytes.be32(2)
-                    + HEIFBytes.be32(70000) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(1) + HEIFBytes.be32(0) + HEIFBytes.be32(4)
-                    + HEIFBytes.be32(70001) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(1) + HEIFBytes.be32(4) + HEIFBytes.be32(4 + tiff.count))
+                + HEIFBytes.full(
+                    "iinf", version: 1,
+                    HEIFBytes.be32(2) + HEIFBytes.infe(70000, "av01", version: 3)
+                        + HEIFBytes.infe(70001, "Exif", version: 3))
+                + HEIFBytes.full(
+                    "iloc", version: 2,
+                    [0x44, 0x00] + HEIFBytes.be32(2)
+                        + HEIFBytes.be32(70000) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(1)
+                        + HEIFBytes.be32(0) + HEIFBytes.be32(4)
+                        + HEIFBytes.be32(70001) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(1)
+                        + HEIFBytes.be32(4) + HEIFBytes.be32(4 + tiff.count))
                 + idat
-                + HEIFBytes.full("iref", version: 1, HEIFBytes.box("cdsc", HEIFBytes.be32(70001) + HEIFBytes.be16(1) + HEIFBytes.be32(70000)))
-                + HEIFBytes.box("iprp", HEIFBytes.box("ipco", HEIFBytes.ispe) + HEIFBytes.full("ipma", version: 1, flags: 1,
-                    HEIFBytes.be32(1) + HEIFBytes.be32(70000) + [1] + HEIFBytes.be16(0x8001))))
+                + HEIFBytes.full(
+                    "iref", version: 1,
+                    HEIFBytes.box("cdsc", HEIFBytes.be32(70001) + HEIFBytes.be16(1) + HEIFBytes.be32(70000)))
+                + HEIFBytes.box(
+                    "iprp",
+                    HEIFBytes.box("ipco", HEIFBytes.ispe)
+                        + HEIFBytes.full(
+                            "ipma", version: 1, flags: 1,
+                            HEIFBytes.be32(1) + HEIFBytes.be32(70000) + [1] + HEIFBytes.be16(0x8001))))
         let bytes = HEIFBytes.ftyp + meta
         let source = MemoryBytes(bytes)
         let heif = try HEIFStructure(source)
@@ -169,37 +195,101 @@ enum HEIFBytes {
     }
 
     @Test func constructionMethodTwoIsRefusedWhenRead() throws {
-        let locations = HEIFBytes.iloc([(1, 2, 0, 8), (2, 0, HEIFBytes.pictureOffset, 8), (3, 0, HEIFBytes.pictureOffset, 8)])
-        let error = #expect(throws: ISOBMFFError.self) { try HEIFStructure(MemoryBytes(HEIFBytes.file(locations: locations))) }
+        let locations = HEIFBytes.iloc([
+            (1, 2, 0, 8), (2, 0, HEIFBytes.pictureOffset, 8), (3, 0, HEIFBytes.pictureOffset, 8),
+        ])
+        let error = #expect(throws: ISOBMFFError.self) {
+            try HEIFStructure(MemoryBytes(HEIFBytes.file(locations: locations)))
+        }
         #expect(error?.kind == .unsupported)
         #expect(error?.reason == "item 1 is built from other items (iloc construction method 2)")
     }
 
-    @Test(arguments: [
-        // truncated meta: the file ends half-way through it
-        ("truncated meta", Array(HEIFBytes.file().dropLast(60)), "'meta' box at"),
-        ("iloc past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 28, 1 << 30)])), "runs past the end of the file"),
-        ("iloc starts past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 1 << 30, 4)])), "starts past the end of the file"),
-        ("huge tile count", HEIFBytes.file(grid: [0, 0, 255, 255] + HEIFBytes.be16(160) + HEIFBytes.be16(96)), "is 256x256 tiles but has 2 'dimg' references"),
-        ("huge output", HEIFBytes.file(grid: [0, 1, 0, 1] + HEIFBytes.be32(100_000) + HEIFBytes.be32(100_000)), "claims an output of 100000x100000 pixels"),
-        ("largest output", HEIFBytes.file(grid: [0, 1, 0, 1] + HEIFBytes.be32(-1) + HEIFBytes.be32(-1)), "claims an output of 4294967295x4294967295 pixels"),
-        ("extents of no bytes", HEIFBytes.file(locations: HEIFBytes.full("iloc", version: 1, [0, 0] + HEIFBytes.be16(1) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(0) + HEIFBytes.be16(65535))), "claims 65535 extents in 0 bytes"),
-        ("output the tiles cannot cover", HEIFBytes.file(grid: [0, 0, 0, 1] + HEIFBytes.be16(4000) + HEIFBytes.be16(96)), "cannot cover 4000x96"),
-        ("circular dimg", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 1, [2, 3]), ("dimg", 2, [1])])), "derived from itself"),
-        ("self dimg", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 4, [4]), ("dimg", 1, [2, 3])])), "item 4 is derived from itself"),
-        ("iinf count", HEIFBytes.file(itemCount: 60000), "claims 60000 items in"),
-        ("iinf count small", HEIFBytes.file(itemCount: 2), "claims 2 items but holds 6"),
-        ("iloc count", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 28, 8)], count: 65535)), "'iloc' box at"),
-        ("ipma count", HEIFBytes.file(associations: HEIFBytes.ipma([(1, [1])], count: 0x7FFF_FFFF)), "claims 2147483647 items in"),
-        ("iref count", HEIFBytes.file(references: HEIFBytes.full("iref", HEIFBytes.box("dimg", HEIFBytes.be16(1) + HEIFBytes.be16(65535) + HEIFBytes.be16(2)))), "claims 65535 items in 2 bytes"),
-        ("property index", HEIFBytes.file(associations: HEIFBytes.ipma([(1, [1, 9])])), "item 1 names property 9 but 'ipco' has 8"),
-        ("pitm missing", HEIFBytes.file(pitm: 7), "primary item 7 is not in 'iinf'"),
-        ("reference to nothing", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 1, [2, 3]), ("thmb", 40, [1])])), "names item 40"),
-        ("ipma item missing", HEIFBytes.file(associations: HEIFBytes.ipma([(1, [1]), (99, [1])])), "'ipma' names item 99"),
-        ("duplicate item", HEIFBytes.file(items: [HEIFBytes.infe(1, "hvc1"), HEIFBytes.infe(1, "hvc1")], locations: HEIFBytes.iloc([]), references: HEIFBytes.iref([]), associations: HEIFBytes.ipma([])), "item 1 is listed twice"),
-        ("not pict", HEIFBytes.ftyp + HEIFBytes.full("meta", HEIFBytes.full("hdlr", HEIFBytes.be32(0) + Array("vide".utf8) + [0])), "'meta' handler is 'vide', not 'pict'"),
-        ("no ftyp", HEIFBytes.box("free", []), "not a heif file: no 'ftyp' box at the start"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        arguments: [
+            // truncated meta: the file ends half-way through it
+            ("truncated meta", Array(HEIFBytes.file().dropLast(60)), "'meta' box at"),
+            (
+                "iloc past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 28, 1 << 30)])),
+                "runs past the end of the file"
+            ),
+            (
+                "iloc starts past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 1 << 30, 4)])),
+                "starts past the end of the file"
+            ),
+            (
+                "huge tile count", HEIFBytes.file(grid: [0, 0, 255, 255] + HEIFBytes.be16(160) + HEIFBytes.be16(96)),
+                "is 256x256 tiles but has 2 'dimg' references"
+            ),
+            (
+                "huge output", HEIFBytes.file(grid: [0, 1, 0, 1] + HEIFBytes.be32(100_000) + HEIFBytes.be32(100_000)),
+                "claims an output of 100000x100000 pixels"
+            ),
+            (
+                "largest output", HEIFBytes.file(grid: [0, 1, 0, 1] + HEIFBytes.be32(-1) + HEIFBytes.be32(-1)),
+                "claims an output of 4294967295x4294967295 pixels"
+            ),
+            (
+                "extents of no bytes",
+                HEIFBytes.file(
+                    locations: HEIFBytes.full(
+                        "iloc", version: 1,
+                        [0, 0] + HEIFBytes.be16(1) + HEIFBytes.be16(1) + HEIFBytes.be16(0) + HEIFBytes.be16(0)
+                            + HEIFBytes.be16(65535))), "claims 65535 extents in 0 bytes"
+            ),
+            (
+                "output the tiles cannot cover",
+                HEIFBytes.file(grid: [0, 0, 0, 1] + HEIFBytes.be16(4000) + HEIFBytes.be16(96)), "cannot cover 4000x96"
+            ),
+            (
+                "circular dimg", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 1, [2, 3]), ("dimg", 2, [1])])),
+                "derived from itself"
+            ),
+            (
+                "self dimg", HEIFBytes.file(references: HEIFBytes.iref([("dimg", 4, [4]), ("dimg", 1, [2, 3])])),
+                "item 4 is derived from itself"
+            ),
+            ("iinf count", HEIFBytes.file(itemCount: 60000), "claims 60000 items in"),
+            ("iinf count small", HEIFBytes.file(itemCount: 2), "claims 2 items but holds 6"),
+            ("iloc count", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 28, 8)], count: 65535)), "'iloc' box at"),
+            (
+                "ipma count", HEIFBytes.file(associations: HEIFBytes.ipma([(1, [1])], count: 0x7FFF_FFFF)),
+                "claims 2147483647 items in"
+            ),
+            (
+                "iref count",
+                HEIFBytes.file(
+                    references: HEIFBytes.full(
+                        "iref", HEIFBytes.box("dimg", HEIFBytes.be16(1) + HEIFBytes.be16(65535) + HEIFBytes.be16(2)))),
+                "claims 65535 items in 2 bytes"
+            ),
+            (
+                "property index", HEIFBytes.file(associations: HEIFBytes.ipma([(1, [1, 9])])),
+                "item 1 names property 9 but 'ipco' has 8"
+            ),
+            ("pitm missing", HEIFBytes.file(pitm: 7), "primary item 7 is not in 'iinf'"),
+            (
+                "reference to nothing",
+                HEIFBytes.file(references: HEIFBytes.iref([("dimg", 1, [2, 3]), ("thmb", 40, [1])])), "names item 40"
+            ),
+            (
+                "ipma item missing", HEIFBytes.file(associations: HEIFBytes.ipma([(1, [1]), (99, [1])])),
+                "'ipma' names item 99"
+            ),
+            (
+                "duplicate item",
+                HEIFBytes.file(
+                    items: [HEIFBytes.infe(1, "hvc1"), HEIFBytes.infe(1, "hvc1")], locations: HEIFBytes.iloc([]),
+                    references: HEIFBytes.iref([]), associations: HEIFBytes.ipma([])), "item 1 is listed twice"
+            ),
+            (
+                "not pict",
+                HEIFBytes.ftyp
+                    + HEIFBytes.full("meta", HEIFBytes.full("hdlr", HEIFBytes.be32(0) + Array("vide".utf8) + [0])),
+                "'meta' handler is 'vide', not 'pict'"
+            ),
+            ("no ftyp", HEIFBytes.box("free", []), "not a heif file: no 'ftyp' box at the start"),
+        ] as [(String, [UInt8], String)])
     func hostileInputGivesAReason(label: String, bytes: [UInt8], expected: String) {
         let reason = HEIFBytes.reason(bytes)
         #expect(reason.contains(expected), "\(label): \(reason)")

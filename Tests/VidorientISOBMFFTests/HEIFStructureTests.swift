@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// The generated HEIF files: what the reader sees must be how they were built (manifest.json).
 @Suite struct HEIFTestMediaTests {
@@ -39,7 +39,8 @@ import VidorientISOBMFF
         let text = String(decoding: result.stdout, as: UTF8.self)
         let stored = try #require(heif.storedSize)
         let display = try #require(heif.orientation).displaySize(width: stored.width, height: stored.height)
-        #expect(text.contains("image: \(display.width)x\(display.height) (id=\(heif.primaryItemID)), primary"), "\(text)")
+        #expect(
+            text.contains("image: \(display.width)x\(display.height) (id=\(heif.primaryItemID)), primary"), "\(text)")
     }
 
     /// The axis of `imir`, proved against libheif: for all eight orientations, a file whose
@@ -78,7 +79,9 @@ import VidorientISOBMFF
         let exifItem = try #require(heif.items.first { $0.type == "Exif" })
         #expect(heif.referenced(from: exifItem.id, type: "cdsc") == [heif.primaryItemID])
         #expect(try heif.xmp(in: file) == nil)
-        #expect(try HEIFStructure(path: TestMedia.path("orient-6.heic")).exifTIFF(in: FileBytes(path: TestMedia.path("orient-6.heic"))) == nil)
+        #expect(
+            try HEIFStructure(path: TestMedia.path("orient-6.heic")).exifTIFF(
+                in: FileBytes(path: TestMedia.path("orient-6.heic"))) == nil)
     }
 
     @Test func metaAfterMediaDataReadsTheSamePicture() throws {
@@ -209,13 +212,16 @@ struct PPM {
 
     /// The colour nearest the pixel at the centre of each quadrant, [row][column].
     var quadrants: [[String]] {
-        let colours: [(String, [Int])] = [("red", [255, 0, 0]), ("green", [0, 255, 0]), ("blue", [0, 0, 255]), ("white", [255, 255, 255])]
+        let colours: [(String, [Int])] = [
+            ("red", [255, 0, 0]), ("green", [0, 255, 0]), ("blue", [0, 0, 255]), ("white", [255, 255, 255]),
+        ]
         return (0..<2).map { row in
             (0..<2).map { column in
                 let x = width * (2 * column + 1) / 4, y = height * (2 * row + 1) / 4
                 let rgb = pixels[(y * width + x) * 3..<(y * width + x) * 3 + 3].map { Int($0) }
                 let best = colours.min { a, b in
-                    zip(a.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) < zip(b.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+                    zip(a.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+                        < zip(b.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
                 }!
                 return zip(best.1, rgb).allSatisfy { abs($0 - $1) <= 48 } ? best.0 : "unclear"
             }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// A buffer that counts reads the parser asked for past its end. The parser must check every
 /// size before it reads, so the count stays 0: a read stopped only by the source's own bounds
@@ -26,7 +26,9 @@ final class CountingSource: ByteSource {
 
 /// Every box start in a file, found by a walk written independently of the reader under test.
 func boxStarts(_ file: [UInt8]) -> [(offset: Int, size: Int)] {
-    let containers: Set<String> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex", "ilst", "tref"]
+    let containers: Set<String> = [
+        "moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex", "ilst", "tref",
+    ]
     var found: [(Int, Int)] = []
     func be32(_ at: Int) -> Int {
         Int(UInt32(file[at]) << 24 | UInt32(file[at + 1]) << 16 | UInt32(file[at + 2]) << 8 | UInt32(file[at + 3]))
@@ -41,7 +43,9 @@ func boxStarts(_ file: [UInt8]) -> [(offset: Int, size: Int)] {
             if containers.contains(type) { walk(position + 8, position + size) }
             if type == "meta" {
                 // QuickTime's meta is a plain box, ISO's a full box (4 more bytes).
-                let quickTime = position + 16 <= end && String(decoding: file[position + 12..<position + 16], as: UTF8.self) == "hdlr"
+                let quickTime =
+                    position + 16 <= end
+                    && String(decoding: file[position + 12..<position + 16], as: UTF8.self) == "hdlr"
                 walk(position + (quickTime ? 8 : 12), position + size)
             }
             if type == "stsd" { walk(position + 16, position + size) }
@@ -127,7 +131,8 @@ func boxStarts(_ file: [UInt8]) -> [(offset: Int, size: Int)] {
                 for value in large {
                     var mutated = file
                     mutated.replaceSubrange(offset..<offset + 4, with: [0, 0, 0, 1])
-                    mutated.replaceSubrange(offset + 8..<offset + 16, with: withUnsafeBytes(of: value.bigEndian, Array.init))
+                    mutated.replaceSubrange(
+                        offset + 8..<offset + 16, with: withUnsafeBytes(of: value.bigEndian, Array.init))
                     cases += 1
                     if Self.check(mutated, "\(path): box at \(offset) 64-bit size \(value)") { parsed += 1 }
                 }
@@ -148,7 +153,9 @@ func boxStarts(_ file: [UInt8]) -> [(offset: Int, size: Int)] {
             for round in 0..<150 {
                 var mutated = file
                 for _ in 0..<Int.random(in: 1...4, using: &random) {
-                    let at = round % 4 == 0 ? Int.random(in: 0..<file.count, using: &random) : Int.random(in: moov, using: &random)
+                    let at =
+                        round % 4 == 0
+                        ? Int.random(in: 0..<file.count, using: &random) : Int.random(in: moov, using: &random)
                     mutated[at] ^= UInt8.random(in: 1...255, using: &random)
                 }
                 cases += 1

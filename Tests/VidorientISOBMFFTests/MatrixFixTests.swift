@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// The two clip sets: H.264 MP4 with moov first, HEVC QuickTime with moov after mdat.
 enum Clip: String, CaseIterable {
@@ -64,7 +64,8 @@ enum Clip: String, CaseIterable {
         for clip in Clip.allCases {
             for from in Orientation.allCases {
                 for to in Orientation.allCases {
-                    let path = try folder.copy(TestMedia.path(clip.name(from)), as: "\(from.exif)-to-\(to.exif).\(clip.rawValue)")
+                    let path = try folder.copy(
+                        TestMedia.path(clip.name(from)), as: "\(from.exif)-to-\(to.exif).\(clip.rawValue)")
                     _ = try MatrixFix.fix(path: path, change: .set(to), mode: .inPlace)
                     expected[path] = Truth.exiftoolRotation(clip.truth(to, storedAs: from))
                 }
@@ -143,7 +144,10 @@ enum Clip: String, CaseIterable {
             let error = try #require(throws: ISOBMFFError.self) { try MatrixFix.fix(path: path, change: .reset) }
             #expect(error.reason == reason)
             #expect(try bytes(path) == before)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.hasSuffix(".partial") })
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy {
+                    !$0.hasSuffix(".partial")
+                })
         }
     }
 
@@ -156,7 +160,8 @@ enum Clip: String, CaseIterable {
         var file = try bytes(path)
         let mvhd = Int(movie.movieHeader.matrix.offset)
         let rotate180 = Truth.matrix(3, width: 160, height: 96)
-        file.replaceSubrange(mvhd..<mvhd + 36, with: rotate180.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        file.replaceSubrange(
+            mvhd..<mvhd + 36, with: rotate180.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
         try Data(file).write(to: URL(fileURLWithPath: path))
         // FFmpeg shows only the product of the two.
         #expect(try ffprobeDisplayMatrix(path) == rotate180)
@@ -238,7 +243,8 @@ enum Clip: String, CaseIterable {
         let result = try MatrixFix.fix(path: link, change: .reset)
         #expect(result.writtenPath == link)
         #expect(try manager.destinationOfSymbolicLink(atPath: link) == "real.mp4")
-        #expect(try MovieStructure(path: real).videoTracks.first?.matrix.fixedPoint == DisplayMatrix.identity.fixedPoint)
+        #expect(
+            try MovieStructure(path: real).videoTracks.first?.matrix.fixedPoint == DisplayMatrix.identity.fixedPoint)
         // A hard link: a replacement would leave the other name with the old content, so only
         // in place is allowed, and both names see the change.
         let other = folder.path("other.mp4")
@@ -246,7 +252,9 @@ enum Clip: String, CaseIterable {
         let refused = try #require(throws: ISOBMFFError.self) { try MatrixFix.fix(path: real, change: .set(.down)) }
         #expect(refused.reason == "the file has 2 hard links, which a replacement would split; use --in-place")
         _ = try MatrixFix.fix(path: real, change: .set(.down), mode: .inPlace)
-        #expect(try MovieStructure(path: other).videoTracks.first?.matrix.fixedPoint == Truth.matrix(3, width: 96, height: 160))
+        #expect(
+            try MovieStructure(path: other).videoTracks.first?.matrix.fixedPoint
+                == Truth.matrix(3, width: 96, height: 160))
         #expect(try manager.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.hasSuffix(".partial") })
     }
 
@@ -256,9 +264,13 @@ enum Clip: String, CaseIterable {
         let path = try folder.copy(TestMedia.path("orient-6.mp4"), as: "locked.mp4")
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
         for mode in [MatrixFix.WriteMode.replace, .inPlace] {
-            let error = try #require(throws: ISOBMFFError.self) { try MatrixFix.fix(path: path, change: .reset, mode: mode) }
+            let error = try #require(throws: ISOBMFFError.self) {
+                try MatrixFix.fix(path: path, change: .reset, mode: mode)
+            }
             #expect(error.reason.hasPrefix("file is read-only"))
-            let dry = try #require(throws: ISOBMFFError.self) { try MatrixFix.fix(path: path, change: .reset, mode: mode, dryRun: true) }
+            let dry = try #require(throws: ISOBMFFError.self) {
+                try MatrixFix.fix(path: path, change: .reset, mode: mode, dryRun: true)
+            }
             #expect(dry == error)
         }
         #expect(try bytes(path) == bytes(TestMedia.path("orient-6.mp4")))

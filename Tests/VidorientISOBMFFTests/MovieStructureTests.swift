@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 @Suite struct MovieStructureTests {
     @Test func manifestIsThere() {
@@ -38,7 +38,10 @@ import VidorientISOBMFF
     }
 
     /// The generator writes Apple's translation from the tkhd width and height, as iPhones do.
-    @Test(arguments: TestMedia.iso.filter { $0.orientationSource == "container" && $0.exifOrientation != nil && !$0.name.hasPrefix("scaled") })
+    @Test(
+        arguments: TestMedia.iso.filter {
+            $0.orientationSource == "container" && $0.exifOrientation != nil && !$0.name.hasPrefix("scaled")
+        })
     func translationIsApplesForTheTrackHeaderSize(entry: TestMedia.Entry) throws {
         let video = try #require(try MovieStructure(path: entry.path).videoTracks.first)
         let expected = Truth.matrix(entry.exifOrientation!, width: Int32(video.width), height: Int32(video.height))
@@ -55,7 +58,10 @@ import VidorientISOBMFF
         let movie = try MovieStructure(path: TestMedia.path("cover-art.m4a"))
         let cover = try #require(movie.metadata.first { $0.key == "covr" })
         #expect(cover.dataType == 14)  // PNG
-        guard case .bytes(let png) = cover.value else { Issue.record("cover art is not bytes"); return }
+        guard case .bytes(let png) = cover.value else {
+            Issue.record("cover art is not bytes")
+            return
+        }
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(movie.majorBrand == "M4A ")
     }
@@ -74,7 +80,9 @@ import VidorientISOBMFF
     }
 
     @Test func pathsThatAreNotFilesSayWhy() throws {
-        let missing = try #require(throws: ISOBMFFError.self) { try MovieStructure(path: TestMedia.path("missing.mp4")) }
+        let missing = try #require(throws: ISOBMFFError.self) {
+            try MovieStructure(path: TestMedia.path("missing.mp4"))
+        }
         #expect(missing.reason == "no such file or directory")
         let folder = try #require(throws: ISOBMFFError.self) { try MovieStructure(path: TestMedia.folder.path) }
         #expect(folder.reason == "is a directory")
@@ -153,7 +161,9 @@ import VidorientISOBMFF
         let read = try MovieStructure(MemoryBytes(uuid + original))
         #expect(read.topLevelBoxes.first?.type == "uuid")
         #expect(read.topLevelBoxes.first?.size == 28)
-        #expect(read.videoTracks.first?.matrix.offset == 28 + (try MovieStructure(MemoryBytes(original))).videoTracks.first!.matrix.offset)
+        #expect(
+            read.videoTracks.first?.matrix.offset == 28
+                + (try MovieStructure(MemoryBytes(original))).videoTracks.first!.matrix.offset)
     }
 
     @Test func fragmentedFilesAreRecognised() throws {
@@ -178,7 +188,9 @@ enum VersionOne {
             movie.videoTracks.map { (Int($0.matrix.offset) - 40 - 8, "tkhd") }
             + [(Int(movie.movieHeader.matrix.offset) - 36 - 8, "mvhd")]
         for (start, kind) in headers.sorted(by: { $0.start > $1.start }) {
-            let size = Int(UInt32(bytes[start]) << 24 | UInt32(bytes[start + 1]) << 16 | UInt32(bytes[start + 2]) << 8 | UInt32(bytes[start + 3]))
+            let size = Int(
+                UInt32(bytes[start]) << 24 | UInt32(bytes[start + 1]) << 16 | UInt32(bytes[start + 2]) << 8
+                    | UInt32(bytes[start + 3]))
             var box = Array(bytes[start..<start + size])
             box[8] = 1  // version
             // Widen creation and modification time (and duration) from 32 to 64 bits.
@@ -193,8 +205,11 @@ enum VersionOne {
             bytes.replaceSubrange(start..<start + size, with: box)
             // Grow every box that encloses this one by 12.
             for parent in enclosing(start, in: file) {
-                let value = UInt32(bytes[parent]) << 24 | UInt32(bytes[parent + 1]) << 16 | UInt32(bytes[parent + 2]) << 8 | UInt32(bytes[parent + 3])
-                bytes.replaceSubrange(parent..<parent + 4, with: withUnsafeBytes(of: (value + 12).bigEndian, Array.init))
+                let value =
+                    UInt32(bytes[parent]) << 24 | UInt32(bytes[parent + 1]) << 16 | UInt32(bytes[parent + 2]) << 8
+                    | UInt32(bytes[parent + 3])
+                bytes.replaceSubrange(
+                    parent..<parent + 4, with: withUnsafeBytes(of: (value + 12).bigEndian, Array.init))
             }
         }
         return bytes
@@ -207,7 +222,9 @@ enum VersionOne {
         func walk(_ start: Int, _ end: Int) {
             var position = start
             while position + 8 <= end {
-                let size = Int(UInt32(file[position]) << 24 | UInt32(file[position + 1]) << 16 | UInt32(file[position + 2]) << 8 | UInt32(file[position + 3]))
+                let size = Int(
+                    UInt32(file[position]) << 24 | UInt32(file[position + 1]) << 16 | UInt32(file[position + 2]) << 8
+                        | UInt32(file[position + 3]))
                 let type = String(decoding: file[position + 4..<position + 8], as: UTF8.self)
                 guard size >= 8 else { return }
                 if (type == "moov" || type == "trak") && position < offset && offset < position + size {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// Real phone and muxer files (`../shared/media`, facts in its README and measured with xxd).
 @Suite(.enabled(if: SharedMedia.isPresent, "../shared/media is absent"))
@@ -24,12 +24,15 @@ struct SharedMediaTests {
         #expect(camera.value == .text("Back"))
         #expect(camera.namespace == "mdta")
         #expect(camera.dataType == 1)
-        let readout = try #require(video.metadata.first { $0.key == "com.apple.quicktime.camera.framereadouttimeinmicroseconds" })
+        let readout = try #require(
+            video.metadata.first { $0.key == "com.apple.quicktime.camera.framereadouttimeinmicroseconds" })
         #expect(readout.value == .integer(28512))
         #expect(readout.dataType == 22)
         #expect(movie.tracks[0].metadata.isEmpty)
         #expect(movie.metadata.first { $0.key == "com.apple.quicktime.model" }?.value == .text("iPhone 4S"))
-        #expect(movie.metadata.first { $0.key == "com.apple.quicktime.location.ISO6709" }?.value == .text("+40.7248-073.9883+044.000/"))
+        #expect(
+            movie.metadata.first { $0.key == "com.apple.quicktime.location.ISO6709" }?.value
+                == .text("+40.7248-073.9883+044.000/"))
     }
 
     @Test func iPhone14ProClipDeclaresVideoOrientationInATimedMetadataTrack() throws {
@@ -50,8 +53,11 @@ struct SharedMediaTests {
         #expect(samples.count == 1)
         #expect(samples.first?.time == 0)
         #expect(samples.first?.items.map(\.value) == [.integer(6)])
-        let faces = try #require(movie.tracks.first { $0.timedMetadataKeys.contains { $0.name == "com.apple.quicktime.detected-face" } })
-        #expect(faces.timedMetadataKeys.first { $0.name == "com.apple.quicktime.detected-face" }?.typeName == "com.apple.quicktime.detected-face")
+        let faces = try #require(
+            movie.tracks.first { $0.timedMetadataKeys.contains { $0.name == "com.apple.quicktime.detected-face" } })
+        #expect(
+            faces.timedMetadataKeys.first { $0.name == "com.apple.quicktime.detected-face" }?.typeName
+                == "com.apple.quicktime.detected-face")
         #expect(faces.timedMetadataKeys.count == 5)
         #expect(movie.metadata.first { $0.key == "com.apple.quicktime.model" }?.value == .text("iPhone 14 Pro"))
         // Header-only reading stays header-only: the video track has no timed metadata to read.
@@ -65,7 +71,8 @@ struct SharedMediaTests {
         let matrix = try #require(mirrored.videoTracks.first?.matrix)
         #expect(matrix.matrix.analysis.orientation == .leftMirrored)
         // The README: the two files differ in exactly 4 matrix bytes.
-        let diff = differingOffsets(try bytes(SharedMedia.path("sample.mp4")), try bytes(SharedMedia.path("sample_rotate_and_reflect.mp4")))
+        let diff = differingOffsets(
+            try bytes(SharedMedia.path("sample.mp4")), try bytes(SharedMedia.path("sample_rotate_and_reflect.mp4")))
         #expect(diff.count == 4)
         #expect(diff.allSatisfy { Int64($0) >= matrix.offset && Int64($0) < matrix.offset + 36 })
     }
@@ -73,12 +80,18 @@ struct SharedMediaTests {
     @Test(arguments: ["sample_with_htc_rotation_track_name.mkv", "Landscape_6.jpg"])
     func otherFormatsAreRefusedByContent(name: String) throws {
         let error = try #require(throws: ISOBMFFError.self) { try MovieStructure(path: SharedMedia.path(name)) }
-        #expect(error.reason == (name.hasSuffix(".mkv") ? "not an mp4 or quicktime file (matroska/webm)" : "not an mp4 or quicktime file (jpeg)"))
+        #expect(
+            error.reason
+                == (name.hasSuffix(".mkv")
+                    ? "not an mp4 or quicktime file (matroska/webm)" : "not an mp4 or quicktime file (jpeg)"))
     }
 
     /// ffprobe multiplies the track and movie matrices; every movie matrix here is the identity,
     /// so its side data must be the track matrix read from the boxes.
-    @Test(arguments: ["iphone_rotated.mov", "dolbyVision-hdr.MOV", "sample.mp4", "sample_rotate_and_reflect.mp4", "sample_portrait.mp4"])
+    @Test(arguments: [
+        "iphone_rotated.mov", "dolbyVision-hdr.MOV", "sample.mp4", "sample_rotate_and_reflect.mp4",
+        "sample_portrait.mp4",
+    ])
     func trackMatrixAgreesWithFFprobe(name: String) throws {
         guard isInstalled("ffprobe") else { return }
         let movie = try MovieStructure(path: SharedMedia.path(name))

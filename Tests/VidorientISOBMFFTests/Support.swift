@@ -35,7 +35,9 @@ func ffprobeDisplayMatrix(_ path: String) throws -> [Int32]? {
     let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
     let stream = (json?["streams"] as? [[String: Any]])?.first
     let sideData = stream?["side_data_list"] as? [[String: Any]] ?? []
-    guard let text = sideData.first(where: { $0["side_data_type"] as? String == "Display Matrix" })?["displaymatrix"] as? String
+    guard
+        let text = sideData.first(where: { $0["side_data_type"] as? String == "Display Matrix" })?["displaymatrix"]
+            as? String
     else { return nil }
     // "\n00000000:            0       65536           0\n00000001: ..." : three rows after a label.
     return text.split(separator: "\n").flatMap { row in row.split(separator: " ").dropFirst().compactMap { Int32($0) } }

@@ -8,7 +8,9 @@ import VidorientPhoto
     @Test(arguments: orders)
     func orientationAndStrings(little: Bool) throws {
         let t = TIFFBuilder(little: little)
-        let tiff = t.build([t.short(0x0112, 6), t.ascii(0x010F, "Canon  "), t.ascii(0x0110, "EOS\0\0"), t.ascii(0x0131, "x")])
+        let tiff = t.build([
+            t.short(0x0112, 6), t.ascii(0x010F, "Canon  "), t.ascii(0x0110, "EOS\0\0"), t.ascii(0x0131, "x"),
+        ])
         let block = try EXIFReader.read(tiff: tiff, fileOffset: nil)
         #expect(block.metadata.byteOrder == (little ? "II" : "MM"))
         #expect(block.metadata.orientation == 6)
@@ -22,7 +24,8 @@ import VidorientPhoto
 
     /// exiftool reads Orientation in whatever integer type it is stored (Exif.pm gives 0x0112 no
     /// fixed format), so a LONG or a BYTE 6 is 6.
-    @Test(arguments: [(4, [0, 0, 0, 6]), (1, [6]), (3, [0, 6]), (8, [0, 6]), (9, [0, 0, 0, 6])] as [(UInt16, [UInt8])])
+    @Test(
+        arguments: [(4, [0, 0, 0, 6]), (1, [6]), (3, [0, 6]), (8, [0, 6]), (9, [0, 0, 0, 6])] as [(UInt16, [UInt8])])
     func orientationTypes(type: UInt16, bigEndianValue: [UInt8]) throws {
         let t = TIFFBuilder(little: false)
         let tiff = t.build([TIFFBuilder.Entry(tag: 0x0112, type: type, count: 1, value: bigEndianValue)])
@@ -42,7 +45,9 @@ import VidorientPhoto
         func signed16(_ v: Int16) -> [UInt8] { t.u16(UInt16(bitPattern: v)) }
         func signed32(_ v: Int32) -> [UInt8] { t.u32(UInt32(bitPattern: v)) }
         let double = 2.5.bitPattern
-        let doubleBytes = little ? t.u32(UInt32(double & 0xFFFF_FFFF)) + t.u32(UInt32(double >> 32))
+        let doubleBytes =
+            little
+            ? t.u32(UInt32(double & 0xFFFF_FFFF)) + t.u32(UInt32(double >> 32))
             : t.u32(UInt32(double >> 32)) + t.u32(UInt32(double & 0xFFFF_FFFF))
         let entries: [TIFFBuilder.Entry] = [
             .init(tag: 1, type: 1, count: 5, value: [1, 2, 3, 4, 5]),
@@ -105,8 +110,10 @@ import VidorientPhoto
         #expect(throws: PhotoFormatError.self) { try EXIFReader.read(tiff: tiff, fileOffset: nil) }
     }
 
-    @Test(arguments: [[UInt8](), Array("II*".utf8), Array("XX*\0\u{8}\0\0\0".utf8), Array("II+\0\u{8}\0\0\0".utf8),
-        Array("MM\0*\0\0\0\u{FF}".utf8)])
+    @Test(arguments: [
+        [UInt8](), Array("II*".utf8), Array("XX*\0\u{8}\0\0\0".utf8), Array("II+\0\u{8}\0\0\0".utf8),
+        Array("MM\0*\0\0\0\u{FF}".utf8),
+    ])
     func badHeaders(bytes: [UInt8]) {
         #expect(throws: PhotoFormatError.self) { try EXIFReader.read(tiff: bytes, fileOffset: nil) }
     }
@@ -128,12 +135,15 @@ import VidorientPhoto
         var tiff = t.build(ifd0, next: 0)
         #expect(tiff.count == 50)
         let exifEntries = [
-            t.ascii(0x9003, "2020:01:02 03:04:05"), t.ascii(0x9011, "-05:00"), t.short(0xA002, 4000), t.long(0xA003, 3000),
+            t.ascii(0x9003, "2020:01:02 03:04:05"), t.ascii(0x9011, "-05:00"), t.short(0xA002, 4000),
+            t.long(0xA003, 3000),
             t.ascii(0xA433, "Apple"), t.ascii(0xA434, "iPhone back camera"),
         ]
         tiff += t.ifd(exifEntries, at: 50)
         let gpsOffset = tiff.count
-        tiff += t.ifd([t.ascii(0x0001, "N"), .init(tag: 0x0002, type: 5, count: 3, value: (0..<6).flatMap { _ in t.u32(1) })], at: gpsOffset)
+        tiff += t.ifd(
+            [t.ascii(0x0001, "N"), .init(tag: 0x0002, type: 5, count: 3, value: (0..<6).flatMap { _ in t.u32(1) })],
+            at: gpsOffset)
         let ifd1Offset = tiff.count
         let jpegOffset = ifd1Offset + 2 + 24 + 4
         tiff += t.ifd([t.long(0x0201, UInt32(jpegOffset)), t.long(0x0202, UInt32(thumbnail.count))], at: ifd1Offset)
@@ -150,7 +160,11 @@ import VidorientPhoto
         #expect(metadata.pixelXDimension == 4000 && metadata.pixelYDimension == 3000)
         #expect(metadata.lensMake == "Apple" && metadata.lensModel == "iPhone back camera")
         #expect(metadata.hasGPS)
-        #expect(metadata.thumbnail == EmbeddedImage(codec: "jpeg", offset: 1000 + jpegOffset, length: thumbnail.count, width: 160, height: 120, location: "IFD1"))
+        #expect(
+            metadata.thumbnail
+                == EmbeddedImage(
+                    codec: "jpeg", offset: 1000 + jpegOffset, length: thumbnail.count, width: 160, height: 120,
+                    location: "IFD1"))
     }
 
     @Test func exifPointerBackToIFD0IsALoopNotAnError() throws {
@@ -162,7 +176,8 @@ import VidorientPhoto
 
     @Test func exifPointerPastTheEndIsAFinding() throws {
         let t = TIFFBuilder(little: true)
-        let block = try EXIFReader.read(tiff: t.build([t.short(0x0112, 2), t.long(0x8769, 0xFFFF_FF00)]), fileOffset: nil)
+        let block = try EXIFReader.read(
+            tiff: t.build([t.short(0x0112, 2), t.long(0x8769, 0xFFFF_FF00)]), fileOffset: nil)
         #expect(block.metadata.orientation == 2)
         #expect(block.findings.map(\.code) == ["exif-ifd-unreadable"])
     }
@@ -182,15 +197,20 @@ import VidorientPhoto
         let t = TIFFBuilder(little: true)
         let tiff = t.build([t.short(0x0112, 7)])
         #expect(try EXIFReader.read(exifPayload: tiff, fileOffset: nil).metadata.orientation == 7)
-        #expect(try EXIFReader.read(exifPayload: EXIFReader.exifPrefix + tiff, fileOffset: nil).metadata.orientation == 7)
+        #expect(
+            try EXIFReader.read(exifPayload: EXIFReader.exifPrefix + tiff, fileOffset: nil).metadata.orientation == 7)
     }
 
     @Test func heifExifItem() throws {
         let t = TIFFBuilder(little: false)
         let tiff = t.build([t.short(0x0112, 6)])
-        #expect(try EXIFReader.read(heifExifItem: [0, 0, 0, 6] + EXIFReader.exifPrefix + tiff, fileOffset: nil).metadata.orientation == 6)
+        #expect(
+            try EXIFReader.read(heifExifItem: [0, 0, 0, 6] + EXIFReader.exifPrefix + tiff, fileOffset: nil).metadata
+                .orientation == 6)
         #expect(try EXIFReader.read(heifExifItem: [0, 0, 0, 0] + tiff, fileOffset: nil).metadata.orientation == 6)
-        #expect(throws: PhotoFormatError.self) { try EXIFReader.read(heifExifItem: [0xFF, 0, 0, 0] + tiff, fileOffset: nil) }
+        #expect(throws: PhotoFormatError.self) {
+            try EXIFReader.read(heifExifItem: [0xFF, 0, 0, 0] + tiff, fileOffset: nil)
+        }
         #expect(throws: PhotoFormatError.self) { try EXIFReader.read(heifExifItem: [0, 0], fileOffset: nil) }
     }
 
@@ -212,20 +232,21 @@ import VidorientPhoto
 @Suite struct XMPOrientationTests {
     static let ns = "http://ns.adobe.com/tiff/1.0/"
 
-    @Test(arguments: [
-        ("<x xmlns:tiff=\"\(ns)\" tiff:Orientation=\"6\"/>", 6),
-        ("<x xmlns:tiff='\(ns)'\n   tiff:Orientation = '8' />", 8),
-        ("<x xmlns:t=\"\(ns)\"><t:Orientation>3</t:Orientation></x>", 3),
-        ("<x xmlns:t=\"\(ns)\"><t:Orientation> 5\n</t:Orientation></x>", 5),
-        ("<x xmlns:tiff=\"http://example.com/\" tiff:Orientation=\"6\"/>", nil),  // not the TIFF namespace
-        ("<x tiff:Orientation=\"6\"/>", nil),  // prefix never bound
-        ("<x xmlns:tiff=\"\(ns)\" xtiff:Orientation=\"6\" tiff:OrientationX=\"2\"/>", nil),
-        ("<x xmlns:tiff=\"\(ns)\" tiff:Orientation=\"six\"/>", nil),
-        ("<x xmlns:tiff=\"\(ns)\"><tiff:Orientation/></x>", nil),
-        ("<x xmlns:a=\"http://other/\" xmlns:b=\"\(ns)\" a:Orientation=\"2\" b:Orientation=\"7\"/>", 7),
-        ("<x xmlns:tiff=\"\(ns)\" tiff:Orientation=\"0\"/>", 0),
-        ("", nil), ("xmlns:", nil), ("<tiff:Orientation>", nil),
-    ] as [(String, Int?)])
+    @Test(
+        arguments: [
+            ("<x xmlns:tiff=\"\(ns)\" tiff:Orientation=\"6\"/>", 6),
+            ("<x xmlns:tiff='\(ns)'\n   tiff:Orientation = '8' />", 8),
+            ("<x xmlns:t=\"\(ns)\"><t:Orientation>3</t:Orientation></x>", 3),
+            ("<x xmlns:t=\"\(ns)\"><t:Orientation> 5\n</t:Orientation></x>", 5),
+            ("<x xmlns:tiff=\"http://example.com/\" tiff:Orientation=\"6\"/>", nil),  // not the TIFF namespace
+            ("<x tiff:Orientation=\"6\"/>", nil),  // prefix never bound
+            ("<x xmlns:tiff=\"\(ns)\" xtiff:Orientation=\"6\" tiff:OrientationX=\"2\"/>", nil),
+            ("<x xmlns:tiff=\"\(ns)\" tiff:Orientation=\"six\"/>", nil),
+            ("<x xmlns:tiff=\"\(ns)\"><tiff:Orientation/></x>", nil),
+            ("<x xmlns:a=\"http://other/\" xmlns:b=\"\(ns)\" a:Orientation=\"2\" b:Orientation=\"7\"/>", 7),
+            ("<x xmlns:tiff=\"\(ns)\" tiff:Orientation=\"0\"/>", 0),
+            ("", nil), ("xmlns:", nil), ("<tiff:Orientation>", nil),
+        ] as [(String, Int?)])
     func forms(xml: String, value: Int?) {
         #expect(XMPOrientation.value(in: Array(xml.utf8)) == value)
     }

@@ -1,19 +1,22 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto
+import VidorientTestSupport
 
 /// `HEIFOrientationFix` on real files: each plan is applied in memory, written, and read back by
 /// our reader, by libheif (heif-convert's picture against the original's, turned by hand), by
 /// exiftool, and compared byte for byte with the original.
 @Suite struct HEIFOrientationFixTests {
     /// The generated HEICs and AVIFs with their orientation (manifest.json).
-    static let generated: [FixCase] = (1...8).flatMap { n in
-        ["heic", "avif"].map { FixCase(path: TestMedia.path("orient-\(n).\($0)"), orientation: n) }
-    } + [FixCase(path: TestMedia.path("heic-meta-last.heic"), orientation: 6),
-         FixCase(path: TestMedia.path("heic-exif-conflict.heic"), orientation: 6, exif: true)]
+    static let generated: [FixCase] =
+        (1...8).flatMap { n in
+            ["heic", "avif"].map { FixCase(path: TestMedia.path("orient-\(n).\($0)"), orientation: n) }
+        } + [
+            FixCase(path: TestMedia.path("heic-meta-last.heic"), orientation: 6),
+            FixCase(path: TestMedia.path("heic-exif-conflict.heic"), orientation: 6, exif: true),
+        ]
 
     @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: generated, 1...8)
     func generatedFilesShowEachTarget(file: FixCase, target: Int) throws {
@@ -30,7 +33,8 @@ import VidorientPhoto
         let reachable = hasIrot || (hasImir ? [2, 4] : [1]).contains(target)
         let expected = targetMirrored == hasImir && reachable
         for container in ["heic", "avif"] {
-            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-\(start).\(container)"))))
+            let bytes = try Array(
+                Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-\(start).\(container)"))))
             let plan = try HEIFOrientationFix.plan(MemoryBytes(bytes), target: try #require(Orientation(exif: target)))
             #expect(plan.edit.keepsLength == expected, "\(container) \(start) -> \(target): \(plan.places)")
             #expect(plan.before == Orientation(exif: start))
@@ -42,12 +46,16 @@ import VidorientPhoto
     /// exiftool adds an Exif item (IFD0 Orientation) and an XMP item (tiff:Orientation) to copies
     /// of the generated HEICs; the fix keeps both equal to the target. Item 1's data there has a
     /// non-zero base_offset and the others extent offsets: both kinds of iloc shift are exercised.
-    @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg") && isInstalled("exiftool")), arguments: [1, 2, 6, 7], 1...8)
+    @Test(
+        .enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg") && isInstalled("exiftool")),
+        arguments: [1, 2, 6, 7], 1...8)
     func exifAndXMPFollowTheTarget(start: Int, target: Int) throws {
         let folder = try Scratch("heif-exif")
         defer { folder.remove() }
         let path = try folder.copy(TestMedia.path("orient-\(start).heic"), as: "with-metadata.heic")
-        let written = try run("exiftool", ["-q", "-overwrite_original", "-n", "-IFD0:Orientation=\(start)", "-XMP-tiff:Orientation=\(start)", path])
+        let written = try run(
+            "exiftool",
+            ["-q", "-overwrite_original", "-n", "-IFD0:Orientation=\(start)", "-XMP-tiff:Orientation=\(start)", path])
         #expect(written.status == 0, "\(written.stderr)")
         let file = FixCase(path: path, orientation: start, exif: true, picture: TestMedia.path("orient-\(start).heic"))
         try check(file, target: target, exif: true, xmp: true)
@@ -61,7 +69,9 @@ import VidorientPhoto
         FixCase(path: SharedMedia.path("8bit-sRGB.avif"), orientation: 1),
     ]
 
-    @Test(.enabled(if: SharedMedia.isPresent && isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: shared, 1...8)
+    @Test(
+        .enabled(if: SharedMedia.isPresent && isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: shared,
+        1...8)
     func phoneFilesShowEachTarget(file: FixCase, target: Int) throws {
         try #require(FileManager.default.fileExists(atPath: file.path))
         try check(file, target: target, exif: file.exif, scaled: true)
@@ -76,12 +86,16 @@ import VidorientPhoto
         let fixed = plan.edit.applied(to: original)
         let before = try HEIFStructure(MemoryBytes(original)), after = try HEIFStructure(MemoryBytes(fixed))
         let video = try #require(after.motionVideoRange), oldVideo = try #require(before.motionVideoRange)
-        #expect(fixed[Int(video.lowerBound)..<Int(video.upperBound)] == original[Int(oldVideo.lowerBound)..<Int(oldVideo.upperBound)])
+        #expect(
+            fixed[Int(video.lowerBound)..<Int(video.upperBound)]
+                == original[Int(oldVideo.lowerBound)..<Int(oldVideo.upperBound)])
         #expect(after.motionVideoProbe(path: path, source: MemoryBytes(fixed)) != nil)
     }
 
     /// Hostile and broken files: one PhotoFormatError with a reason, never a crash.
-    @Test(arguments: ["bad-meta-truncated.heic", "bad-iloc-past-end.heic", "bad-random.mp4", "bad-empty.mp4", "orient-6.jpg"])
+    @Test(arguments: [
+        "bad-meta-truncated.heic", "bad-iloc-past-end.heic", "bad-random.mp4", "bad-empty.mp4", "orient-6.jpg",
+    ])
     func badFilesThrowOneReason(name: String) throws {
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: TestMedia.path(name))))
         let error = try #require(throws: PhotoFormatError.self) {
@@ -107,7 +121,8 @@ import VidorientPhoto
         for _ in 0..<400 {
             var corrupted = bytes
             for _ in 0..<3 {
-                corrupted[Int(meta.offset) + Int.random(in: 0..<Int(meta.size), using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                corrupted[Int(meta.offset) + Int.random(in: 0..<Int(meta.size), using: &generator)] = UInt8.random(
+                    in: 0...255, using: &generator)
             }
             if let plan = try? HEIFOrientationFix.plan(MemoryBytes(corrupted), target: .upMirrored) {
                 #expect(plan.edit.matches(corrupted))
@@ -118,7 +133,8 @@ import VidorientPhoto
     // MARK: The checks
 
     /// Plans `target` for `file`, applies it, and checks the written file every way there is.
-    func check(_ file: FixCase, target number: Int, exif: Bool = false, xmp: Bool = false, scaled: Bool = false) throws {
+    func check(_ file: FixCase, target number: Int, exif: Bool = false, xmp: Bool = false, scaled: Bool = false) throws
+    {
         let target = try #require(Orientation(exif: number))
         let original = try Array(Data(contentsOf: URL(fileURLWithPath: file.path)))
         let plan = try HEIFOrientationFix.plan(MemoryBytes(original), target: target)
@@ -160,15 +176,20 @@ import VidorientPhoto
             let fields = (try JSONSerialization.jsonObject(with: tool.stdout) as? [[String: Any]])?.first ?? [:]
             if exif { #expect(fields["Orientation"] as? Int == number, "\(fields)") }
             let xmpValue = try run("exiftool", ["-s3", "-n", "-XMP-tiff:Orientation", path])
-            if xmp { #expect(String(decoding: xmpValue.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "\(number)") }
+            if xmp {
+                #expect(
+                    String(decoding: xmpValue.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        == "\(number)")
+            }
         }
 
         // (d) Only the planned bytes changed; when the length changed, every item's data and the
         // media data are byte-identical.
         if plan.edit.keepsLength {
-            let planned = Set(plan.edit.splices.flatMap { splice in
-                splice.old.indices.filter { splice.old[$0] != splice.new[$0] }.map { Int(splice.offset) + $0 }
-            })
+            let planned = Set(
+                plan.edit.splices.flatMap { splice in
+                    splice.old.indices.filter { splice.old[$0] != splice.new[$0] }.map { Int(splice.offset) + $0 }
+                })
             let differing = Set(zip(original, fixed).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset))
             #expect(differing == planned)
             #expect(differing.count <= 2 + (exif ? 2 : 0) + (xmp ? 1 : 0), "\(plan.places)")
@@ -180,13 +201,18 @@ import VidorientPhoto
                 let newData = try new.data(of: item.id, in: MemoryBytes(fixed), limit: 64 << 20)
                 // The Exif and XMP items differ only in their orientation bytes.
                 let differences = zip(oldData, newData).filter { $0 != $1 }.count
-                #expect(oldData.count == newData.count && differences <= (["Exif", "mime"].contains(item.type) ? 2 : 0), "item \(item.id)")
+                #expect(
+                    oldData.count == newData.count && differences <= (["Exif", "mime"].contains(item.type) ? 2 : 0),
+                    "item \(item.id)")
             }
             let oldMdat = try #require(old.topLevelBoxes.first { $0.type == "mdat" })
             let newMdat = try #require(new.topLevelBoxes.first { $0.type == "mdat" })
             #expect(oldMdat.size == newMdat.size)
-            let mediaDiffers = zip(original[Int(oldMdat.offset)..<Int(oldMdat.offset + oldMdat.size)], fixed[Int(newMdat.offset)..<Int(newMdat.offset + newMdat.size)])
-                .filter { $0 != $1 }.count
+            let mediaDiffers = zip(
+                original[Int(oldMdat.offset)..<Int(oldMdat.offset + oldMdat.size)],
+                fixed[Int(newMdat.offset)..<Int(newMdat.offset + newMdat.size)]
+            )
+            .filter { $0 != $1 }.count
             #expect(mediaDiffers <= (exif ? 2 : 0) + (xmp ? 1 : 0))
         }
     }
@@ -288,7 +314,8 @@ private struct RGBPicture {
 
     /// EXIF orientation n as (mirror first, then clockwise quarter turns): the conventions' table.
     static let table: [Int: (mirror: Bool, turns: Int)] = [
-        1: (false, 0), 2: (true, 0), 3: (false, 2), 4: (true, 2), 5: (true, 3), 6: (false, 1), 7: (true, 1), 8: (false, 3),
+        1: (false, 0), 2: (true, 0), 3: (false, 2), 4: (true, 2), 5: (true, 3), 6: (false, 1), 7: (true, 1),
+        8: (false, 3),
     ]
 
     /// A stored picture as orientation `n` displays it.
@@ -313,12 +340,15 @@ private struct RGBPicture {
 
     /// The colour nearest the centre pixel of each quadrant, [row][column].
     var quadrants: [[String]] {
-        let colours: [(String, [Int])] = [("red", [255, 0, 0]), ("green", [0, 255, 0]), ("blue", [0, 0, 255]), ("white", [255, 255, 255])]
+        let colours: [(String, [Int])] = [
+            ("red", [255, 0, 0]), ("green", [0, 255, 0]), ("blue", [0, 0, 255]), ("white", [255, 255, 255]),
+        ]
         return (0..<2).map { row in
             (0..<2).map { column in
                 let rgb = pixel(width * (2 * column + 1) / 4, height * (2 * row + 1) / 4).map { Int($0) }
                 let best = colours.min { a, b in
-                    zip(a.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) < zip(b.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+                    zip(a.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+                        < zip(b.1, rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
                 }!
                 return zip(best.1, rgb).allSatisfy { abs($0 - $1) <= 48 } ? best.0 : "unclear"
             }

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto
+import VidorientTestSupport
 
 /// Each reader on every generated photo, against what the manifest says was built.
 @Suite struct TestMediaPhotoTests {
@@ -27,7 +27,9 @@ import VidorientPhoto
         // A raw's main picture is its 16-bit sensor image; every other photo here is 8-bit.
         #expect(evidence.bitDepth == (entry.name.hasSuffix(".dng") ? 16 : 8))
         #expect(evidence.fileSize == Int(try FileBytes(path: entry.path).size))
-        let statements = evidence.statements.map { TestMedia.Statement(kind: $0.kind.rawValue, location: $0.location, rawValue: $0.rawValue ?? -1) }
+        let statements = evidence.statements.map {
+            TestMedia.Statement(kind: $0.kind.rawValue, location: $0.location, rawValue: $0.rawValue ?? -1)
+        }
         #expect(statements == entry.statements)
         #expect(evidence.readerFindings.map(\.code) == entry.readerFindings)
         if let facts = entry.exif {
@@ -51,7 +53,10 @@ import VidorientPhoto
     }
 
     @Test func sidecarNames() {
-        #expect(Sidecar.candidates(forPhotoAt: "/a/IMG_1.CR2") == ["/a/IMG_1.CR2.xmp", "/a/IMG_1.CR2.XMP", "/a/IMG_1.xmp", "/a/IMG_1.XMP"])
+        #expect(
+            Sidecar.candidates(forPhotoAt: "/a/IMG_1.CR2") == [
+                "/a/IMG_1.CR2.xmp", "/a/IMG_1.CR2.XMP", "/a/IMG_1.xmp", "/a/IMG_1.XMP",
+            ])
         #expect(Sidecar.candidates(forPhotoAt: "/a.b/noext") == ["/a.b/noext.xmp", "/a.b/noext.XMP"])
         #expect(Sidecar.candidates(forPhotoAt: "/a/.hidden") == ["/a/.hidden.xmp", "/a/.hidden.XMP"])
         #expect(Sidecar.statement(forPhotoAt: TestMedia.path("orient-6.jpg")) == nil)
@@ -67,15 +72,19 @@ import VidorientPhoto
     @Test(arguments: files)
     func agreesWithExiftool(path: String) throws {
         try #require(isInstalled("exiftool"))
-        let result = try run("exiftool", [
-            "-n", "-j", "-Orientation", "-Make", "-Model", "-LensModel", "-DateTimeOriginal", "-OffsetTimeOriginal",
-            "-ExifImageWidth", "-ExifImageHeight", "-ExifByteOrder", path,
-        ])
+        let result = try run(
+            "exiftool",
+            [
+                "-n", "-j", "-Orientation", "-Make", "-Model", "-LensModel", "-DateTimeOriginal", "-OffsetTimeOriginal",
+                "-ExifImageWidth", "-ExifImageHeight", "-ExifByteOrder", path,
+            ])
         let parsed = try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]]
         let json = try #require(parsed?.first)
         let evidence = try readPhoto(path)
         // exiftool's Orientation: EXIF's when present, else XMP's (its tag priority).
-        let ours = evidence.statements.first { $0.kind == .exif }?.rawValue ?? evidence.statements.first { $0.kind == .xmp }?.rawValue
+        let ours =
+            evidence.statements.first { $0.kind == .exif }?.rawValue
+            ?? evidence.statements.first { $0.kind == .xmp }?.rawValue
         #expect(ours == json["Orientation"] as? Int, "Orientation")
         func text(_ key: String) -> String? { (json[key] as? String) ?? (json[key] as? Int).map(String.init) }
         #expect(evidence.exif?.make == text("Make"), "Make")
@@ -106,8 +115,10 @@ import VidorientPhoto
 
 /// Bad input: a clear error or a finding, never a crash, a hang or a large allocation.
 @Suite struct MalformedPhotoTests {
-    static let generated = ["orient-6.jpg", "orient-6.png", "orient-6-ii.tif", "orient-6-mm.tif", "orient-6.webp", "png-raw-profile.png",
-        "jpeg-xmp-conflict.jpg", "png-xmp-only.png"]
+    static let generated = [
+        "orient-6.jpg", "orient-6.png", "orient-6-ii.tif", "orient-6-mm.tif", "orient-6.webp", "png-raw-profile.png",
+        "jpeg-xmp-conflict.jpg", "png-xmp-only.png",
+    ]
 
     /// Every prefix of each file reads or throws.
     @Test(arguments: generated)
@@ -171,7 +182,9 @@ import VidorientPhoto
 
     @Test func pngIHDRMustComeFirst() {
         let png = Self.pngSignature + Self.chunk("tEXt", Array("a\0b".utf8)) + Self.ihdr
-        #expect(throws: PhotoFormatError("the first chunk is 'tEXt', not 'IHDR'")) { try PNGReader.read(MemoryBytes(png), path: "x") }
+        #expect(throws: PhotoFormatError("the first chunk is 'tEXt', not 'IHDR'")) {
+            try PNGReader.read(MemoryBytes(png), path: "x")
+        }
     }
 
     /// XMP in a compressed iTXt, through zlib.
@@ -199,7 +212,12 @@ import VidorientPhoto
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("in"), output = folder.appendingPathComponent("out")
         try Data(bytes).write(to: input)
-        let result = try run("python3", ["-c", "import sys,zlib;open(sys.argv[2],'wb').write(zlib.compress(open(sys.argv[1],'rb').read(),9))", input.path, output.path])
+        let result = try run(
+            "python3",
+            [
+                "-c", "import sys,zlib;open(sys.argv[2],'wb').write(zlib.compress(open(sys.argv[1],'rb').read(),9))",
+                input.path, output.path,
+            ])
         guard result.status == 0 else { return nil }
         return try Array(Data(contentsOf: output))
     }
@@ -230,7 +248,10 @@ import VidorientPhoto
     }
 
     @Test func webpRIFFSizePastTheEnd() {
-        let webp = Array("RIFF".utf8) + [0xFF, 0xFF, 0, 0] + Array("WEBP".utf8) + Array("VP8L".utf8) + [5, 0, 0, 0, 0x2F, 0, 0, 0, 0]
+        let webp =
+            Array("RIFF".utf8) + [0xFF, 0xFF, 0, 0] + Array("WEBP".utf8) + Array("VP8L".utf8) + [
+                5, 0, 0, 0, 0x2F, 0, 0, 0, 0,
+            ]
         #expect(throws: PhotoFormatError.self) { try WebPReader.read(MemoryBytes(webp), path: "x") }
     }
 

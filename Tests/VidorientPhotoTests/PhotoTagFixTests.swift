@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto
+import VidorientTestSupport
 
 /// A format family of TestMedia's generated photos: `orient-N` + suffix, for N = 1…8.
 struct PhotoFamily: Sendable, CustomTestStringConvertible {
@@ -52,20 +52,29 @@ enum FixScratch {
     static func shown(_ path: String) throws -> Orientation? { PhotoTagFix.shown(try PhotoReader.read(path: path)) }
 
     /// exiftool's numeric IFD0/XMP Orientation of each file, and its warnings, in one run.
-    static func exiftool(_ paths: [String], validate: Bool = false) throws -> [(orientation: Int?, warnings: [String])] {
-        let result = try run("exiftool", ["-j", "-n", "-Orientation", "-warning", "-a"] + (validate ? ["-validate"] : []) + paths)
+    static func exiftool(_ paths: [String], validate: Bool = false) throws -> [(orientation: Int?, warnings: [String])]
+    {
+        let result = try run(
+            "exiftool", ["-j", "-n", "-Orientation", "-warning", "-a"] + (validate ? ["-validate"] : []) + paths)
         let list = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
         return list.map { entry in
             let warnings: [String]
-            if let many = entry["Warning"] as? [String] { warnings = many } else { warnings = (entry["Warning"] as? String).map { [$0] } ?? [] }
+            if let many = entry["Warning"] as? [String] {
+                warnings = many
+            } else {
+                warnings = (entry["Warning"] as? String).map { [$0] } ?? []
+            }
             return (entry["Orientation"] as? Int, warnings)
         }
     }
 
     /// The decoded pixels, by FFmpeg, without applying any orientation: proof the picture is intact.
     static func pixels(_ path: String) throws -> Data {
-        let result = try run("ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
-        guard result.status == 0, !result.stdout.isEmpty else { throw ToolError(message: "ffmpeg cannot decode \(path): \(result.stderr)") }
+        let result = try run(
+            "ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        guard result.status == 0, !result.stdout.isEmpty else {
+            throw ToolError(message: "ffmpeg cannot decode \(path): \(result.stderr)")
+        }
         return result.stdout
     }
 
@@ -96,7 +105,8 @@ enum FixScratch {
             #expect(plan.edit.isEmpty == (start == target.exif))
             #expect(plan.places.isEmpty == plan.edit.isEmpty)
             // Odd starts replace the file; even ones write in place.
-            let result = try PhotoTagFix.fix(path: path, change: .set(target), mode: start % 2 == 0 ? .inPlace : .replace)
+            let result = try PhotoTagFix.fix(
+                path: path, change: .set(target), mode: start % 2 == 0 ? .inPlace : .replace)
             #expect(result.verified == !plan.edit.isEmpty)
             let after = try FixScratch.bytes(path)
             #expect(after.count == original.count)
@@ -128,34 +138,53 @@ enum FixScratch {
 
     static let untagged = [
         Untagged(name: "jpeg-jfif-no-exif.jpg", format: .jpeg, make: "cp \"$MEDIA/no-exif.jpg\" \"$OUT\""),
-        Untagged(name: "jpeg-no-jfif-no-exif.jpg", format: .jpeg, make: "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1 \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""),
+        Untagged(
+            name: "jpeg-no-jfif-no-exif.jpg", format: .jpeg,
+            make:
+                "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1 \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""
+        ),
         Untagged(
             name: "jpeg-exif-no-orientation.jpg", format: .jpeg,
-            make: "cp \"$MEDIA/orient-6.jpg\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker -Software=x \"$OUT\"",
+            make:
+                "cp \"$MEDIA/orient-6.jpg\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker -Software=x \"$OUT\"",
             keeps: ("Make", "Testmaker")),
-        Untagged(name: "png-no-exif.png", format: .png, make: "cp \"$MEDIA/orient-6.png\" \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""),
+        Untagged(
+            name: "png-no-exif.png", format: .png,
+            make: "cp \"$MEDIA/orient-6.png\" \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""),
         Untagged(
             name: "png-exif-no-orientation.png", format: .png,
-            make: "cp \"$MEDIA/orient-6.png\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
+            make:
+                "cp \"$MEDIA/orient-6.png\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
             keeps: ("Make", "Testmaker")),
-        Untagged(name: "webp-simple-lossy.webp", format: .webp, make: "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""),
+        Untagged(
+            name: "webp-simple-lossy.webp", format: .webp,
+            make:
+                "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""
+        ),
         Untagged(
             name: "webp-simple-lossless-alpha.webp", format: .webp,
-            make: "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet -lossless \"$OUT.png\" -o \"$OUT\""),
+            make:
+                "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet -lossless \"$OUT.png\" -o \"$OUT\""
+        ),
         Untagged(
             name: "webp-vp8x-no-exif.webp", format: .webp,
-            make: "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""),
+            make:
+                "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""
+        ),
         Untagged(
             name: "webp-exif-no-orientation.webp", format: .webp,
-            make: "cp \"$MEDIA/orient-6.webp\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
+            make:
+                "cp \"$MEDIA/orient-6.webp\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
             keeps: ("Make", "Testmaker")),
         Untagged(
             name: "tiff-ii-no-orientation.tif", format: .tiff,
-            make: "cp \"$MEDIA/orient-6-ii.tif\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
+            make:
+                "cp \"$MEDIA/orient-6-ii.tif\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
             keeps: ("Make", "Testmaker")),
         Untagged(
             name: "tiff-mm-no-orientation.tif", format: .tiff,
-            make: "cp \"$MEDIA/orient-6-mm.tif\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
+            make:
+                "cp \"$MEDIA/orient-6-mm.tif\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
             keeps: ("Make", "Testmaker")),
     ]
 
@@ -169,7 +198,8 @@ enum FixScratch {
         let folder = try FixScratch.folder("insert")
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent(variant.name).path
-        let made = try run("sh", ["-c", "OUT=\"$1\" MEDIA=\"$2\"; \(variant.make)", "sh", source, TestMedia.folder.path])
+        let made = try run(
+            "sh", ["-c", "OUT=\"$1\" MEDIA=\"$2\"; \(variant.make)", "sh", source, TestMedia.folder.path])
         try #require(made.status == 0, "\(made.stderr)")
         let original = try FixScratch.bytes(source)
         #expect(try FixScratch.shown(source) == .up)
@@ -208,7 +238,9 @@ enum FixScratch {
         for read in try FixScratch.exiftool(written) { #expect(read.warnings.isEmpty) }
         if let keeps = variant.keeps {
             let result = try run("exiftool", ["-q", "-s3", "-\(keeps.tag)"] + written)
-            let values = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("=") }
+            let values = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").filter {
+                !$0.hasPrefix("=")
+            }
             #expect(values.count == written.count && values.allSatisfy { $0 == keeps.value }, "\(values)")
         }
         if variant.format == .webp {
@@ -218,7 +250,9 @@ enum FixScratch {
 
     /// XMP is kept consistent with EXIF (attribute form), or changed alone when it is the only
     /// statement (no EXIF is inserted then).
-    @Test(.enabled(if: toolsPresent), arguments: ["jpeg-xmp-conflict.jpg", "jpeg-xmp-only.jpg"], [Orientation.up, .rightMirrored])
+    @Test(
+        .enabled(if: toolsPresent), arguments: ["jpeg-xmp-conflict.jpg", "jpeg-xmp-only.jpg"],
+        [Orientation.up, .rightMirrored])
     func xmpSaysWhatEXIFSays(name: String, target: Orientation) throws {
         let folder = try FixScratch.folder("xmp")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -233,7 +267,9 @@ enum FixScratch {
         #expect(evidence.statements.allSatisfy { $0.orientation == target }, "\(evidence.statements)")
         #expect(try FixScratch.bytes(path).count == original.count)
         let xmp = try run("exiftool", ["-s3", "-n", "-XMP-tiff:Orientation", path])
-        #expect(String(decoding: xmp.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "\(target.exif)")
+        #expect(
+            String(decoding: xmp.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                == "\(target.exif)")
     }
 
     /// The element form of XMP, under another prefix, in a PNG iTXt, with an eXIf beside it.
@@ -273,7 +309,8 @@ enum FixScratch {
         var bytes = try FixScratch.bytes(TestMedia.path("orient-1.png"))
         // The TIFF block of orient-5.jpg's EXIF, as ImageMagick writes it: "\nexif\n  <len>\n<hex>\n".
         let jpeg = try FixScratch.bytes(TestMedia.path("orient-5.jpg"))
-        let start = try #require(jpeg.indices.first { jpeg[$0..<min($0 + 6, jpeg.count)].elementsEqual(Array("Exif\0\0".utf8)) })
+        let start = try #require(
+            jpeg.indices.first { jpeg[$0..<min($0 + 6, jpeg.count)].elementsEqual(Array("Exif\0\0".utf8)) })
         let length = (Int(jpeg[start - 2]) << 8 | Int(jpeg[start - 1])) - 2
         let payload = Array(jpeg[start..<start + length])
         let hex = payload.map { String(format: "%02x", $0) }.joined()
@@ -284,7 +321,8 @@ enum FixScratch {
             lines.append(String(hex[index..<end]))
             index = end
         }
-        let text = "\nexif\n\(String(repeating: " ", count: 6))\(payload.count)\n" + lines.joined(separator: "\n") + "\n"
+        let text =
+            "\nexif\n\(String(repeating: " ", count: 6))\(payload.count)\n" + lines.joined(separator: "\n") + "\n"
         let data = Array("Raw profile type exif".utf8) + [0] + Array(text.utf8)
         bytes.insert(contentsOf: FixScratch.pngChunk("tEXt", data), at: bytes.count - 12)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -300,9 +338,11 @@ enum FixScratch {
 
     /// Bad input: one clear error, nothing written, nothing left beside it.
     @Test(arguments: [
-        ("empty.jpg", "empty"), ("random.jpg", "random"), ("truncated.jpg", "truncated-20"), ("truncated.png", "truncated-half"),
+        ("empty.jpg", "empty"), ("random.jpg", "random"), ("truncated.jpg", "truncated-20"),
+        ("truncated.png", "truncated-half"),
         ("truncated.webp", "truncated-half"), ("truncated.tif", "truncated-half"), ("loop.tif", "bad-tiff-loop"),
-        ("crc.png", "bad-png-crc"), ("loop.jpg", "exif-loop"), ("ascii.jpg", "orientation-ascii"), ("two.jpg", "orientation-count-2"),
+        ("crc.png", "bad-png-crc"), ("loop.jpg", "exif-loop"), ("ascii.jpg", "orientation-ascii"),
+        ("two.jpg", "orientation-count-2"),
     ])
     func hostileInputIsRefusedAndLeftAlone(name: String, kind: String) throws {
         let folder = try FixScratch.folder("hostile")
@@ -323,17 +363,29 @@ enum FixScratch {
         default:
             // orient-6.jpg's EXIF (big-endian, written by exiftool): IFD0 found by its header.
             bytes = sample
-            let tiff = try #require(bytes.indices.first { bytes[$0..<min($0 + 6, bytes.count)].elementsEqual(Array("Exif\0\0".utf8)) }) + 6
+            let tiff =
+                try #require(
+                    bytes.indices.first { bytes[$0..<min($0 + 6, bytes.count)].elementsEqual(Array("Exif\0\0".utf8)) })
+                + 6
             #expect(bytes[tiff] == 0x4D)
-            let ifd0 = tiff + (Int(bytes[tiff + 4]) << 24 | Int(bytes[tiff + 5]) << 16 | Int(bytes[tiff + 6]) << 8 | Int(bytes[tiff + 7]))
+            let ifd0 =
+                tiff
+                + (Int(bytes[tiff + 4]) << 24 | Int(bytes[tiff + 5]) << 16 | Int(bytes[tiff + 6]) << 8
+                    | Int(bytes[tiff + 7]))
             let count = Int(bytes[ifd0]) << 8 | Int(bytes[ifd0 + 1])
-            let entry = try #require((0..<count).map { ifd0 + 2 + 12 * $0 }.first { bytes[$0] == 0x01 && bytes[$0 + 1] == 0x12 })
+            let entry = try #require(
+                (0..<count).map { ifd0 + 2 + 12 * $0 }.first { bytes[$0] == 0x01 && bytes[$0 + 1] == 0x12 })
             switch kind {
             case "exif-loop":
                 // IFD0's next link points back at IFD0.
                 let link = ifd0 + 2 + 12 * count
                 let offset = ifd0 - tiff
-                bytes.replaceSubrange(link..<link + 4, with: [UInt8(offset >> 24), UInt8(offset >> 16 & 0xFF), UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF)])
+                bytes.replaceSubrange(
+                    link..<link + 4,
+                    with: [
+                        UInt8(offset >> 24), UInt8(offset >> 16 & 0xFF), UInt8(offset >> 8 & 0xFF),
+                        UInt8(offset & 0xFF),
+                    ])
             case "orientation-ascii": bytes[entry + 3] = 2
             default: bytes[entry + 7] = 2
             }
@@ -352,14 +404,20 @@ enum FixScratch {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent(name).path
         try FileManager.default.copyItem(atPath: TestMedia.path(name), toPath: path)
-        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 123_456_789), timespec(tv_sec: 1_100_000_000, tv_nsec: 987_654_321)]
+        var times = [
+            timespec(tv_sec: 1_000_000_000, tv_nsec: 123_456_789),
+            timespec(tv_sec: 1_100_000_000, tv_nsec: 987_654_321),
+        ]
         #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         let inserting = name == "no-exif.jpg"
         if inserting && mode == .inPlace {
-            #expect(throws: ISOBMFFError.self) { try PhotoTagFix.fix(path: path, change: .set(.down), mode: mode, preserveModificationTime: true) }
+            #expect(throws: ISOBMFFError.self) {
+                try PhotoTagFix.fix(path: path, change: .set(.down), mode: mode, preserveModificationTime: true)
+            }
             return
         }
-        #expect(try PhotoTagFix.fix(path: path, change: .set(.down), mode: mode, preserveModificationTime: true).verified)
+        #expect(
+            try PhotoTagFix.fix(path: path, change: .set(.down), mode: mode, preserveModificationTime: true).verified)
         var status = stat()
         #expect(stat(path, &status) == 0)
         #expect(status.st_mtim.tv_sec == 1_100_000_000 && status.st_mtim.tv_nsec == 987_654_321)
@@ -373,7 +431,9 @@ enum FixScratch {
     /// HEIF goes through the same entry point as the tag formats (HEIFOrientationFix does the work:
     /// HEIFOrientationFixTests): orient-6.heic's irot 3 (three quarter turns anticlockwise) becomes 0.
     @Test func heifIsPlannedThroughTheSameEntryPoint() throws {
-        let edit = try PhotoTagFix.plan(MemoryBytes(try FixScratch.bytes(TestMedia.path("orient-6.heic"))), format: .heif(brand: "heic"), target: .up)
+        let edit = try PhotoTagFix.plan(
+            MemoryBytes(try FixScratch.bytes(TestMedia.path("orient-6.heic"))), format: .heif(brand: "heic"),
+            target: .up)
         #expect(edit.before == .right)
         #expect(edit.after == .up)
         #expect(edit.edit.splices.map(\.old) == [[3]])

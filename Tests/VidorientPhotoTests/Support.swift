@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
 import VidorientPhoto
+import VidorientTestSupport
 
 extension SharedMedia {
     /// The JPEG and WebP files there.
@@ -47,8 +47,12 @@ struct TIFFBuilder {
     }
 
     /// Entries' helpers.
-    func short(_ tag: UInt16, _ values: UInt16...) -> Entry { Entry(tag: tag, type: 3, count: UInt32(values.count), value: values.flatMap(u16)) }
-    func long(_ tag: UInt16, _ values: UInt32...) -> Entry { Entry(tag: tag, type: 4, count: UInt32(values.count), value: values.flatMap(u32)) }
+    func short(_ tag: UInt16, _ values: UInt16...) -> Entry {
+        Entry(tag: tag, type: 3, count: UInt32(values.count), value: values.flatMap(u16))
+    }
+    func long(_ tag: UInt16, _ values: UInt32...) -> Entry {
+        Entry(tag: tag, type: 4, count: UInt32(values.count), value: values.flatMap(u32))
+    }
     func ascii(_ tag: UInt16, _ text: String) -> Entry {
         let bytes = Array(text.utf8) + [0]
         return Entry(tag: tag, type: 2, count: UInt32(bytes.count), value: bytes)
@@ -94,7 +98,8 @@ struct TIFFBuilder {
 
 /// The smallest JPEG header a frame reader needs: SOI, SOF0 (8-bit, 3 components), SOS.
 func tinyJPEG(width: Int, height: Int, marker: UInt8 = 0xC0) -> [UInt8] {
-    let sof: [UInt8] = [0xFF, marker, 0, 17, 8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
+    let sof: [UInt8] =
+        [0xFF, marker, 0, 17, 8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
         + [1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
     return [0xFF, 0xD8] + sof + [0xFF, 0xDA, 0, 2, 0xFF, 0xD9]
 }

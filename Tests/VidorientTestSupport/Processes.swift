@@ -63,7 +63,8 @@ public struct Run: Sendable {
     public static var binary: URL {
         if let override = ProcessInfo.processInfo.environment["VIDORIENT_BIN"] { return URL(fileURLWithPath: override) }
         // The test bundle sits beside the products it was built with.
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vidorient")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "vidorient")
     }
 
     public static func media(_ name: String) -> String { TestMedia.path(name) }
@@ -92,7 +93,10 @@ public struct DecodedRGB: Sendable {
     public let pixels: [UInt8]
 
     public init(decoding path: String, filter: [String] = []) throws {
-        let arguments = ["-nostdin", "-v", "error", "-i", path] + filter + ["-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-"]
+        let arguments =
+            ["-nostdin", "-v", "error", "-i", path] + filter + [
+                "-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-",
+            ]
         let result = try run("ffmpeg", arguments)
         let data = [UInt8](result.stdout)
         // "P6\n<w> <h>\n255\n" then the pixels.

@@ -155,7 +155,9 @@ import VidorientTestSupport
     @Test func batchGoesOnPastBadFilesAndWritesNothingForThem() throws {
         let folder = try scratchFolder("batch")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let inputs = ["orient-1.mp4", "bad-random.mp4", "orient-5.jpg", "bad-empty.mp4", "audio-only.m4a", "orient-8-hevc.mov"]
+        let inputs = [
+            "orient-1.mp4", "bad-random.mp4", "orient-5.jpg", "bad-empty.mp4", "audio-only.m4a", "orient-8-hevc.mov",
+        ]
         let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--json"] + inputs.map(Run.media))
         #expect(run.status == 2)
         #expect(run.stderrLines.count == 3)
@@ -172,7 +174,9 @@ import VidorientTestSupport
     @Test func directoriesAreWalked() throws {
         let folder = try scratchFolder("walk")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--width", "32", "--name", "{stem}-{index}.{ext}", Run.media("")])
+        let run = try Run.vidorient([
+            "thumbnail", "--out-dir", folder.path, "--width", "32", "--name", "{stem}-{index}.{ext}", Run.media(""),
+        ])
         // TestMedia holds bad files too: exit 2 for them, thumbnails for the rest.
         #expect(run.status == 2)
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -191,7 +195,8 @@ import VidorientTestSupport
         ["thumbnail", "TestMedia/orient-1.mp4", "TestMedia/orient-1.mp4", "--out-dir", "/tmp"],
     ])
     func badUsageExits64AndWritesNothing(arguments: [String]) throws {
-        let run = try Run.vidorient(arguments.map { $0.hasPrefix("TestMedia/") ? Run.media(String($0.dropFirst(10))) : $0 })
+        let run = try Run.vidorient(
+            arguments.map { $0.hasPrefix("TestMedia/") ? Run.media(String($0.dropFirst(10))) : $0 })
         #expect(run.status == 64)
         #expect(run.stdout.isEmpty)
     }
@@ -213,11 +218,17 @@ import VidorientTestSupport
             !name.hasSuffix(".m4a") && !name.hasSuffix(".json") && !name.hasSuffix(".md") && !name.hasSuffix(".py")
                 && !name.hasSuffix(".sh") && !name.hasSuffix(".xmp")
         }
-        #expect(lines.count == media.count, "every TestMedia video, photo and bad file; audio .m4a is not a default extension")
-        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(
+            lines.count == media.count,
+            "every TestMedia video, photo and bad file; audio .m4a is not a default extension")
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         let mirrored = objects.first { ($0["path"] as? String)?.hasSuffix("orient-7.mp4") == true }
         #expect(((mirrored?["findings"] as? [[String: Any]])?.first?["code"] as? String) == "mirrored")
-        #expect(((mirrored?["findings"] as? [[String: Any]])?.first?["action"] as? String)?.contains("vidorient fix") == true)
+        #expect(
+            ((mirrored?["findings"] as? [[String: Any]])?.first?["action"] as? String)?.contains("vidorient fix")
+                == true)
     }
 
     @Test func onlyUnreadableFilesExitTwo() throws {
@@ -264,7 +275,9 @@ import VidorientTestSupport
             union += part.stdout.split(separator: "\n").map(String.init)
         }
         func paths(_ lines: [String]) -> [String] {
-            lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["path"] as? String }.sorted()
+            lines.compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["path"] as? String
+            }.sorted()
         }
         #expect(paths(union) == paths(all.stdout.split(separator: "\n").map(String.init)))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// `vidorient fix`, run as a user runs it, on copies in a temporary folder.
 enum FixFixture {
@@ -98,7 +98,9 @@ struct FixCommandTests {
         #expect((object["before"] as? [String: Any])?["exif_orientation"] as? Int == from)
         #expect((object["after"] as? [String: Any])?["exif_orientation"] as? Int == expected)
         let stored: (Int32, Int32) = from >= 5 ? (96, 160) : (160, 96)
-        #expect(try FixFixture.videoMatrix(path).fixedPoint == FixFixture.apple(expected, width: stored.0, height: stored.1))
+        #expect(
+            try FixFixture.videoMatrix(path).fixedPoint == FixFixture.apple(expected, width: stored.0, height: stored.1)
+        )
         let minus = try Run.vidorient(["fix", path, "--rotate", "-90"])
         #expect(minus.status == 0, "\(minus.stderr)")
         #expect(try FixFixture.contents(path) == FixFixture.contents(Run.media(name)))
@@ -113,7 +115,8 @@ struct FixCommandTests {
         #expect(run.status == 0)
         #expect(run.stdout.contains("EXIF 7 (mirror, then rotate 90 cw (transverse)) -> EXIF 4"))
         #expect(run.stdout.contains("would change; nothing written"))
-        let json = try #require(try Run.vidorient(["fix", path, "--reset", "--dry-run", "--json"]).json as? [String: Any])
+        let json = try #require(
+            try Run.vidorient(["fix", path, "--reset", "--dry-run", "--json"]).json as? [String: Any])
         #expect(json["dry_run"] as? Bool == true)
         #expect(json["written_path"] is NSNull)
         #expect(json["bytes_written"] as? Int == 0)
@@ -164,7 +167,8 @@ struct FixCommandTests {
         let object = try #require(run.json as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "schema_version", "path", "path_bytes", "dry_run", "mode", "written_path", "written_path_bytes", "verified", "bytes_changed", "bytes_written",
+                "schema_version", "path", "path_bytes", "dry_run", "mode", "written_path", "written_path_bytes",
+                "verified", "bytes_changed", "bytes_written",
                 "before", "after", "movie_matrix_before", "movie_matrix_after", "changes", "warnings",
             ])
         #expect(object["schema_version"] as? Int == 1)
@@ -189,7 +193,8 @@ struct FixCommandTests {
         // One line for the bad file, then the batch's summary.
         #expect(
             run.stderrLines.map(String.init) == [
-                "vidorient: could not fix '\(bad)': no video track", "vidorient: fixed 2, already right 0, refused 1, failed 0",
+                "vidorient: could not fix '\(bad)': no video track",
+                "vidorient: fixed 2, already right 0, refused 1, failed 0",
             ])
         let array = try #require(run.json as? [[String: Any]])
         #expect(array.compactMap { $0["path"] as? String } == [good, other])
@@ -227,7 +232,10 @@ struct FixCommandTests {
         }
         switch kind {
         case "fragmented":
-            try ffmpeg(["-i", Run.media("orient-6.mp4"), "-c", "copy", "-movflags", "frag_keyframe+empty_moov", "-f", "mp4", path])
+            try ffmpeg([
+                "-i", Run.media("orient-6.mp4"), "-c", "copy", "-movflags", "frag_keyframe+empty_moov", "-f", "mp4",
+                path,
+            ])
         case "matroska": try ffmpeg(["-i", Run.media("orient-6.mp4"), "-c", "copy", "-f", "matroska", path])
         case "avi": try ffmpeg(["-i", Run.media("orient-6.jpg"), "-c", "copy", "-f", "avi", path])
         case "gif": try ffmpeg(["-i", Run.media("orient-6.jpg"), "-f", "gif", path])
@@ -260,7 +268,9 @@ struct FixCommandTests {
             for mode in [[], ["--in-place"]] {
                 let run = try Run.vidorient(["fix", path, "--reset"] + mode, prefix: FixFixture.nobody)
                 #expect(run.status == 2)
-                #expect(run.stderr.contains("could not fix '\(path)': file is read-only (permission denied)"), "\(run.stderr)")
+                #expect(
+                    run.stderr.contains("could not fix '\(path)': file is read-only (permission denied)"),
+                    "\(run.stderr)")
             }
         }
         // 444: read-only even for the owner, and refused even by root, who could write it.
@@ -281,7 +291,9 @@ struct FixCommandTests {
         let before = try FixFixture.contents(path)
         let refused = try Run.vidorient(["fix", path, "--reset"], prefix: FixFixture.nobody)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("could not fix '\(path)': cannot create a temporary file in '\(folder.path)': permission denied"))
+        #expect(
+            refused.stderr.contains(
+                "could not fix '\(path)': cannot create a temporary file in '\(folder.path)': permission denied"))
         #expect(try FixFixture.contents(path) == before)
         // The file itself is writable: in place needs nothing from the folder.
         let inPlace = try Run.vidorient(["fix", path, "--reset", "--in-place"], prefix: FixFixture.nobody)
@@ -296,7 +308,8 @@ struct FixCommandTests {
         var bytes = [UInt8](try FixFixture.contents(path))
         let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
         let rotate90 = FixFixture.apple(6, width: 160, height: 96)
-        bytes.replaceSubrange(offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        bytes.replaceSubrange(
+            offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
         let warned = try Run.vidorient(["fix", path, "--orientation", "6"])
@@ -311,7 +324,8 @@ struct FixCommandTests {
     }
 
     @Test(arguments: [
-        [String](), ["--orientation", "2", "--reset"], ["--mirror", "--reset"], ["--rotate", "45"], ["--orientation", "9"],
+        [String](), ["--orientation", "2", "--reset"], ["--mirror", "--reset"], ["--rotate", "45"],
+        ["--orientation", "9"],
         ["--orientation", "0"], ["--rotate", "+90", "-o", "a.mp4", "--in-place"],
     ])
     func usageErrorsExit64(options: [String]) throws {
@@ -322,7 +336,9 @@ struct FixCommandTests {
 
     @Test func usageErrorsAboutFiles() throws {
         #expect(try Run.vidorient(["fix", "--reset"]).status == 64)
-        let two = try Run.vidorient(["fix", Run.media("orient-1.mp4"), Run.media("orient-2.mp4"), "--reset", "-o", "/tmp/x.mp4"])
+        let two = try Run.vidorient([
+            "fix", Run.media("orient-1.mp4"), Run.media("orient-2.mp4"), "--reset", "-o", "/tmp/x.mp4",
+        ])
         #expect(two.status == 64)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/x.mp4"))
     }
@@ -336,7 +352,9 @@ struct FixCommandTests {
         // A valid MP4 of 256 MiB: orient-6.mp4 followed by a large top-level `free` box.
         let pristine = folder.appendingPathComponent("pristine.mp4").path
         let free = 256 << 20
-        #expect(FileManager.default.createFile(atPath: pristine, contents: try FixFixture.contents(Run.media("orient-6.mp4"))))
+        #expect(
+            FileManager.default.createFile(
+                atPath: pristine, contents: try FixFixture.contents(Run.media("orient-6.mp4"))))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: pristine))
         try handle.seekToEnd()
         handle.write(Data(withUnsafeBytes(of: UInt32(free).bigEndian, Array.init) + Array("free".utf8)))
@@ -365,7 +383,9 @@ struct FixCommandTests {
             let listing = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             cmp.waitUntilExit()
             // `cmp -l` lists 1-based offsets of differing bytes; only matrix bytes may differ.
-            let offsets = listing.split(separator: "\n").compactMap { $0.split(separator: " ").first.flatMap { Int64($0) } }
+            let offsets = listing.split(separator: "\n").compactMap {
+                $0.split(separator: " ").first.flatMap { Int64($0) }
+            }
             #expect(offsets.allSatisfy { $0 - 1 >= old.offset && $0 - 1 < old.offset + 36 }, "delay \(delay)")
             #expect(cmp.terminationStatus == (offsets.isEmpty ? 0 : 1), "a size change shows as EOF")
 

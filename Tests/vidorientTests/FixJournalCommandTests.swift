@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// `fix --journal`, `fix --undo` and `fix --from-audit`, run as a user runs them.
 enum JournalFixture {
@@ -12,7 +12,8 @@ enum JournalFixture {
         var bytes = [UInt8](try FixFixture.contents(path))
         let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
         let rotate90 = FixFixture.apple(6, width: 160, height: 96)
-        bytes.replaceSubrange(offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        bytes.replaceSubrange(
+            offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
@@ -21,7 +22,8 @@ enum JournalFixture {
     static func invalidOrientationJPEG(at path: String) throws {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("orient-6.jpg"))))
         let entry: [UInt8] = [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06]
-        let index = try #require((0...bytes.count - entry.count).first { bytes[$0..<$0 + entry.count].elementsEqual(entry) })
+        let index = try #require(
+            (0...bytes.count - entry.count).first { bytes[$0..<$0 + entry.count].elementsEqual(entry) })
         bytes[index + 9] = 0
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
@@ -36,7 +38,9 @@ enum JournalFixture {
 
     static func lines(_ path: String) throws -> [[String: Any]] {
         let text = String(decoding: try FixFixture.contents(path), as: UTF8.self)
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// The suggested fixes of an audit's JSONL: (path, code) pairs.
@@ -46,7 +50,9 @@ enum JournalFixture {
                 let findings = record["findings"] as? [[String: Any]]
             else { return [] }
             let name = (record["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } ?? "?"
-            return findings.filter { !($0["suggested_fix"] is NSNull) && $0["suggested_fix"] != nil }.map { "\(name) \($0["code"]!)" }
+            return findings.filter { !($0["suggested_fix"] is NSNull) && $0["suggested_fix"] != nil }.map {
+                "\(name) \($0["code"]!)"
+            }
         }.sorted()
     }
 
@@ -114,7 +120,9 @@ struct FixJournalCommandTests {
         let undo = try Run.vidorient(["fix", "--undo", journal])
         #expect(undo.status == 2)
         #expect(undo.stderrLines.count == 2, "\(undo.stderr)")
-        #expect(undo.stderrLines.first?.hasPrefix("vidorient: could not undo '\(touched)': it changed since the fix") == true)
+        #expect(
+            undo.stderrLines.first?.hasPrefix("vidorient: could not undo '\(touched)': it changed since the fix")
+                == true)
         #expect(undo.stderrLines.last == "vidorient: restored 1, nothing to undo 0, refused 1")
         #expect(try FixFixture.contents(kept) == original)
         #expect(try FixFixture.contents(touched) == edited)
@@ -138,23 +146,37 @@ struct FixJournalCommandTests {
         let journal = folder.appendingPathComponent("fixes.jsonl").path
 
         let audit = try Run.vidorient(["audit", library.path, "--jsonl"])
-        #expect(JournalFixture.suggestions(audit.stdout) == ["invalid.jpg exif-invalid", "movie-matrix.mp4 movie-matrix", "scaled-2x.mp4 matrix-scale"])
+        #expect(
+            JournalFixture.suggestions(audit.stdout) == [
+                "invalid.jpg exif-invalid", "movie-matrix.mp4 movie-matrix", "scaled-2x.mp4 matrix-scale",
+            ])
         #expect(audit.stdout.contains("\"code\":\"mirrored\""))
 
-        let dry = try JournalFixture.shell("\"$0\" audit '\(library.path)' --jsonl | \"$0\" fix --from-audit - --dry-run")
+        let dry = try JournalFixture.shell(
+            "\"$0\" audit '\(library.path)' --jsonl | \"$0\" fix --from-audit - --dry-run")
         #expect(dry.status == 0, "\(dry.stderr)")
         let dryLines = dry.stdout.split(separator: "\n").sorted()
         #expect(dryLines.count == 3)
-        #expect(dryLines.first?.hasSuffix("invalid.jpg: no orientation of the eight -> EXIF 1; 1 byte would change (APP1 EXIF IFD0 Orientation: 0 -> 1)") == true, "\(dryLines)")
-        #expect(dryLines.contains { $0.hasSuffix("movie-matrix.mp4: EXIF 6 -> EXIF 6; 12 bytes would change (track 1 matrix; movie matrix)") })
+        #expect(
+            dryLines.first?.hasSuffix(
+                "invalid.jpg: no orientation of the eight -> EXIF 1; 1 byte would change (APP1 EXIF IFD0 Orientation: 0 -> 1)"
+            ) == true, "\(dryLines)")
+        #expect(
+            dryLines.contains {
+                $0.hasSuffix("movie-matrix.mp4: EXIF 6 -> EXIF 6; 12 bytes would change (track 1 matrix; movie matrix)")
+            })
         #expect(dry.stderr == "vidorient: would fix 3, already right 0, refused 0, failed 0\n")
         #expect(try JournalFixture.snapshot(library) == original)
 
-        let fix = try JournalFixture.shell("\"$0\" audit '\(library.path)' --jsonl | \"$0\" fix --from-audit - --journal '\(journal)'")
+        let fix = try JournalFixture.shell(
+            "\"$0\" audit '\(library.path)' --jsonl | \"$0\" fix --from-audit - --journal '\(journal)'")
         #expect(fix.status == 0, "\(fix.stderr)")
         #expect(fix.stderr == "vidorient: fixed 3, already right 0, refused 0, failed 0\n")
         let fixed = try JournalFixture.snapshot(library)
-        #expect(Set(fixed.keys.filter { fixed[$0] != original[$0] }) == ["scaled-2x.mp4", "movie-matrix.mp4", "invalid.jpg"])
+        #expect(
+            Set(fixed.keys.filter { fixed[$0] != original[$0] }) == [
+                "scaled-2x.mp4", "movie-matrix.mp4", "invalid.jpg",
+            ])
 
         let again = try Run.vidorient(["audit", library.path, "--jsonl"])
         #expect(JournalFixture.suggestions(again.stdout).isEmpty, "\(again.stdout)")
@@ -181,7 +203,10 @@ struct FixJournalCommandTests {
         let turned = try FixFixture.contents(path)
         let fix = try Run.vidorient(["fix", "--from-audit", auditPath])
         #expect(fix.status == 2)
-        #expect(fix.stderrLines.first == "vidorient: could not fix '\(path)': it changed since the audit: it shows EXIF 3, the audit saw EXIF 6")
+        #expect(
+            fix.stderrLines.first
+                == "vidorient: could not fix '\(path)': it changed since the audit: it shows EXIF 3, the audit saw EXIF 6"
+        )
         #expect(try FixFixture.contents(path) == turned)
     }
 
@@ -193,7 +218,8 @@ struct FixJournalCommandTests {
         let path = try NonUTF8NameTests.place("scaled-2x.mp4", in: folder, named: NonUTF8NameTests.latin1)
         let original = try NonUTF8NameTests.contents(path)
         let journal = folder.appendingPathComponent("fixes.jsonl").path
-        let fix = try JournalFixture.shell("\"$0\" audit '\(folder.path)' --jsonl | \"$0\" fix --from-audit - --journal '\(journal)'")
+        let fix = try JournalFixture.shell(
+            "\"$0\" audit '\(folder.path)' --jsonl | \"$0\" fix --from-audit - --journal '\(journal)'")
         #expect(fix.status == 0, "\(fix.stderr)")
         #expect(fix.stdout.contains("caf\\xE9.mp4"))
         #expect(try NonUTF8NameTests.contents(path) != original)
@@ -206,7 +232,8 @@ struct FixJournalCommandTests {
 
     @Test(arguments: [
         ["--undo", "j.jsonl", "x.mp4"], ["--undo", "j.jsonl", "--reset"], ["--from-audit", "-", "--orientation", "1"],
-        ["--from-audit", "-", "--undo", "j.jsonl"], ["--undo", "j.jsonl", "--dry-run"], ["x.mp4", "--reset", "-o", "y.mp4", "--journal", "j"],
+        ["--from-audit", "-", "--undo", "j.jsonl"], ["--undo", "j.jsonl", "--dry-run"],
+        ["x.mp4", "--reset", "-o", "y.mp4", "--journal", "j"],
         ["--from-audit", "-", "--jobs", "0"],
     ])
     func usageErrorsExit64(arguments: [String]) throws {
@@ -242,12 +269,15 @@ struct FixJournalCommandTests {
             let journal = folder.appendingPathComponent("round-\(round).jsonl").path
             let process = Process()
             process.executableURL = Run.binary
-            process.arguments = ["fix", "--orientation", "7", "--journal", journal, "--jobs", "2"] + paths.keys.sorted()
+            process.arguments =
+                ["fix", "--orientation", "7", "--journal", journal, "--jobs", "2"] + paths.keys.sorted()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             let deadline = Date().addingTimeInterval(20)
-            while process.isRunning, Date() < deadline, ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) == 0 {
+            while process.isRunning, Date() < deadline,
+                ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) == 0
+            {
                 usleep(200)
             }
             usleep(useconds_t(delay * 1000))
@@ -274,7 +304,8 @@ struct FixJournalCommandTests {
             let undo = try Run.vidorient(["fix", "--undo", journal])
             #expect(undo.status == 0, "round \(round): \(undo.stderr)")
             for (path, source) in paths {
-                #expect(try FixFixture.contents(path) == FixFixture.contents(Run.media(source)), "round \(round): \(path)")
+                #expect(
+                    try FixFixture.contents(path) == FixFixture.contents(Run.media(source)), "round \(round): \(path)")
             }
             #expect(try FixFixture.leftovers(library).allSatisfy { $0.hasPrefix(".") })
         }

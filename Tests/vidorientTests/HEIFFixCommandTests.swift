@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// `vidorient fix` on HEIC and AVIF copies: the photo path plans through `HEIFOrientationFix`,
 /// writes, and verifies by reading back.
@@ -25,7 +25,9 @@ struct HEIFFixCommandTests {
         // Back at 1, only an unused property and association may differ; the picture is the same.
         let before = try HEIFStructure(path: Run.media(name)), after = try HEIFStructure(path: path)
         for item in before.items {
-            #expect(try before.data(of: item.id, in: MemoryBytes([UInt8](original))) == after.data(of: item.id, in: FileBytes(path: path)))
+            #expect(
+                try before.data(of: item.id, in: MemoryBytes([UInt8](original)))
+                    == after.data(of: item.id, in: FileBytes(path: path)))
         }
         #expect(try FixFixture.leftovers(folder).isEmpty)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// The command line as a hostile user tries it: absurd numbers, odd files, odd names, unwritable
 /// output, concurrent runs. Each test here failed on the code before issue 14.
@@ -118,7 +118,8 @@ enum Hostile {
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = try Self.stretchedClip(folder, width: width, height: height)
         let output = folder.appendingPathComponent("out.png").path
-        let run = try Run.vidorient(["thumbnail", "--json", clip, "-o", output], prefix: ["/usr/bin/time", "-f", "%M"])
+        let run = try Run.vidorient(
+            ["thumbnail", "--json", clip, "-o", output], prefix: ["/usr/bin/time", "-f", "%M"])
         #expect(run.status == 0)
         let written = try #require((run.json as? [[String: Any]])?.first)
         #expect(written["width"] as? Int == width)
@@ -135,8 +136,9 @@ enum Hostile {
         let output = folder.appendingPathComponent("out.png").path
         let run = try Run.vidorient(["thumbnail", "--height", "360", clip, "-o", output])
         #expect(run.status == 2)
-        #expect(run.stderr == "vidorient: could not read '\(clip)': the picture would be 64000x360 pixels, "
-            + "beyond the limit of 16384 a side and 134217728 pixels in all\n")
+        #expect(
+            run.stderr == "vidorient: could not read '\(clip)': the picture would be 64000x360 pixels, "
+                + "beyond the limit of 16384 a side and 134217728 pixels in all\n")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
@@ -163,7 +165,8 @@ enum Hostile {
     /// A FIFO named as an input: `audit` blocked forever in `open`, beyond its own --timeout.
     /// Every command now refuses it at once as not a regular file.
     @Test(arguments: [
-        ["audit", "--timeout", "1"], ["audit", "--deep"], ["inspect"], ["inspect", "--deep"], ["fix", "--orientation", "1"],
+        ["audit", "--timeout", "1"], ["audit", "--deep"], ["inspect"], ["inspect", "--deep"],
+        ["fix", "--orientation", "1"],
         ["thumbnail", "-o", "OUT"],
     ])
     func aFIFOIsRefusedWithoutBlocking(arguments: [String]) throws {
@@ -198,7 +201,8 @@ enum Hostile {
         var bytes = [UInt8](try FixFixture.contents(path))
         let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
         let rotate90 = FixFixture.apple(6, width: 160, height: 96)
-        bytes.replaceSubrange(offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        bytes.replaceSubrange(
+            offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -239,7 +243,9 @@ enum Hostile {
         let path = try FixFixture.copy("sei-90.mp4", to: folder)
         let before = try FixFixture.contents(path)
         #expect(try Self.inspected(path) == 6)
-        for options in [["--orientation", "1"], ["--reset"], ["--rotate", "-90"], ["--orientation", "1", "--dry-run"]] {
+        for options in [
+            ["--orientation", "1"], ["--reset"], ["--rotate", "-90"], ["--orientation", "1", "--dry-run"],
+        ] {
             let run = try Run.vidorient(["fix", path] + options)
             #expect(run.status == 2)
             #expect(run.stderr.contains("display-orientation SEI"))
@@ -264,7 +270,8 @@ enum Hostile {
     func csvCellsAreNotFormulas(name: String) throws {
         let folder = try Hostile.folder("csv")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.copyItem(atPath: Run.media("odd-angle-30.mp4"), toPath: folder.appendingPathComponent(name).path)
+        try FileManager.default.copyItem(
+            atPath: Run.media("odd-angle-30.mp4"), toPath: folder.appendingPathComponent(name).path)
         let run = try Process.runIn(folder, ["audit", "--csv", "--", name])
         #expect(run.status == 1)
         let rows = run.stdout.split(separator: "\n").dropFirst()
@@ -287,7 +294,8 @@ enum Hostile {
             #expect(!run.stdout.contains("\nfake line"))
         }
         let bad = try Run.vidorient(["inspect", path + "-missing"])
-        #expect(bad.stderr == "vidorient: could not read '\(folder.path)/\(shown)-missing': no such file or directory\n")
+        #expect(
+            bad.stderr == "vidorient: could not read '\(folder.path)/\(shown)-missing': no such file or directory\n")
         // JSON keeps the name as it is, quoted by JSON's own rules.
         let json = try Run.vidorient(["inspect", "--json", path])
         #expect((json.json as? [String: Any])?["path"] as? String == path)
@@ -394,7 +402,9 @@ extension Process {
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "\(errors)")
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-                if process.terminationStatus == 0, object?["verified"] as? Bool == true || object?["written_path"] is NSNull {
+                if process.terminationStatus == 0,
+                    object?["verified"] as? Bool == true || object?["written_path"] is NSNull
+                {
                     succeeded.insert(exif)
                 }
             }
@@ -450,7 +460,9 @@ extension Process {
 
     static func unhex(_ text: String) -> [UInt8] {
         let digits = Array(text.utf8)
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+        return stride(from: 0, to: digits.count, by: 2).map {
+            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+        }
     }
 
     /// Runs vidorient with arguments that are raw bytes, through `sh` and `printf`: Foundation's
@@ -464,7 +476,9 @@ extension Process {
 
     /// Records by path bytes (or path), for comparing runs over differently named copies.
     static func records(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     @Test func auditListsThemAndTheirBytesFindTheFileAgain() throws {
@@ -518,8 +532,9 @@ extension Process {
         let list = folder.appendingPathComponent("list").path
         try Data((video + [0] + photo + [0])).write(to: URL(fileURLWithPath: list))
         let listed = try Run.vidorient(["audit", "--jsonl", "-0", "--files-from", list])
-        #expect(Set(NonUTF8NameTests.records(listed.stdout).compactMap { $0["path_bytes"] as? String })
-            == [NonUTF8NameTests.hex(video), NonUTF8NameTests.hex(photo)])
+        #expect(
+            Set(NonUTF8NameTests.records(listed.stdout).compactMap { $0["path_bytes"] as? String })
+                == [NonUTF8NameTests.hex(video), NonUTF8NameTests.hex(photo)])
     }
 
     @Test func inspectReadsThemByTheirBytes() throws {
@@ -554,10 +569,11 @@ extension Process {
         let written = try #require(run.json as? [[String: Any]])
         #expect(written.count == 2)
         let outputs = written.compactMap { $0["output_bytes"] as? String }.map(NonUTF8NameTests.unhex)
-        #expect(Set(outputs) == [
-            Array(out.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".png".utf8),
-            Array(out.path.utf8) + [UInt8(ascii: "/"), 0xFF, 0xFE] + Array(".png".utf8),
-        ])
+        #expect(
+            Set(outputs) == [
+                Array(out.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".png".utf8),
+                Array(out.path.utf8) + [UInt8(ascii: "/"), 0xFF, 0xFE] + Array(".png".utf8),
+            ])
         for output in outputs { #expect(try NonUTF8NameTests.contents(output).starts(with: [0x89, 0x50, 0x4E, 0x47])) }
         // One input named by its bytes, one output named by bytes.
         let single = Array(folder.path.utf8) + Array("/single-".utf8) + [0xE9] + Array(".png".utf8)
@@ -572,12 +588,14 @@ extension Process {
         let folder = try Hostile.folder("progress-bytes")
         defer { try? FileManager.default.removeItem(at: folder) }
         for name in ["a", "b"] {
-            _ = try NonUTF8NameTests.place("orient-6.jpg", in: folder, named: Array(name.utf8) + [0xE9, 0x1B] + Array(".jpg".utf8))
+            _ = try NonUTF8NameTests.place(
+                "orient-6.jpg", in: folder, named: Array(name.utf8) + [0xE9, 0x1B] + Array(".jpg".utf8))
         }
         // sh gets the binary as $0 and the folders as $1 and $2; script runs the command on a pty.
         let command = "exec script -qec \"'$0' thumbnail --out-dir '$1' '$2'\" /dev/null"
         let run = try Run.vidorient(
-            [folder.path + "/out", folder.path], environment: ["TERM": "xterm", "NO_COLOR": ""], prefix: ["sh", "-c", command])
+            [folder.path + "/out", folder.path], environment: ["TERM": "xterm", "NO_COLOR": ""],
+            prefix: ["sh", "-c", command])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("] 2/2 "))
         #expect(run.stdout.contains("\\xE9\\x1B.jpg"))
@@ -590,7 +608,10 @@ extension Process {
         let video = try NonUTF8NameTests.place("orient-6.mp4", in: folder, named: NonUTF8NameTests.latin1)
         let before = try NonUTF8NameTests.contents(video)
         let dry = try NonUTF8NameTests.run(
-            [Array("fix".utf8), video, Array("--orientation".utf8), Array("1".utf8), Array("--dry-run".utf8), Array("--json".utf8)])
+            [
+                Array("fix".utf8), video, Array("--orientation".utf8), Array("1".utf8), Array("--dry-run".utf8),
+                Array("--json".utf8),
+            ])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect((dry.json as? [String: Any])?["path_bytes"] as? String == NonUTF8NameTests.hex(video))
         #expect(try NonUTF8NameTests.contents(video) == before)

@@ -53,7 +53,8 @@ import VidorientTestSupport
         let bash = try Self.script("bash")
         for subcommand in try Self.helpSubcommands() {
             // The function for one subcommand lists its flags and options in four arrays.
-            let start = try #require(bash.range(of: "_vidorient_\(subcommand)() {"), "no bash function for \(subcommand)")
+            let start = try #require(
+                bash.range(of: "_vidorient_\(subcommand)() {"), "no bash function for \(subcommand)")
             let body = bash[start.upperBound...].prefix { $0 != "}" }
             var offered: Set<String> = []
             for match in body.matches(of: /(?:repeating|non_repeating)_(?:flags|options)=\(([^)]*)\)/) {
@@ -145,7 +146,10 @@ import VidorientTestSupport
             ["thumbnail", Run.media("orient-6.mp4"), "--grid", "2x2", "--width", "80", "-o", out],
             environment: ["VIDORIENT_FONT": "/nonexistent/font.ttf"])
         #expect(run.status == 0)
-        #expect(run.stderrLines == ["vidorient: could not load font '/nonexistent/font.ttf' (VIDORIENT_FONT): writing pictures without captions"])
+        #expect(
+            run.stderrLines == [
+                "vidorient: could not load font '/nonexistent/font.ttf' (VIDORIENT_FONT): writing pictures without captions"
+            ])
         #expect(run.stdout.contains("(172x108)"))  // 2x2 tiles of 80x48 and 4-pixel gaps, no band
     }
 
@@ -168,7 +172,9 @@ import VidorientTestSupport
         let folder = try scratchFolder("font")
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("sheet.png").path
-        let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "--grid", "2x2", "--width", "80", "-o", out])
+        let run = try Run.vidorient([
+            "thumbnail", Run.media("orient-6.mp4"), "--grid", "2x2", "--width", "80", "-o", out,
+        ])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         #expect(!run.stdout.contains("(172x108)"))

@@ -108,7 +108,8 @@ enum LoadedObjects {
 
     /// Without FFmpeg and libheif, what needs no pixels gives the same answers.
     @Test func withoutTheLibrariesWhatNeedsNoPixelsStillWorks() throws {
-        let orientation = try Run.vidorient(["orientation", "--exif", "6", "--json"], environment: LoadedObjects.missing)
+        let orientation = try Run.vidorient(
+            ["orientation", "--exif", "6", "--json"], environment: LoadedObjects.missing)
         #expect(orientation.status == 0)
         #expect((orientation.json as? [String: Any])?["rotation"] as? Int == 90)
 

@@ -48,7 +48,9 @@ func sortedLines(_ text: String) -> [Substring] { text.split(separator: "\n").so
         let run = try Run.vidorient(["audit", media, "--jsonl", "--cache-path", cache])
         #expect(run.status == 0)
         #expect(run.stdout == (try Run.vidorient(["audit", media, "--jsonl"])).stdout)
-        #expect(run.stderr.contains("was written by a newer vidorient (cache format 99, this one reads 1)"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("was written by a newer vidorient (cache format 99, this one reads 1)"), "\(run.stderr)"
+        )
     }
 }
 
@@ -104,16 +106,21 @@ final class WatchProcess: Sendable {
         let cache = folder.appendingPathComponent("cache.sqlite").path
         let inbox = folder.appendingPathComponent("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Run.media("orient-3.mp4"), toPath: inbox.appendingPathComponent("old.mp4").path)
-        let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--cache-path", cache])
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-3.mp4"), toPath: inbox.appendingPathComponent("old.mp4").path)
+        let watch = try WatchProcess([
+            "audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--cache-path", cache,
+        ])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
         #expect(watch.wait { watch.output.withLock { $0.contains("old.mp4") } })
-        try FileManager.default.copyItem(atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("new.mp4").path)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("new.mp4").path)
         #expect(watch.wait { watch.output.withLock { $0.contains("/new.mp4\"") } })
         #expect(watch.stop(signal) == 0)
         let lines = watch.output.withLock { $0 }.split(separator: "\n")
         #expect(lines.count == 2)
-        let record = try #require(lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
+        let record = try #require(
+            lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
         #expect((record["video"] as? [String: Any])?["exif_orientation"] as? Int == 5)
     }
 
@@ -124,10 +131,12 @@ final class WatchProcess: Sendable {
         let inbox = folder.appendingPathComponent("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         let watch = try WatchProcess([
-            "audit", "--watch", inbox.path, "--settle", "0.1", "--exec", "printf '%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" >> \(log)",
+            "audit", "--watch", inbox.path, "--settle", "0.1", "--exec",
+            "printf '%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" >> \(log)",
         ])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
-        try FileManager.default.copyItem(atPath: Run.media("orient-2.mp4"), toPath: inbox.appendingPathComponent("mirror.mp4").path)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-2.mp4"), toPath: inbox.appendingPathComponent("mirror.mp4").path)
         #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } }, "\(watch.errors.withLock { $0 })")
         #expect(watch.stop(SIGTERM) == 0)
         let logged = try String(contentsOfFile: log, encoding: .utf8)
@@ -138,7 +147,10 @@ final class WatchProcess: Sendable {
     @Test func aFileIsNotAWatchedFolder() throws {
         let run = try Run.vidorient(["audit", "--watch", Run.media("orient-1.mp4")])
         #expect(run.status == 2)
-        #expect(run.stderr == "vidorient: could not watch '\(Run.media("orient-1.mp4"))': not a directory: --watch takes folders\n")
+        #expect(
+            run.stderr
+                == "vidorient: could not watch '\(Run.media("orient-1.mp4"))': not a directory: --watch takes folders\n"
+        )
     }
 }
 
@@ -147,7 +159,10 @@ final class WatchProcess: Sendable {
         let run = try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--html", "/nonexistent-folder/report.html"])
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty, "nothing audited")
-        #expect(run.stderr == "vidorient: could not write '/nonexistent-folder/report.html': its folder '/nonexistent-folder' does not exist\n")
+        #expect(
+            run.stderr
+                == "vidorient: could not write '/nonexistent-folder/report.html': its folder '/nonexistent-folder' does not exist\n"
+        )
     }
 
     @Test func reportReadsAuditJSONLAndRefusesAnythingElse() throws {
@@ -160,16 +175,24 @@ final class WatchProcess: Sendable {
         let made = try Run.vidorient(["report", jsonl.path, "-o", page.path])
         #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
         let html = try String(contentsOf: page, encoding: .utf8)
-        #expect(html.contains(Run.media("orient-2.mp4")) && !html.contains(Run.media("orient-6.mp4")), "only files with findings")
+        #expect(
+            html.contains(Run.media("orient-2.mp4")) && !html.contains(Run.media("orient-6.mp4")),
+            "only files with findings")
 
         let json = folder.appendingPathComponent("audit.json")
         try Data(try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--json"]).stdout.utf8).write(to: json)
         let refused = try Run.vidorient(["report", json.path, "-o", page.path])
         #expect(refused.status == 2)
-        #expect(refused.stderr == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them)\n")
+        #expect(
+            refused.stderr
+                == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them)\n"
+        )
     }
 
-    @Test(arguments: [["audit", "x", "--thumbnails"], ["audit", "x", "--exec", "true"], ["audit", "--watch", "x", "--json"], ["report", "-o", "x.html"]])
+    @Test(arguments: [
+        ["audit", "x", "--thumbnails"], ["audit", "x", "--exec", "true"], ["audit", "--watch", "x", "--json"],
+        ["report", "-o", "x.html"],
+    ])
     func misuseExits64(_ arguments: [String]) throws {
         #expect(try Run.vidorient(arguments).status == 64)
     }

@@ -51,7 +51,9 @@ enum NormalizeFixture {
 
     /// The stored pixels (no orientation applied) and the size: JPEG through djpeg, the others
     /// through ffmpeg, sized by exiftool.
-    static func decode(_ path: String, pixelFormat: String = "rgb24") throws -> (width: Int, height: Int, pixels: [UInt8]) {
+    static func decode(_ path: String, pixelFormat: String = "rgb24") throws -> (
+        width: Int, height: Int, pixels: [UInt8]
+    ) {
         if path.hasSuffix(".jpg") && pixelFormat == "rgb24" {
             // P6, width, height, 255, each followed by one white-space byte, then RGB.
             let ppm = [UInt8](try tool("djpeg", ["-ppm", path]))
@@ -64,10 +66,12 @@ enum NormalizeFixture {
             }
             return (Int(fields[1])!, Int(fields[2])!, Array(ppm[index...]))
         }
-        let text = String(decoding: try tool("exiftool", ["-s3", "-n", "-ImageWidth", "-ImageHeight", path]), as: UTF8.self)
+        let text = String(
+            decoding: try tool("exiftool", ["-s3", "-n", "-ImageWidth", "-ImageHeight", path]), as: UTF8.self)
         let parts = text.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         try #require(parts.count >= 2)
-        let raw = try tool("ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"])
+        let raw = try tool(
+            "ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"])
         return (parts[0], parts[1], [UInt8](raw))
     }
 
@@ -131,7 +135,9 @@ enum NormalizeFixture {
     }
 
     /// The stored picture as orientation `n` displays it, pixels of `size` bytes.
-    static func displayed(_ n: Int, _ picture: (width: Int, height: Int, pixels: [UInt8]), bytesPerPixel size: Int) -> [UInt8] {
+    static func displayed(_ n: Int, _ picture: (width: Int, height: Int, pixels: [UInt8]), bytesPerPixel size: Int)
+        -> [UInt8]
+    {
         let (w, h) = (picture.width, picture.height)
         let displayWidth = n >= 5 ? h : w, displayHeight = n >= 5 ? w : h
         var out: [UInt8] = []
@@ -171,15 +177,30 @@ private typealias F = NormalizeFixture
         let thumbnail = folder.appendingPathComponent("thumb.jpg").path
         let preview = folder.appendingPathComponent("preview.jpg").path
         // -noautorotate: ffmpeg would show the picture turned by its EXIF orientation; a thumbnail is stored as the picture is.
-        try F.tool("ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-vf", "scale=\(stored.width / 2):\(stored.height / 2)", thumbnail])
-        try F.tool("ffmpeg", ["-v", "error", "-noautorotate", "-i", path, "-vf", "scale=\(stored.width / 4):\(stored.height / 4)", preview])
-        try F.tool("exiftool", [
-            "-q", "-overwrite_original", "-XMP-tiff:Orientation#=\(n)", "-XMP-dc:Title=kept", "-Make=Vidorient",
-            "-Model=Normalize", "-ExifIFD:ExifImageWidth=\(stored.width)", "-ExifIFD:ExifImageHeight=\(stored.height)",
-            "-GPSLatitude=48.1", "-GPSLatitudeRef=N", "-ThumbnailImage<=\(thumbnail)", path,
-        ])
+        try F.tool(
+            "ffmpeg",
+            [
+                "-v", "error", "-noautorotate", "-i", path, "-vf", "scale=\(stored.width / 2):\(stored.height / 2)",
+                thumbnail,
+            ])
+        try F.tool(
+            "ffmpeg",
+            [
+                "-v", "error", "-noautorotate", "-i", path, "-vf", "scale=\(stored.width / 4):\(stored.height / 4)",
+                preview,
+            ])
+        try F.tool(
+            "exiftool",
+            [
+                "-q", "-overwrite_original", "-XMP-tiff:Orientation#=\(n)", "-XMP-dc:Title=kept", "-Make=Vidorient",
+                "-Model=Normalize", "-ExifIFD:ExifImageWidth=\(stored.width)",
+                "-ExifIFD:ExifImageHeight=\(stored.height)",
+                "-GPSLatitude=48.1", "-GPSLatitudeRef=N", "-ThumbnailImage<=\(thumbnail)", path,
+            ])
         let rich = folder.appendingPathComponent("rich-\(n).jpg").path
-        try F.tool("python3", [Run.packageRoot.appendingPathComponent("TestMedia/normalize_fixtures.py").path, path, preview, rich])
+        try F.tool(
+            "python3",
+            [Run.packageRoot.appendingPathComponent("TestMedia/normalize_fixtures.py").path, path, preview, rich])
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: rich, toPath: path)
         return (path, try F.bytes(preview))
@@ -209,7 +230,8 @@ private typealias F = NormalizeFixture
         #expect(try F.exifOrientation(path) == "1")
         // (c) the pixels are jpegtran -perfect's, decoded.
         let reference = folder.appendingPathComponent("jpegtran.jpg").path
-        try F.shell("jpegtran -perfect -copy none \(F.jpegtran[n]!.joined(separator: " ")) '\(original)' > '\(reference)'")
+        try F.shell(
+            "jpegtran -perfect -copy none \(F.jpegtran[n]!.joined(separator: " ")) '\(original)' > '\(reference)'")
         #expect(try F.tool("djpeg", ["-ppm", path]) == (try F.tool("djpeg", ["-ppm", reference])))
         // (a) the same picture: stored upright now, as it was displayed; its thumbnail too.
         #expect(try F.quadrants(path) == F.upright)
@@ -246,7 +268,9 @@ private typealias F = NormalizeFixture
         #expect(refused.stdout.isEmpty)
         #expect(refused.stderrLines.count == 1)
         #expect(refused.stderr.contains("could not normalize '\(path)': "))
-        #expect(refused.stderr.contains("16x16 mcu") && refused.stderr.contains("height 60") && refused.stderr.contains("--trim"))
+        #expect(
+            refused.stderr.contains("16x16 mcu") && refused.stderr.contains("height 60")
+                && refused.stderr.contains("--trim"))
         #expect(try F.bytes(path) == original)
 
         let copy = try F.copy(path, to: folder, as: "original.jpg")
@@ -276,7 +300,9 @@ private typealias F = NormalizeFixture
         #expect((object["thumbnail_reason"] as? String)?.contains("mcu") == true)
         #expect(try F.metadata(path)["IFD1:ThumbnailImage"] == nil)
         #expect(try F.quadrants(path) == F.upright)
-        let human = try Run.vidorient(["normalize", "--dry-run", try F.copy(Run.media("orient-6.jpg"), to: folder, as: "again.jpg")])
+        let human = try Run.vidorient([
+            "normalize", "--dry-run", try F.copy(Run.media("orient-6.jpg"), to: folder, as: "again.jpg"),
+        ])
         #expect(human.stdout.contains("dry run"))
     }
 
@@ -287,7 +313,8 @@ private typealias F = NormalizeFixture
         let folder = try F.folder("\(format)-\(n)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try F.copy(Run.media("orient-\(n).\(format)"), to: folder, as: "orient-\(n).\(format)")
-        try F.tool("exiftool", ["-q", "-overwrite_original", "-XMP-dc:Title=kept", "-XMP-tiff:Orientation#=\(n)", path])
+        try F.tool(
+            "exiftool", ["-q", "-overwrite_original", "-XMP-dc:Title=kept", "-XMP-tiff:Orientation#=\(n)", path])
         let stored = try F.decode(path, pixelFormat: "rgba")
         let before = try F.metadata(path)
         let run = try Run.vidorient(["normalize", path])
@@ -309,8 +336,15 @@ private typealias F = NormalizeFixture
         let folder = try F.folder("png-\(pixelFormat)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("deep.png").path
-        let filter = pixelFormat == "pal8" ? "split[a][b];[a]palettegen=max_colors=200[p];[b][p]paletteuse" : "format=\(pixelFormat)"
-        try F.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.04", "-frames:v", "1", "-vf", filter, path])
+        let filter =
+            pixelFormat == "pal8"
+            ? "split[a][b];[a]palettegen=max_colors=200[p];[b][p]paletteuse" : "format=\(pixelFormat)"
+        try F.tool(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.04", "-frames:v", "1",
+                "-vf", filter, path,
+            ])
         try F.tool("exiftool", ["-q", "-overwrite_original", "-Orientation#=6", "-PNG:Comment=kept", path])
         let stored = try F.decode(path, pixelFormat: "rgba64be")
         let before = try F.metadata(path)
@@ -370,7 +404,9 @@ private typealias F = NormalizeFixture
         #expect((kept.json as? [String: Any])?["mtime_preserved"] as? Bool == true)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o640)
-        #expect((attributes[.modificationDate] as? Date).map { Calendar(identifier: .gregorian).component(.year, from: $0) } == 2001)
+        #expect(
+            (attributes[.modificationDate] as? Date).map { Calendar(identifier: .gregorian).component(.year, from: $0) }
+                == 2001)
         #expect(try F.bytes(path) == (try F.bytes(copy)))
 
         let upright = try Run.vidorient(["normalize", path])
@@ -397,7 +433,9 @@ private typealias F = NormalizeFixture
     /// --trim gives jpegtran -trim's.
     @Test(arguments: 1...8)
     func realPhotosMatchJpegtran(n: Int) throws {
-        let source = Run.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/media/Landscape_\(n).jpg").path
+        let source = Run.packageRoot.deletingLastPathComponent().appendingPathComponent(
+            "shared/media/Landscape_\(n).jpg"
+        ).path
         guard FileManager.default.fileExists(atPath: source) else { return }
         let folder = try F.folder("landscape-\(n)")
         defer { try? FileManager.default.removeItem(at: folder) }

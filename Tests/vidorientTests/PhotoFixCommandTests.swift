@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VidorientTestSupport
 import VidorientCore
 import VidorientISOBMFF
+import VidorientTestSupport
 
 /// `vidorient fix` on photos, run as a user runs it, on copies in a temporary folder.
 @Suite(.enabled(if: FixFixture.isRegistered, "`fix` is not registered in Vidorient.swift yet"))
@@ -41,8 +41,10 @@ struct PhotoFixCommandTests {
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(run.json as? [String: Any])
         let keys: Set<String> = [
-            "schema_version", "path", "path_bytes", "kind", "format", "dry_run", "mode", "written_path", "written_path_bytes",
-            "verified", "bytes_changed", "size_change", "bytes_written", "before", "after", "places", "splices", "warnings",
+            "schema_version", "path", "path_bytes", "kind", "format", "dry_run", "mode", "written_path",
+            "written_path_bytes",
+            "verified", "bytes_changed", "size_change", "bytes_written", "before", "after", "places", "splices",
+            "warnings",
         ]
         #expect(Set(object.keys) == keys)
         #expect(object["kind"] as? String == "photo")
@@ -157,7 +159,9 @@ struct PhotoFixCommandTests {
         // A valid JPEG of 128 MiB: orient-6.jpg followed by bytes after its end-of-image marker,
         // as motion photos carry their video.
         let pristine = folder.appendingPathComponent("pristine.jpg").path
-        #expect(FileManager.default.createFile(atPath: pristine, contents: try FixFixture.contents(Run.media("orient-6.jpg"))))
+        #expect(
+            FileManager.default.createFile(
+                atPath: pristine, contents: try FixFixture.contents(Run.media("orient-6.jpg"))))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: pristine))
         try handle.seekToEnd()
         let block = Data(repeating: 0x5A, count: 8 << 20)
@@ -174,9 +178,13 @@ struct PhotoFixCommandTests {
             #expect(now.count == original.count, "delay \(delay)")
             // The tag is in the first bytes; the rest is compared whole (memcmp, not byte by byte).
             #expect(now.count == original.count && now.dropFirst(4096) == original.dropFirst(4096), "delay \(delay)")
-            let differing = zip(now.prefix(4096), original.prefix(4096)).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+            let differing = zip(now.prefix(4096), original.prefix(4096)).enumerated().filter {
+                $0.element.0 != $0.element.1
+            }.map(\.offset)
             // The old file, or the new one: exactly the Orientation value byte differs.
-            #expect(differing.isEmpty || (differing.count == 1 && original[differing[0]] == 6 && now[differing[0]] == 3), "delay \(delay)")
+            #expect(
+                differing.isEmpty || (differing.count == 1 && original[differing[0]] == 6 && now[differing[0]] == 3),
+                "delay \(delay)")
             let others = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
                 !["big.jpg", "pristine.jpg"].contains($0) && !$0.hasSuffix(".partial")
             }
@@ -198,7 +206,9 @@ struct PhotoFixCommandTests {
         let empty = folder.appendingPathComponent("empty.jpg").path
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         let truncated = folder.appendingPathComponent("cut.png").path
-        #expect(FileManager.default.createFile(atPath: truncated, contents: try FixFixture.contents(Run.media("orient-6.png")).prefix(100)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: truncated, contents: try FixFixture.contents(Run.media("orient-6.png")).prefix(100)))
         let good = try FixFixture.copy("orient-6.jpg", to: folder)
         let run = try Run.vidorient(["fix", empty, truncated, good, "--orientation", "1"])
         #expect(run.status == 2)

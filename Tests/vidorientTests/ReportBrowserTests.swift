@@ -10,14 +10,17 @@ enum Chromium {
     /// Runs chromium with `arguments` after the common ones; a fresh profile each time, so that
     /// runs in parallel do not share one. Bounded: killed after `seconds`.
     static func run(_ arguments: [String], seconds: Double = 120) throws -> String {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-chromium-\(UUID().uuidString)")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
-            "--user-data-dir=\(profile.path)",
-        ] + arguments
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-extensions",
+                "--user-data-dir=\(profile.path)",
+            ] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -43,17 +46,22 @@ struct ShownPage {
 
     init(_ dom: String) {
         rows = dom.components(separatedBy: "<tr class=\"file\">").dropFirst().map { String($0.prefix { $0 != "\n" }) }
-        count = dom.components(separatedBy: "id=\"count\">").dropFirst().first.map { String($0.prefix { $0 != "<" }) } ?? ""
+        count =
+            dom.components(separatedBy: "id=\"count\">").dropFirst().first.map { String($0.prefix { $0 != "<" }) } ?? ""
     }
 }
 
-@Suite(.enabled(if: Chromium.path != nil, "chromium is not installed (apt-get install chromium; .ci/setup does): the report is not loaded in a browser"))
+@Suite(
+    .enabled(
+        if: Chromium.path != nil,
+        "chromium is not installed (apt-get install chromium; .ci/setup does): the report is not loaded in a browser"))
 struct ReportBrowserTests {
     /// The TestMedia audit as JSONL and as a page, made by one run.
     static func testMediaPage(_ folder: URL) throws -> (page: URL, records: [[String: Any]]) {
         let page = folder.appendingPathComponent("report.html")
         let run = try Run.vidorient([
-            "audit", Run.packageRoot.appendingPathComponent("TestMedia").path, "--jsonl", "--html", page.path, "--thumbnails",
+            "audit", Run.packageRoot.appendingPathComponent("TestMedia").path, "--jsonl", "--html", page.path,
+            "--thumbnails",
         ])
         #expect(run.status == 1)
         let records = run.stdout.split(separator: "\n").compactMap {
@@ -81,9 +89,13 @@ struct ReportBrowserTests {
             ("severity=error", expected { Self.findings($0).contains { $0["severity"] as? String == "error" } }),
             ("format=jpg", expected { ($0["path"] as? String)?.hasSuffix(".jpg") == true }),
             ("q=orient-2", expected { ($0["path"] as? String)?.contains("orient-2") == true }),
-            ("rule=mirrored&format=mov", expected {
-                ($0["path"] as? String)?.hasSuffix(".mov") == true && Self.findings($0).contains { $0["code"] as? String == "mirrored" }
-            }),
+            (
+                "rule=mirrored&format=mov",
+                expected {
+                    ($0["path"] as? String)?.hasSuffix(".mov") == true
+                        && Self.findings($0).contains { $0["code"] as? String == "mirrored" }
+                }
+            ),
         ]
         for (hash, count) in cases {
             #expect(count > 0, "\(hash)")
@@ -108,7 +120,10 @@ struct ReportBrowserTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (page, _) = try Self.testMediaPage(folder)
         let shot = folder.appendingPathComponent("report.png")
-        _ = try Chromium.run(["--hide-scrollbars", "--window-size=1280,900", "--screenshot=\(shot.path)", page.absoluteString + "#rule=mirrored"])
+        _ = try Chromium.run([
+            "--hide-scrollbars", "--window-size=1280,900", "--screenshot=\(shot.path)",
+            page.absoluteString + "#rule=mirrored",
+        ])
         let png = try Data(contentsOf: shot)
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(png.count > 20_000, "a page with pictures, not a blank one")

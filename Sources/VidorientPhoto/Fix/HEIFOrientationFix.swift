@@ -35,7 +35,8 @@ public enum HEIFOrientationFix {
     /// at most two).
     static let maximumTransforms = 4
 
-    public static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit {
+    public static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
+    {
         let structure: HEIFStructure
         let layout: HEIFLayout
         do {
@@ -168,7 +169,9 @@ private struct Planner<Source: ByteSource> {
         var users: [Int: Set<UInt32>] = [:]
         for box in layout.associationBoxes {
             for entry in box.entries {
-                for association in entry.associations { users[association.propertyIndex, default: []].insert(entry.itemID) }
+                for association in entry.associations {
+                    users[association.propertyIndex, default: []].insert(entry.itemID)
+                }
             }
         }
         return Set(users.filter { !$0.value.isSubset(of: family) }.keys)
@@ -195,7 +198,8 @@ private struct Planner<Source: ByteSource> {
                 let slot = slots[position]
                 guard !properties.contains(where: { $0.first.propertyIndex == slot.propertyIndex }) else { continue }
                 // A property shared with another item, or applied before a crop, keeps its value.
-                let pinned = shared.contains(slot.propertyIndex)
+                let pinned =
+                    shared.contains(slot.propertyIndex)
                     || slots.indices.contains { slots[$0].propertyIndex == slot.propertyIndex && $0 < lastCrop }
                 properties.append((slot, pinned ? [slot.value] : slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]))
             }
@@ -287,7 +291,9 @@ private struct Planner<Source: ByteSource> {
             }
             if mirrors > 0, appended.contains(where: { $0.kind == .mirror }) { return nil }
             for added in appended {
-                sequence.append(added.kind == .rotation ? .rotation(anticlockwiseQuarterTurns: added.value) : .mirror(axis: added.value))
+                sequence.append(
+                    added.kind == .rotation
+                        ? .rotation(anticlockwiseQuarterTurns: added.value) : .mirror(axis: added.value))
             }
             return sequence
         }
@@ -325,7 +331,8 @@ private struct Planner<Source: ByteSource> {
             let slot = slots[position]
             let box = layout.associationBoxes[slot.box]
             let association = box.entries[slot.entry].associations[slot.association]
-            splices.append(ByteSplice(offset: association.offset, old: try read(association.offset, box.indexWidth), new: []))
+            splices.append(
+                ByteSplice(offset: association.offset, old: try read(association.offset, box.indexWidth), new: []))
             countChange[slot.box, default: [:]][slot.entry, default: 0] -= 1
             places.append("imir (axis \(slot.value)) of item \(primary) no longer associated")
         }
@@ -355,7 +362,8 @@ private struct Planner<Source: ByteSource> {
                 places.append("new \(name) \(addition.value) (property \(index)) for item \(primary)")
             }
             guard index <= box.maximumIndex else {
-                throw PhotoFormatError("property index \(index) does not fit the \(box.indexWidth)-byte fields of 'ipma'")
+                throw PhotoFormatError(
+                    "property index \(index) does not fit the \(box.indexWidth)-byte fields of 'ipma'")
             }
             let essential = box.indexWidth == 2 ? 0x8000 : 0x80
             added += bigEndian(UInt64(essential | index), width: box.indexWidth)
@@ -370,8 +378,11 @@ private struct Planner<Source: ByteSource> {
             for (e, change) in changes where change != 0 {
                 let entry = layout.associationBoxes[b].entries[e]
                 let count = entry.associations.count + change
-                guard count <= 255 else { throw PhotoFormatError("item \(primary) would have \(count) properties, more than 255") }
-                splices.append(ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
+                guard count <= 255 else {
+                    throw PhotoFormatError("item \(primary) would have \(count) properties, more than 255")
+                }
+                splices.append(
+                    ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
             }
         }
     }
@@ -409,7 +420,9 @@ private struct Planner<Source: ByteSource> {
         let type: FourCC = kind == .rotation ? "irot" : "imir"
         for (position, property) in layout.properties.enumerated()
         where property.type == type && property.size == 9 && property.headerSize == 8 {
-            if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] { return position + 1 }
+            if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] {
+                return position + 1
+            }
         }
         return nil
     }
@@ -433,9 +446,11 @@ private struct Planner<Source: ByteSource> {
     /// size is), then shifts every `iloc` offset into this file past a size change.
     mutating func finish() throws(PhotoFormatError) -> [ByteSplice] {
         var merged: [ByteSplice] = []
-        for splice in splices.sorted(by: { ($0.offset, $0.old.isEmpty ? 0 : 1) < ($1.offset, $1.old.isEmpty ? 0 : 1) }) {
+        for splice in splices.sorted(by: { ($0.offset, $0.old.isEmpty ? 0 : 1) < ($1.offset, $1.old.isEmpty ? 0 : 1) })
+        {
             if let last = merged.last, last.old.isEmpty, last.offset == splice.offset {
-                merged[merged.count - 1] = ByteSplice(offset: splice.offset, old: splice.old, new: last.new + splice.new)
+                merged[merged.count - 1] = ByteSplice(
+                    offset: splice.offset, old: splice.old, new: last.new + splice.new)
             } else {
                 merged.append(splice)
             }
@@ -443,7 +458,9 @@ private struct Planner<Source: ByteSource> {
         let resizing = merged.filter { $0.old.count != $0.new.count }
         guard !resizing.isEmpty else { return merged }
         func shift(at position: Int64) -> Int64 {
-            resizing.filter { $0.offset + Int64($0.old.count) <= position }.reduce(0) { $0 + Int64($1.new.count - $1.old.count) }
+            resizing.filter { $0.offset + Int64($0.old.count) <= position }.reduce(0) {
+                $0 + Int64($1.new.count - $1.old.count)
+            }
         }
         var shifted = 0
         var shiftedBy = Set<Int64>()
@@ -454,7 +471,8 @@ private struct Planner<Source: ByteSource> {
                 let start = base &+ Int64(bitPattern: extent.offset?.value ?? 0)
                 let end = extent.length == 0 ? structure.fileSize : start &+ Int64(bitPattern: extent.length)
                 if let inside = resizing.first(where: { $0.offset > start && $0.offset < end }) {
-                    throw PhotoFormatError("a change at \(inside.offset) would fall inside item \(location.itemID)'s data")
+                    throw PhotoFormatError(
+                        "a change at \(inside.offset) would fall inside item \(location.itemID)'s data")
                 }
                 shifts.append(shift(at: start))
             }
@@ -463,18 +481,24 @@ private struct Planner<Source: ByteSource> {
                 let value = Int64(bitPattern: field.value) + delta
                 let limit: Int64 = field.width == 4 ? Int64(UInt32.max) : Int64.max
                 guard value >= 0, value <= limit else {
-                    throw PhotoFormatError("item \(location.itemID)'s offset \(field.value) moved by \(delta) does not fit its \(field.width)-byte field")
+                    throw PhotoFormatError(
+                        "item \(location.itemID)'s offset \(field.value) moved by \(delta) does not fit its \(field.width)-byte field"
+                    )
                 }
-                return ByteSplice(offset: field.offset, old: bigEndian(field.value, width: field.width), new: bigEndian(UInt64(value), width: field.width))
+                return ByteSplice(
+                    offset: field.offset, old: bigEndian(field.value, width: field.width),
+                    new: bigEndian(UInt64(value), width: field.width))
             }
-            if let baseField = location.baseOffset, baseField.value != 0 || location.extents.contains(where: { $0.offset == nil }),
+            if let baseField = location.baseOffset,
+                baseField.value != 0 || location.extents.contains(where: { $0.offset == nil }),
                 Set(shifts).count == 1
             {
                 merged.append(try moved(baseField, by: shifts[0]))
             } else {
                 for (extent, delta) in zip(location.extents, shifts) where delta != 0 {
                     guard let field = extent.offset else {
-                        throw PhotoFormatError("item \(location.itemID)'s data would move but its 'iloc' entry has no offset to change")
+                        throw PhotoFormatError(
+                            "item \(location.itemID)'s data would move but its 'iloc' entry has no offset to change")
                     }
                     merged.append(try moved(field, by: delta))
                 }
@@ -503,7 +527,9 @@ private struct Planner<Source: ByteSource> {
     }
 
     /// Splices that write `new` over `old` at `index` of an item's data, byte by byte through its extents.
-    func overwrite(_ old: [UInt8], with new: [UInt8], at index: Int, in id: UInt32) throws(PhotoFormatError) -> [ByteSplice] {
+    func overwrite(_ old: [UInt8], with new: [UInt8], at index: Int, in id: UInt32) throws(PhotoFormatError)
+        -> [ByteSplice]
+    {
         var result: [ByteSplice] = []
         for position in old.indices where old[position] != new[position] {
             guard let offset = fileOffset(of: index + position, in: id) else {

@@ -6,7 +6,9 @@ enum JPEGOrientationFix {
     /// The largest APP1 payload: the segment length field (65535) counts its own two bytes.
     static let maximumPayload = 65533
 
-    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError) -> PhotoTagFix.Changes {
+    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError)
+        -> PhotoTagFix.Changes
+    {
         let segments = try JPEGReader.segments(in: source)
         var changes = PhotoTagFix.Changes()
         var exifSegment: JPEGReader.Segment?
@@ -18,7 +20,8 @@ enum JPEGOrientationFix {
             } else if payload.starts(with: JPEGReader.xmpIdentifier) {
                 try changes.addXMP(
                     Array(payload.dropFirst(JPEGReader.xmpIdentifier.count)),
-                    at: Int64(segment.payloadOffset + JPEGReader.xmpIdentifier.count), target: target, location: "XMP in APP1")
+                    at: Int64(segment.payloadOffset + JPEGReader.xmpIdentifier.count), target: target,
+                    location: "XMP in APP1")
             }
         }
         if let segment = exifSegment {
@@ -27,7 +30,8 @@ enum JPEGOrientationFix {
             let tiff = try PhotoBytes.read(source, at: tiffStart, count: tiffLength)
             try IFD0Editor.refuseLoops(tiff: tiff, location: "APP1 EXIF")
             let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiffLength))
-            let block = try TIFFBlockEdit(editor, target: target, tiffLength: Int64(tiffLength), location: "APP1 EXIF IFD0")
+            let block = try TIFFBlockEdit(
+                editor, target: target, tiffLength: Int64(tiffLength), location: "APP1 EXIF IFD0")
             // The editor worked on the block alone: its splices move to where the block is.
             changes.splices += block.splices.map {
                 ByteSplice(offset: $0.offset + Int64(tiffStart), old: $0.old, new: $0.new)
@@ -42,7 +46,8 @@ enum JPEGOrientationFix {
                 let lengthOffset = Int64(segment.payloadOffset - 2)
                 changes.splices.append(
                     ByteSplice(
-                        offset: lengthOffset, old: IFD0Editor.encode(segment.payloadLength + 2, size: 2, littleEndian: false),
+                        offset: lengthOffset,
+                        old: IFD0Editor.encode(segment.payloadLength + 2, size: 2, littleEndian: false),
                         new: IFD0Editor.encode(payload + 2, size: 2, littleEndian: false)))
                 changes.places.append("APP1 EXIF length: \(segment.payloadLength + 2) -> \(payload + 2)")
             }
@@ -51,15 +56,18 @@ enum JPEGOrientationFix {
             var at = 2
             var after = "SOI"
             if let first = segments.first, first.marker == 0xE0, first.payloadOffset == 6,
-                try PhotoBytes.read(source, at: first.payloadOffset, count: min(5, first.payloadLength)) == Array("JFIF\0".utf8)
+                try PhotoBytes.read(source, at: first.payloadOffset, count: min(5, first.payloadLength))
+                    == Array("JFIF\0".utf8)
             {
                 at = first.payloadOffset + first.payloadLength
                 after = "JFIF APP0"
             }
             let payload = EXIFReader.exifPrefix + IFD0Editor.minimalTIFF(target)
-            let segment: [UInt8] = [0xFF, 0xE1] + IFD0Editor.encode(payload.count + 2, size: 2, littleEndian: false) + payload
+            let segment: [UInt8] =
+                [0xFF, 0xE1] + IFD0Editor.encode(payload.count + 2, size: 2, littleEndian: false) + payload
             changes.splices.append(ByteSplice(offset: Int64(at), old: [], new: segment))
-            changes.places.append("new APP1 EXIF (\(segment.count) bytes, IFD0 Orientation \(target.exif)) after \(after)")
+            changes.places.append(
+                "new APP1 EXIF (\(segment.count) bytes, IFD0 Orientation \(target.exif)) after \(after)")
         }
         return changes
     }

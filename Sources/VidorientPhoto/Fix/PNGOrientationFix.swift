@@ -17,7 +17,9 @@ enum PNGOrientationFix {
         var crcOffset: Int { offset + 8 + length }
     }
 
-    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError) -> PhotoTagFix.Changes {
+    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError)
+        -> PhotoTagFix.Changes
+    {
         let size = Int(source.size)
         var changes = PhotoTagFix.Changes()
         var offset = 8
@@ -29,7 +31,8 @@ enum PNGOrientationFix {
             let length = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
             let chunk = Chunk(offset: offset, length: length, type: String(decoding: head[4..<8], as: UTF8.self))
             guard length <= Int(Int32.max), chunk.crcOffset + 4 <= size else {
-                throw PhotoFormatError("chunk '\(chunk.type)' at offset \(offset) has length \(length), past the end of the file")
+                throw PhotoFormatError(
+                    "chunk '\(chunk.type)' at offset \(offset) has length \(length), past the end of the file")
             }
             offset = chunk.crcOffset + 4
             switch chunk.type {
@@ -51,14 +54,17 @@ enum PNGOrientationFix {
             let tiff = Array(data[skip...])
             try IFD0Editor.refuseLoops(tiff: tiff, location: "eXIf chunk")
             let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
-            let block = try TIFFBlockEdit(editor, target: target, tiffLength: Int64(tiff.count), location: "eXIf chunk IFD0")
+            let block = try TIFFBlockEdit(
+                editor, target: target, tiffLength: Int64(tiff.count), location: "eXIf chunk IFD0")
             guard !block.splices.isEmpty else { return changes }
             // The chunk's new data, to checksum: the block's splices applied to the TIFF bytes.
             let newTIFF = (try? FileEdit(block.splices))?.applied(to: tiff) ?? tiff
             let newData = Array(data[..<skip]) + newTIFF
             let oldCRC = try PhotoBytes.read(source, at: exif.crcOffset, count: 4)
             let newCRC = crc(type: "eXIf", newData)
-            let shifted = block.splices.map { ByteSplice(offset: $0.offset + Int64(exif.dataOffset + skip), old: $0.old, new: $0.new) }
+            let shifted = block.splices.map {
+                ByteSplice(offset: $0.offset + Int64(exif.dataOffset + skip), old: $0.old, new: $0.new)
+            }
             if block.inserted == 0 {
                 changes.splices += shifted
                 changes.splices.append(ByteSplice(offset: Int64(exif.crcOffset), old: oldCRC, new: newCRC))
@@ -77,7 +83,9 @@ enum PNGOrientationFix {
             }
         } else if !profileStatesOrientation && !xmpDecides {
             let data = IFD0Editor.minimalTIFF(target)
-            let chunk = IFD0Editor.encode(data.count, size: 4, littleEndian: false) + Array("eXIf".utf8) + data + crc(type: "eXIf", data)
+            let chunk =
+                IFD0Editor.encode(data.count, size: 4, littleEndian: false) + Array("eXIf".utf8) + data
+                + crc(type: "eXIf", data)
             changes.splices.append(ByteSplice(offset: Int64(firstIDAT), old: [], new: chunk))
             changes.places.append("new eXIf chunk (\(chunk.count) bytes, IFD0 Orientation \(target.exif)) before IDAT")
         }
@@ -127,7 +135,9 @@ enum PNGOrientationFix {
         var edited: (text: [UInt8], places: [String])?
         var statesOrientation = false
         if isXMP {
-            edited = try PhotoTagFix.Changes().rewrittenXMP(text, target: target, location: location).map { ($0.packet, $0.places) }
+            edited = try PhotoTagFix.Changes().rewrittenXMP(text, target: target, location: location).map {
+                ($0.packet, $0.places)
+            }
         } else {
             guard let (payload, positions) = decodeProfile(text) else { return false }
             let skip = payload.starts(with: EXIFReader.exifPrefix) ? 6 : 0
@@ -159,7 +169,8 @@ enum PNGOrientationFix {
             changes.splices.append(ByteSplice(offset: Int64(chunk.dataOffset + index), old: [old], new: [new]))
         }
         changes.splices.append(
-            ByteSplice(offset: Int64(chunk.crcOffset), old: crc(type: chunk.type, data), new: crc(type: chunk.type, newData)))
+            ByteSplice(
+                offset: Int64(chunk.crcOffset), old: crc(type: chunk.type, data), new: crc(type: chunk.type, newData)))
         changes.places += edited.places.map { $0 + " (chunk crc recomputed)" }
         return statesOrientation
     }
@@ -167,7 +178,8 @@ enum PNGOrientationFix {
     /// A hex digit in the case of the one it replaces.
     static func hexDigit(_ nibble: UInt8, like old: UInt8) -> UInt8 {
         if nibble < 10 { return UInt8(ascii: "0") + nibble }
-        return (old >= UInt8(ascii: "A") && old <= UInt8(ascii: "F") ? UInt8(ascii: "A") : UInt8(ascii: "a")) + nibble - 10
+        return (old >= UInt8(ascii: "A") && old <= UInt8(ascii: "F") ? UInt8(ascii: "A") : UInt8(ascii: "a")) + nibble
+            - 10
     }
 
     /// ImageMagick's hex profile (`\nexif\n   <length>\n` then hex lines, see

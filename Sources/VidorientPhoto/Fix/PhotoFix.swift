@@ -21,7 +21,8 @@ extension PhotoTagFix {
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
         let input = try FileBytes(path: path)
-        let format = MediaFormat(signature: try input.read(at: 0, count: Int(min(Int64(MediaFormat.signatureLength), input.size))))
+        let format = MediaFormat(
+            signature: try input.read(at: 0, count: Int(min(Int64(MediaFormat.signatureLength), input.size))))
         let target: Orientation
         let plan: OrientationEdit
         do throws(PhotoFormatError) {
@@ -33,7 +34,8 @@ extension PhotoTagFix {
                 let evidence = try PhotoReader.read(source, path: path, format: format)
                 guard let shown = shown(evidence) else {
                     throw PhotoFormatError(
-                        "its orientation tag holds a value that is not 1-8, so there is nothing to turn relative to; set an orientation instead")
+                        "its orientation tag holds a value that is not 1-8, so there is nothing to turn relative to; set an orientation instead"
+                    )
                 }
                 target = shown.followed(by: turn)
             }
@@ -42,8 +44,10 @@ extension PhotoTagFix {
             throw ISOBMFFError(.malformed, error.reason)
         }
         if case .inPlace = mode, !plan.edit.keepsLength {
-            throw ISOBMFFError(.unsupported,
-                "this fix must insert \(plan.edit.sizeChange) bytes (\(plan.places.joined(separator: "; "))), which --in-place cannot do; leave out --in-place")
+            throw ISOBMFFError(
+                .unsupported,
+                "this fix must insert \(plan.edit.sizeChange) bytes (\(plan.places.joined(separator: "; "))), which --in-place cannot do; leave out --in-place"
+            )
         }
         try EditWriter.checkWritable(path: path, mode: mode)
         var result = PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: dryRun)
@@ -63,13 +67,19 @@ extension PhotoTagFix {
     /// statement saying otherwise.
     public static func checkShows(_ target: Orientation, path: String, format: MediaFormat) throws(PhotoFormatError) {
         let evidence: PhotoEvidence
-        do { evidence = try PhotoReader.read(path: path, format: format) } catch { throw PhotoFormatError(error.reason) }
+        do { evidence = try PhotoReader.read(path: path, format: format) } catch {
+            throw PhotoFormatError(error.reason)
+        }
         let shown = shown(evidence)
         guard shown == target else {
-            throw PhotoFormatError("it shows \(shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"), not EXIF \(target.exif)")
+            throw PhotoFormatError(
+                "it shows \(shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"), not EXIF \(target.exif)")
         }
-        if let other = evidence.statements.first(where: { ($0.kind == .exif || $0.kind == .xmp) && $0.orientation != target }) {
-            throw PhotoFormatError("\(other.location) still says \(other.rawValue.map(String.init) ?? "?"), not \(target.exif)")
+        if let other = evidence.statements.first(where: {
+            ($0.kind == .exif || $0.kind == .xmp) && $0.orientation != target
+        }) {
+            throw PhotoFormatError(
+                "\(other.location) still says \(other.rawValue.map(String.init) ?? "?"), not \(target.exif)")
         }
     }
 }

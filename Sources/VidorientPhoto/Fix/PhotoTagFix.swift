@@ -36,7 +36,8 @@ public struct OrientationEdit: Sendable, Hashable {
 /// - Nothing to do (the file shows `target` and no statement disagrees) is an empty edit.
 public enum PhotoTagFix {
     /// `source` is the whole file; `format` is `MediaFormat(signature:)`'s answer for it.
-    public static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation) throws(PhotoFormatError)
+    public static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation)
+        throws(PhotoFormatError)
         -> OrientationEdit
     {
         switch format {
@@ -60,7 +61,9 @@ public enum PhotoTagFix {
         default: throw PhotoFormatError("fixing \(format) is not built yet")
         }
         let edit: FileEdit
-        do { edit = try FileEdit(changes.splices) } catch { throw PhotoFormatError("the planned edit is inconsistent: \(error.reason)") }
+        do { edit = try FileEdit(changes.splices) } catch {
+            throw PhotoFormatError("the planned edit is inconsistent: \(error.reason)")
+        }
         return OrientationEdit(format: format, before: before, after: target, places: changes.places, edit: edit)
     }
 
@@ -82,12 +85,18 @@ public enum PhotoTagFix {
 
         /// Every `tiff:Orientation` in `packet` (which starts at `at` in the file) set to `target`.
         /// Only a one-digit value is rewritten (the same length); any other is refused.
-        mutating func addXMP(_ packet: [UInt8], at: Int64, target: Orientation, location: String) throws(PhotoFormatError) {
+        mutating func addXMP(_ packet: [UInt8], at: Int64, target: Orientation, location: String)
+            throws(PhotoFormatError)
+        {
             for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
                 guard digits.count == 1 else {
-                    throw PhotoFormatError("\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
+                    throw PhotoFormatError(
+                        "\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
                 }
-                splices.append(ByteSplice(offset: at + Int64(digits.lowerBound), old: [packet[digits.lowerBound]], new: [UInt8(ascii: "0") + UInt8(target.exif)]))
+                splices.append(
+                    ByteSplice(
+                        offset: at + Int64(digits.lowerBound), old: [packet[digits.lowerBound]],
+                        new: [UInt8(ascii: "0") + UInt8(target.exif)]))
                 places.append("\(location) tiff:Orientation: \(value) -> \(target.exif)")
             }
         }
@@ -101,7 +110,8 @@ public enum PhotoTagFix {
             var places: [String] = []
             for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
                 guard digits.count == 1 else {
-                    throw PhotoFormatError("\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
+                    throw PhotoFormatError(
+                        "\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
                 }
                 copy[digits.lowerBound] = UInt8(ascii: "0") + UInt8(target.exif)
                 places.append("\(location) tiff:Orientation: \(value) -> \(target.exif)")

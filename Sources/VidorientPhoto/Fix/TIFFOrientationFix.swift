@@ -66,7 +66,9 @@ struct IFD0Editor {
         case TIFFType.byte.rawValue: size = 1
         default: throw PhotoFormatError("the ifd0 orientation entry has type \(type), not short; it was left alone")
         }
-        guard count == 1 else { throw PhotoFormatError("the ifd0 orientation entry holds \(count) values, not 1; it was left alone") }
+        guard count == 1 else {
+            throw PhotoFormatError("the ifd0 orientation entry holds \(count) values, not 1; it was left alone")
+        }
         // A value of four bytes or fewer sits in the entry itself, left-justified.
         let old = Array(entry[8..<8 + size])
         let new = IFD0Editor.encode(target.exif, size: size, littleEndian: littleEndian)
@@ -102,10 +104,13 @@ struct IFD0Editor {
     /// The splices that add a new IFD0 (see `newIFD0`) at `tiffOffset` (relative to the header,
     /// even): the header's IFD0 pointer, and the IFD itself inserted at `insertAt` in the file,
     /// preceded by `padding` zero bytes. Callers add their container's length changes.
-    func insertionSplices(_ target: Orientation, tiffOffset: Int, insertAt: Int64, padding: Int) throws(PhotoFormatError)
+    func insertionSplices(_ target: Orientation, tiffOffset: Int, insertAt: Int64, padding: Int)
+        throws(PhotoFormatError)
         -> (pointer: ByteSplice, ifd: [UInt8])
     {
-        guard tiffOffset <= Int(UInt32.max) else { throw PhotoFormatError("the tiff data passes 4 GiB; a new ifd0 cannot be addressed") }
+        guard tiffOffset <= Int(UInt32.max) else {
+            throw PhotoFormatError("the tiff data passes 4 GiB; a new ifd0 cannot be addressed")
+        }
         let pointer = ByteSplice(
             offset: base + 4, old: IFD0Editor.encode(ifd0Offset, size: 4, littleEndian: littleEndian),
             new: IFD0Editor.encode(tiffOffset, size: 4, littleEndian: littleEndian))
@@ -154,13 +159,16 @@ struct TIFFBlockEdit {
         splices.append(ByteSplice(offset: editor.base + tiffLength, old: [], new: ifd))
         inserted = ifd.count
         places.append(
-            "\(location): new IFD0 (\(editor.entries.count) entries + Orientation \(target.exif)) at the end of the tiff data, header repointed")
+            "\(location): new IFD0 (\(editor.entries.count) entries + Orientation \(target.exif)) at the end of the tiff data, header repointed"
+        )
     }
 }
 
 /// TIFF files and the TIFF-based raws: IFD0's Orientation, and XMP (tag 700) in IFD0.
 enum TIFFOrientationFix {
-    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError) -> PhotoTagFix.Changes {
+    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError)
+        -> PhotoTagFix.Changes
+    {
         let size = source.size
         let editor = try IFD0Editor(source, base: 0, length: size)
         try refuseTruncated(source, editor)
@@ -194,11 +202,15 @@ enum TIFFOrientationFix {
     /// only hide that. IFD0's strips (or tiles) must lie inside the file.
     static func refuseTruncated(_ source: some ByteSource, _ editor: IFD0Editor) throws(PhotoFormatError) {
         for (offsetsTag, countsTag) in [(273, 279), (324, 325)] {
-            guard let offsets = try values(source, editor, tag: offsetsTag), let counts = try values(source, editor, tag: countsTag) else {
+            guard let offsets = try values(source, editor, tag: offsetsTag),
+                let counts = try values(source, editor, tag: countsTag)
+            else {
                 continue
             }
             for (offset, count) in zip(offsets, counts) where offset + count > Int(source.size) {
-                throw PhotoFormatError("image data at \(offset) (\(count) bytes) runs past the end of the file (\(source.size) bytes): the file is truncated")
+                throw PhotoFormatError(
+                    "image data at \(offset) (\(count) bytes) runs past the end of the file (\(source.size) bytes): the file is truncated"
+                )
             }
         }
     }
@@ -221,6 +233,8 @@ enum TIFFOrientationFix {
             }
             bytes = try IFD0Editor.read(source, at, count * size)
         }
-        return (0..<count).map { size == 2 ? TIFFStructure.uint16(bytes, 2 * $0, little) : TIFFStructure.uint32(bytes, 4 * $0, little) }
+        return (0..<count).map {
+            size == 2 ? TIFFStructure.uint16(bytes, 2 * $0, little) : TIFFStructure.uint32(bytes, 4 * $0, little)
+        }
     }
 }

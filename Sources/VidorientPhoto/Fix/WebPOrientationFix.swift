@@ -18,12 +18,15 @@ enum WebPOrientationFix {
     static let exifFlag: UInt8 = 0x08
     static let alphaFlag: UInt8 = 0x10
 
-    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError) -> PhotoTagFix.Changes {
+    static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError)
+        -> PhotoTagFix.Changes
+    {
         let (riffSize, chunks) = try riffChunks(source)
         var changes = PhotoTagFix.Changes()
         if let xmp = chunks.first(where: { $0.type == "XMP " }), xmp.length <= WebPReader.maximumMetadataLength {
             try changes.addXMP(
-                try PhotoBytes.read(source, at: xmp.dataOffset, count: xmp.length), at: Int64(xmp.dataOffset), target: target,
+                try PhotoBytes.read(source, at: xmp.dataOffset, count: xmp.length), at: Int64(xmp.dataOffset),
+                target: target,
                 location: "XMP chunk")
         }
         var inserted = 0
@@ -45,15 +48,21 @@ enum WebPOrientationFix {
         let size = Int(source.size)
         let header = try PhotoBytes.read(source, at: 0, count: 12)
         let riffSize = WebPReader.littleEndian(header[4..<8])
-        guard riffSize >= 4, 8 + riffSize <= size else { throw PhotoFormatError("riff size \(riffSize) is past the end of the file") }
+        guard riffSize >= 4, 8 + riffSize <= size else {
+            throw PhotoFormatError("riff size \(riffSize) is past the end of the file")
+        }
         let end = 8 + riffSize
         var chunks: [Chunk] = []
         var offset = 12
         while offset + 8 <= end {
             let head = try PhotoBytes.read(source, at: offset, count: 8)
-            let chunk = Chunk(offset: offset, length: WebPReader.littleEndian(head[4..<8]), type: String(decoding: head[0..<4], as: UTF8.self))
+            let chunk = Chunk(
+                offset: offset, length: WebPReader.littleEndian(head[4..<8]),
+                type: String(decoding: head[0..<4], as: UTF8.self))
             guard chunk.length <= end - chunk.dataOffset else {
-                throw PhotoFormatError("chunk '\(chunk.type)' at offset \(offset) has length \(chunk.length), past the end of the riff data")
+                throw PhotoFormatError(
+                    "chunk '\(chunk.type)' at offset \(offset) has length \(chunk.length), past the end of the riff data"
+                )
             }
             chunks.append(chunk)
             offset = chunk.end
@@ -66,13 +75,16 @@ enum WebPOrientationFix {
     static func editEXIF(
         _ exif: Chunk, in source: some ByteSource, target: Orientation, changes: inout PhotoTagFix.Changes
     ) throws(PhotoFormatError) -> Int {
-        guard exif.length <= WebPReader.maximumMetadataLength else { throw PhotoFormatError("the 'EXIF' chunk is too large to edit") }
+        guard exif.length <= WebPReader.maximumMetadataLength else {
+            throw PhotoFormatError("the 'EXIF' chunk is too large to edit")
+        }
         let data = try PhotoBytes.read(source, at: exif.dataOffset, count: exif.length)
         let skip = data.starts(with: EXIFReader.exifPrefix) ? 6 : 0
         let tiff = Array(data[skip...])
         try IFD0Editor.refuseLoops(tiff: tiff, location: "EXIF chunk")
         let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
-        let block = try TIFFBlockEdit(editor, target: target, tiffLength: Int64(tiff.count), location: "EXIF chunk IFD0")
+        let block = try TIFFBlockEdit(
+            editor, target: target, tiffLength: Int64(tiff.count), location: "EXIF chunk IFD0")
         let shift = Int64(exif.dataOffset + skip)
         var inserted = 0
         if block.inserted == 0 {
@@ -122,7 +134,8 @@ enum WebPOrientationFix {
             changes.places.append(vp8x.place)
             inserted = vp8x.chunk.count + exifChunk.count
         }
-        changes.places.append("new EXIF chunk (\(exifChunk.count) bytes, IFD0 Orientation \(target.exif)) after the image data")
+        changes.places.append(
+            "new EXIF chunk (\(exifChunk.count) bytes, IFD0 Orientation \(target.exif)) after the image data")
         return inserted
     }
 
@@ -143,13 +156,17 @@ enum WebPOrientationFix {
     static func simpleFileVP8X(_ chunks: [Chunk], lastImage: Int, in source: some ByteSource)
         throws(PhotoFormatError) -> (chunk: [UInt8], place: String)
     {
-        guard let image = chunks.first(where: { $0.type == "VP8 " || $0.type == "VP8L" }), chunks.count == 1 || lastImage == 0 else {
+        guard let image = chunks.first(where: { $0.type == "VP8 " || $0.type == "VP8L" }),
+            chunks.count == 1 || lastImage == 0
+        else {
             throw PhotoFormatError("a webp without 'VP8X' must hold one 'VP8 ' or 'VP8L' chunk")
         }
         let (width, height, alpha) = try bitstreamSize(source, image)
         let flags = exifFlag | (alpha ? alphaFlag : 0)
-        let vp8x = Array("VP8X".utf8) + IFD0Editor.encode(10, size: 4, littleEndian: true) + [flags, 0, 0, 0]
-            + IFD0Editor.encode(width - 1, size: 3, littleEndian: true) + IFD0Editor.encode(height - 1, size: 3, littleEndian: true)
+        let vp8x =
+            Array("VP8X".utf8) + IFD0Editor.encode(10, size: 4, littleEndian: true) + [flags, 0, 0, 0]
+            + IFD0Editor.encode(width - 1, size: 3, littleEndian: true)
+            + IFD0Editor.encode(height - 1, size: 3, littleEndian: true)
         return (vp8x, "new VP8X chunk (canvas \(width)x\(height), flags 0x\(hex(flags))) after the RIFF header")
     }
 
@@ -157,14 +174,17 @@ enum WebPOrientationFix {
 
     static func lengthSplice(at offset: Int, old: Int, new: Int) -> ByteSplice {
         ByteSplice(
-            offset: Int64(offset), old: IFD0Editor.encode(old, size: 4, littleEndian: true), new: IFD0Editor.encode(new, size: 4, littleEndian: true))
+            offset: Int64(offset), old: IFD0Editor.encode(old, size: 4, littleEndian: true),
+            new: IFD0Editor.encode(new, size: 4, littleEndian: true))
     }
 
     /// The picture size a `VP8 ` key frame or a `VP8L` header gives, and VP8L's alpha hint.
     static func bitstreamSize(_ source: some ByteSource, _ chunk: Chunk) throws(PhotoFormatError) -> (Int, Int, Bool) {
         if chunk.type == "VP8 " {
             let (width, height) = try WebPReader.vp8FrameSize(source, at: chunk.dataOffset, length: chunk.length)
-            guard width > 0, height > 0 else { throw PhotoFormatError("'VP8 ' key frame gives a size of \(width)x\(height)") }
+            guard width > 0, height > 0 else {
+                throw PhotoFormatError("'VP8 ' key frame gives a size of \(width)x\(height)")
+            }
             return (width, height, false)
         }
         return try WebPReader.vp8lHeader(source, at: chunk.dataOffset, length: chunk.length)

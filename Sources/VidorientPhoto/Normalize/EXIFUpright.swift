@@ -58,14 +58,16 @@ public struct EXIFUpright: Sendable, Hashable {
         }
         var thumbnail = ThumbnailOutcome.absent
         if let next = ifd0.nextIFDOffset, next != ifd0.offset, let ifd1 = try? structure.directory(at: next),
-            let startEntry = ifd1[TIFFTag.jpegInterchangeFormat], let lengthEntry = ifd1[TIFFTag.jpegInterchangeFormatLength],
+            let startEntry = ifd1[TIFFTag.jpegInterchangeFormat],
+            let lengthEntry = ifd1[TIFFTag.jpegInterchangeFormatLength],
             let start = structure.integer(startEntry), let length = structure.integer(lengthEntry), length > 0,
             start >= 0, start <= original.count, length <= original.count - start
         {
             let old = Array(original[start..<start + length])
             switch turnThumbnail(old) {
             case .success(let turned):
-                try editor.replaceBlock(at: start, length: length, with: turned, offsetEntry: startEntry, lengthEntry: lengthEntry)
+                try editor.replaceBlock(
+                    at: start, length: length, with: turned, offsetEntry: startEntry, lengthEntry: lengthEntry)
                 if let entry = ifd1[TIFFTag.orientation], let value = structure.integer(entry), value != 1 {
                     try editor.set(entry, to: 1)
                 }
@@ -75,7 +77,8 @@ public struct EXIFUpright: Sendable, Hashable {
             case .failure(let error):
                 // Unlinking IFD1 drops the thumbnail for every reader; its bytes go too when last.
                 editor.unlinkNextIFD(of: ifd0, rawCount: structure.uint16(at: ifd0.offset))
-                if editor.bytes[(start + length)...].allSatisfy({ $0 == 0 }) && editor.bytes.count - start - length < 4 {
+                if editor.bytes[(start + length)...].allSatisfy({ $0 == 0 }) && editor.bytes.count - start - length < 4
+                {
                     editor.bytes.removeSubrange(start...)
                 }
                 thumbnail = .dropped(error.reason)
@@ -109,10 +112,14 @@ struct TIFFEditor {
     mutating func set(_ entry: TIFFEntry, to value: Int) throws(PhotoFormatError) {
         switch entry.type {
         case .byte, .undefined, .sbyte:
-            guard value <= 0xFF else { throw PhotoFormatError("\(value) does not fit tag 0x\(String(entry.tag, radix: 16))'s byte") }
+            guard value <= 0xFF else {
+                throw PhotoFormatError("\(value) does not fit tag 0x\(String(entry.tag, radix: 16))'s byte")
+            }
             put(value, at: entry.valueOffset, size: 1)
         case .short, .sshort:
-            guard value <= 0xFFFF else { throw PhotoFormatError("\(value) does not fit tag 0x\(String(entry.tag, radix: 16))'s short") }
+            guard value <= 0xFFFF else {
+                throw PhotoFormatError("\(value) does not fit tag 0x\(String(entry.tag, radix: 16))'s short")
+            }
             put(value, at: entry.valueOffset, size: 2)
         case .long, .slong, .ifd: put(value, at: entry.valueOffset, size: 4)
         default: throw PhotoFormatError("tag 0x\(String(entry.tag, radix: 16)) is not an integer")
@@ -131,7 +138,9 @@ struct TIFFEditor {
 
     /// Puts `block` where `length` bytes at `start` were: over them, zero-padded, when it is not
     /// longer, or at the end of the structure; then points the offset and length entries at it.
-    mutating func replaceBlock(at start: Int, length: Int, with block: [UInt8], offsetEntry: TIFFEntry, lengthEntry: TIFFEntry)
+    mutating func replaceBlock(
+        at start: Int, length: Int, with block: [UInt8], offsetEntry: TIFFEntry, lengthEntry: TIFFEntry
+    )
         throws(PhotoFormatError)
     {
         var at = start

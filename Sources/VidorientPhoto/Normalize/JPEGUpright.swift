@@ -1,9 +1,10 @@
+public import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import VidorientCore
 
 /// A JPEG file as `normalize` rebuilds it: the markers the file carries for itself (every APPn and
 /// COM: JFIF, EXIF, XMP, ICC, MakerNotes, MPF, Adobe, …) in their order, then the turned image's
@@ -37,12 +38,16 @@ public enum JPEGUpright {
             var segments: [Segment] = []
             var progressive = false
             let count = bytes.count
-            guard count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { throw PhotoFormatError("no jpeg start-of-image marker") }
+            guard count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
+                throw PhotoFormatError("no jpeg start-of-image marker")
+            }
             var offset = 2
             var end: Int?
             try bytes.withUnsafeBufferPointer { (b) throws(PhotoFormatError) in
                 while end == nil {
-                    guard offset + 2 <= count else { throw PhotoFormatError("the file ends before the image's end marker") }
+                    guard offset + 2 <= count else {
+                        throw PhotoFormatError("the file ends before the image's end marker")
+                    }
                     guard b[offset] == 0xFF else { throw PhotoFormatError("no marker at offset \(offset)") }
                     let marker = b[offset + 1]
                     switch marker {
@@ -57,10 +62,13 @@ public enum JPEGUpright {
                         continue
                     default: break
                     }
-                    guard offset + 4 <= count else { throw PhotoFormatError("the file ends inside the marker at offset \(offset)") }
+                    guard offset + 4 <= count else {
+                        throw PhotoFormatError("the file ends inside the marker at offset \(offset)")
+                    }
                     let length = Int(b[offset + 2]) << 8 | Int(b[offset + 3])
                     guard length >= 2, offset + 2 + length <= count else {
-                        throw PhotoFormatError("marker 0x\(String(marker, radix: 16)) at offset \(offset) runs past the end of the file")
+                        throw PhotoFormatError(
+                            "marker 0x\(String(marker, radix: 16)) at offset \(offset) runs past the end of the file")
                     }
                     segments.append(Segment(marker: marker, start: offset, length: 2 + length))
                     if marker == 0xC2 || marker == 0xCA { progressive = true }
@@ -99,7 +107,9 @@ public enum JPEGUpright {
     /// `jpeg` without its APPn and COM segments: libjpeg-turbo's output for an embedded image
     /// (an EXIF thumbnail) carries a JFIF segment the original did not have.
     public static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
-        guard let layout = try? Layout(jpeg), let first = layout.segments.first(where: { !$0.isApplication }) else { return jpeg }
+        guard let layout = try? Layout(jpeg), let first = layout.segments.first(where: { !$0.isApplication }) else {
+            return jpeg
+        }
         return [0xFF, 0xD8] + jpeg[first.start..<layout.imageEnd]
     }
 
@@ -125,7 +135,8 @@ public enum JPEGUpright {
             if segment.marker == 0xE1, !sawEXIF, payload.starts(with: EXIFReader.exifPrefix) {
                 sawEXIF = true
                 let exif = try EXIFUpright(
-                    tiff: Array(payload.dropFirst(EXIFReader.exifPrefix.count)), transform: transform, turnThumbnail: turnThumbnail)
+                    tiff: Array(payload.dropFirst(EXIFReader.exifPrefix.count)), transform: transform,
+                    turnThumbnail: turnThumbnail)
                 changes += exif.changes.map { "APP1 EXIF " + $0 }
                 thumbnail = exif.thumbnail
                 replacement = EXIFReader.exifPrefix + exif.tiff
@@ -139,9 +150,14 @@ public enum JPEGUpright {
             }
             if let replacement {
                 guard replacement.count + 2 <= 0xFFFF else {
-                    throw PhotoFormatError("the edited app\(segment.marker - 0xE0) segment would be \(replacement.count + 2) bytes, more than a segment holds")
+                    throw PhotoFormatError(
+                        "the edited app\(segment.marker - 0xE0) segment would be \(replacement.count + 2) bytes, more than a segment holds"
+                    )
                 }
-                output += [0xFF, segment.marker, UInt8(truncatingIfNeeded: (replacement.count + 2) >> 8), UInt8(truncatingIfNeeded: replacement.count + 2)]
+                output += [
+                    0xFF, segment.marker, UInt8(truncatingIfNeeded: (replacement.count + 2) >> 8),
+                    UInt8(truncatingIfNeeded: replacement.count + 2),
+                ]
                 output += replacement
             } else {
                 output += original[segment.start..<segment.start + segment.length]
@@ -167,7 +183,8 @@ public enum JPEGUpright {
                 warnings.append(
                     moved == 1
                         ? "the further image of the mpf index (a preview, depth or gain map) was kept as stored, not turned"
-                        : "the \(moved) further images of the mpf index (previews, depth or gain maps) were kept as stored, not turned")
+                        : "the \(moved) further images of the mpf index (previews, depth or gain maps) were kept as stored, not turned"
+                )
             }
         }
         return Rebuilt(bytes: output, changes: changes, thumbnail: thumbnail, warnings: warnings)
@@ -184,7 +201,8 @@ public enum JPEGUpright {
         let originalHeader = originalSegmentStart + 4 + mpfIdentifier.count
         let length = Int(output[segmentStart + 2]) << 8 | Int(output[segmentStart + 3])
         let tiffBytes = Array(output[header..<segmentStart + 2 + length])
-        guard let structure = try? TIFFStructure(tiff: tiffBytes), let ifd = try? structure.directory(at: structure.firstIFDOffset),
+        guard let structure = try? TIFFStructure(tiff: tiffBytes),
+            let ifd = try? structure.directory(at: structure.firstIFDOffset),
             let entries = ifd[0xB002], entries.count % 16 == 0
         else { return 0 }
         var editor = TIFFEditor(structure: structure)

@@ -14,7 +14,9 @@ public enum PNGUpright {
     }
 
     static func chunks(_ bytes: [UInt8]) throws(PhotoFormatError) -> [Chunk] {
-        guard bytes.count >= 8, bytes[0..<8].elementsEqual(PNGReader.signature) else { throw PhotoFormatError("no png signature") }
+        guard bytes.count >= 8, bytes[0..<8].elementsEqual(PNGReader.signature) else {
+            throw PhotoFormatError("no png signature")
+        }
         var chunks: [Chunk] = []
         var offset = 8
         while offset + 12 <= bytes.count {
@@ -22,8 +24,11 @@ public enum PNGUpright {
             guard length <= bytes.count - offset - 12 else {
                 throw PhotoFormatError("chunk at offset \(offset) has length \(length), past the end of the file")
             }
-            let chunk = Chunk(type: Array(bytes[offset + 4..<offset + 8]), data: bytes[offset + 8..<offset + 8 + length])
-            guard PNGReader.crc32(of: bytes[offset + 4..<offset + 8 + length]) == PNGReader.bigEndian32(bytes[offset + 8 + length..<offset + 12 + length])
+            let chunk = Chunk(
+                type: Array(bytes[offset + 4..<offset + 8]), data: bytes[offset + 8..<offset + 8 + length])
+            guard
+                PNGReader.crc32(of: bytes[offset + 4..<offset + 8 + length])
+                    == PNGReader.bigEndian32(bytes[offset + 8 + length..<offset + 12 + length])
             else {
                 if chunk.isCritical { throw PhotoFormatError("bad crc in chunk '\(chunk.name)'") }
                 offset += 12 + length
@@ -54,17 +59,23 @@ public enum PNGUpright {
     }
 
     /// `original` with its picture replaced by `encoded`'s (a PNG of the turned pixels).
-    public static func rebuild(original: [UInt8], encoded: [UInt8], transform: UprightTransform) throws(PhotoFormatError) -> Rebuilt {
+    public static func rebuild(original: [UInt8], encoded: [UInt8], transform: UprightTransform)
+        throws(PhotoFormatError) -> Rebuilt
+    {
         let old = try chunks(original)
         let new = try chunks(encoded)
         let picture: Set<String> = ["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]
         let afterPalette: Set<String> = ["bKGD", "hIST"]
-        guard let firstData = old.firstIndex(where: { $0.name == "IDAT" }) else { throw PhotoFormatError("no 'IDAT' chunk") }
+        guard let firstData = old.firstIndex(where: { $0.name == "IDAT" }) else {
+            throw PhotoFormatError("no 'IDAT' chunk")
+        }
         var changes: [String] = []
         var output = PNGReader.signature
         func append(_ type: [UInt8], _ data: some Collection<UInt8>) {
             let length = data.count
-            output += [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+            output += [
+                UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
+            ]
             let start = output.count
             output += type
             output += data

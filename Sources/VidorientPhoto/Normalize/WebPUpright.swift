@@ -13,7 +13,8 @@ public enum WebPUpright {
     }
 
     static func chunks(_ bytes: [UInt8]) throws(PhotoFormatError) -> [Chunk] {
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) else {
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8)
+        else {
             throw PhotoFormatError("no riff webp header")
         }
         let end = min(bytes.count, 8 + WebPReader.littleEndian(bytes[4..<8]))
@@ -21,8 +22,11 @@ public enum WebPUpright {
         var offset = 12
         while offset + 8 <= end {
             let length = WebPReader.littleEndian(bytes[offset + 4..<offset + 8])
-            guard length <= end - offset - 8 else { throw PhotoFormatError("chunk at offset \(offset) runs past the end of the riff data") }
-            chunks.append(Chunk(fourCC: Array(bytes[offset..<offset + 4]), data: bytes[offset + 8..<offset + 8 + length]))
+            guard length <= end - offset - 8 else {
+                throw PhotoFormatError("chunk at offset \(offset) runs past the end of the riff data")
+            }
+            chunks.append(
+                Chunk(fourCC: Array(bytes[offset..<offset + 4]), data: bytes[offset + 8..<offset + 8 + length]))
             offset += 8 + length + (length & 1)
         }
         return chunks
@@ -34,7 +38,8 @@ public enum WebPUpright {
         let names = Set(chunks.map(\.name))
         if names.contains("ANIM") || names.contains("ANMF") { return "an animated webp: its frames are not turned" }
         if names.contains("VP8 ") {
-            return "a lossy webp would have to be re-encoded, losing quality; `vidorient fix` (tag only) is the lossless answer for it"
+            return
+                "a lossy webp would have to be re-encoded, losing quality; `vidorient fix` (tag only) is the lossless answer for it"
         }
         if !names.contains("VP8L") { return "the webp has no image bitstream" }
         return nil
@@ -46,7 +51,9 @@ public enum WebPUpright {
     }
 
     /// `original` with its bitstream replaced by `encoded`'s (a lossless WebP of the turned pixels).
-    public static func rebuild(original: [UInt8], encoded: [UInt8], transform: UprightTransform, width: Int, height: Int)
+    public static func rebuild(
+        original: [UInt8], encoded: [UInt8], transform: UprightTransform, width: Int, height: Int
+    )
         throws(PhotoFormatError) -> Rebuilt
     {
         let old = try chunks(original)
@@ -66,8 +73,12 @@ public enum WebPUpright {
             case "VP8X" where chunk.data.count >= 10:
                 var data = Array(chunk.data)
                 let (w, h) = (width - 1, height - 1)
-                data.replaceSubrange(4..<10, with: [UInt8(w & 0xFF), UInt8(w >> 8 & 0xFF), UInt8(w >> 16 & 0xFF),
-                    UInt8(h & 0xFF), UInt8(h >> 8 & 0xFF), UInt8(h >> 16 & 0xFF)])
+                data.replaceSubrange(
+                    4..<10,
+                    with: [
+                        UInt8(w & 0xFF), UInt8(w >> 8 & 0xFF), UInt8(w >> 16 & 0xFF),
+                        UInt8(h & 0xFF), UInt8(h >> 8 & 0xFF), UInt8(h >> 16 & 0xFF),
+                    ])
                 if transform.swapsAxes { changes.append("VP8X canvas size swapped") }
                 append(chunk.fourCC, data)
             case "VP8L":
@@ -92,7 +103,9 @@ public enum WebPUpright {
             }
         }
         let n = body.count
-        let output = Array("RIFF".utf8) + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24 & 0xFF)] + body
+        let output =
+            Array("RIFF".utf8) + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24 & 0xFF)]
+            + body
         return Rebuilt(bytes: output, changes: changes)
     }
 }
