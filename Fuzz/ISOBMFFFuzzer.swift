@@ -1,4 +1,4 @@
-// libFuzzer target for the box reader, the HEIF item reader and the matrix fix (see Fuzz/README.md).
+// libFuzzer target for the box reader, the movie description, the HEIF item reader and the matrix fix (see Fuzz/README.md).
 // Built by Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` against the module sources.
 import VidorientCore
 import VidorientISOBMFF
@@ -17,6 +17,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         precondition(Array(bytes[start..<start + StoredMatrix.byteCount]) == matrix.bytes, "matrix not at its offset")
     }
     precondition(movie.moov.offset + movie.moov.size <= Int64(bytes.count), "moov outside the file")
+    // What inspect and the audit make of it without FFmpeg: the whole description (sample entries,
+    // codec configurations, timing, tags, the first samples' SEI), else the headers' view.
+    _ = try? MovieDescription.probe(movie, path: "fuzz", source: source)
+    _ = movie.mediaProbe(path: "fuzz", source: source)
     for track in movie.tracks where !track.timedMetadataKeys.isEmpty {
         _ = try? track.timedMetadataSamples(in: source, maximumSamples: 64)
     }

@@ -29,6 +29,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
             precondition(statement.orientation == statement.rawValue.flatMap(Orientation.init(exif:)), "orientation does not match its value")
         }
     }
+    // The tag fix's planners (HEIF included) on hostile input: every splice matches the bytes it
+    // replaces, and the edit applied then undone gives the input back.
+    let format = MediaFormat(signature: Array(bytes.prefix(MediaFormat.signatureLength)))
+    for target in [Orientation.up, .leftMirrored] {
+        guard let edit = try? PhotoTagFix.plan(source, format: format, target: target) else { continue }
+        precondition(edit.edit.matches(bytes), "a splice does not match the bytes it replaces")
+        let fixed = edit.edit.applied(to: bytes)
+        precondition(edit.edit.inverse.applied(to: fixed) == bytes, "the inverse does not give the input back")
+    }
     // The walker and the scanner on the raw input too: EXIF from HEIF items arrives as bare bytes.
     _ = try? EXIFReader.read(exifPayload: bytes, fileOffset: 0)
     _ = XMPOrientation.value(in: bytes)

@@ -58,11 +58,11 @@ case $target in
     ;;
   photo)
     # CZlib is a module map only: point clang at it and link zlib.
-    module VidorientPhoto -sanitize=fuzzer,address -I Sources/CZlib -- Sources/VidorientPhoto/*.swift
+    module VidorientPhoto -sanitize=fuzzer,address -I Sources/CZlib -- $(find Sources/VidorientPhoto -name "*.swift" | sort)
     objects=("$work/build/VidorientPhoto.o" "${objects[@]}")
     link=(-I Sources/CZlib -lz)
     source=Fuzz/PhotoFuzzer.swift
-    seeds=(TestMedia/*.jpg TestMedia/*.png TestMedia/*.tif TestMedia/*.webp ../shared/media/*.jpg ../shared/media/*.webp)
+    seeds=(TestMedia/*.jpg TestMedia/*.png TestMedia/*.tif TestMedia/*.webp TestMedia/*.heic TestMedia/*.avif ../shared/media/*.jpg ../shared/media/*.webp)
     ;;
 esac
 swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" "${link[@]}" -o "$work/$target-fuzzer" "$source" "${objects[@]}"

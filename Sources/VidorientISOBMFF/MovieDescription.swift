@@ -115,7 +115,10 @@ public enum MovieDescription {
         let kind = MediaFormat.movieContainer(majorBrand: brands.major)
         return FormatReport(
             name: kind.name, longName: kind.longName, duration: duration, size: Int(structure.fileSize),
-            bitRate: duration.map { Int((Double(structure.fileSize) * 8 / $0).rounded(.towardZero)) },
+            // A duration that rounds to 0 µs gives no rate (not an infinity to convert).
+            bitRate: duration.flatMap {
+                $0 > 0 ? Int(exactly: (Double(structure.fileSize) * 8 / $0).rounded(.towardZero)) : nil
+            },
             startTime: 0, creationTime: tags["creation_time"], streamCount: structure.tracks.count,
             location: iso6709.flatMap(Location.init(iso6709:)), tags: tags, ffmpegDemuxer: nil)
     }

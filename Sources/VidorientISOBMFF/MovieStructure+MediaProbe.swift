@@ -14,7 +14,8 @@ extension MovieStructure {
         let kind = MediaFormat.movieContainer(majorBrand: majorBrand?.description)
         let format = FormatReport(
             name: kind.name, longName: kind.longName, duration: duration, size: Int(fileSize),
-            bitRate: duration.map { Int((Double(fileSize) * 8 / $0).rounded(.towardZero)) }, startTime: nil,
+            bitRate: duration.flatMap { Int(exactly: (Double(fileSize) * 8 / $0).rounded(.towardZero)) },
+            startTime: nil,
             creationTime: nil, streamCount: tracks.count, location: iso6709.flatMap(Location.init(iso6709:)),
             tags: tags)
         let evidence = MediaProbe.primaryVideoIndex(in: streams).map { index in
@@ -108,8 +109,10 @@ extension Track {
 
     /// `num:den` in lowest terms from two positive reals, as ffprobe prints a ratio.
     static func ratio(_ numerator: Double, _ denominator: Double) -> String {
-        var (a, b) = (Int(numerator.rounded()), Int(denominator.rounded()))
-        guard a > 0, b > 0 else { return "1:1" }
+        guard let first = Int(exactly: numerator.rounded()), let second = Int(exactly: denominator.rounded()),
+            first > 0, second > 0
+        else { return "1:1" }
+        var (a, b) = (first, second)
         var (x, y) = (a, b)
         while y != 0 { (x, y) = (y, x % y) }
         a /= x

@@ -430,6 +430,28 @@ enum FixScratch {
 
     /// HEIF goes through the same entry point as the tag formats (HEIFOrientationFix does the work:
     /// HEIFOrientationFixTests): orient-6.heic's irot 3 (three quarter turns anticlockwise) becomes 0.
+    /// A text chunk with a bad CRC is one readers ignore (png-bad-crc): the fix leaves it as it is
+    /// and plans from what is read, rather than a splice whose old CRC is not the stored one (the
+    /// photo fuzzer found this: the write was then refused as "changed since planned").
+    @Test func aTextChunkWithABadCRCIsLeftAlone() throws {
+        let folder = try FixScratch.folder("bad-crc")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("xmp-bad-crc.png").path
+        var bytes = try FixScratch.bytes(TestMedia.path("orient-1.png"))
+        let packet =
+            #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></rdf:RDF></x:xmpmeta>"#
+        var chunk = FixScratch.pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(packet.utf8))
+        chunk[chunk.count - 1] ^= 0xFF
+        bytes.insert(contentsOf: chunk, at: bytes.count - 12)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let plan = try PhotoTagFix.plan(MemoryBytes(bytes), format: .png, target: .leftMirrored)
+        #expect(plan.edit.matches(bytes))
+        let chunkStart = Int64(bytes.count - 12 - chunk.count)
+        #expect(plan.edit.splices.allSatisfy { $0.offset < chunkStart || $0.offset >= chunkStart + Int64(chunk.count) })
+        #expect(try PhotoTagFix.fix(path: path, change: .set(.leftMirrored)).verified)
+        #expect(try PhotoReader.read(path: path).statements.filter { $0.kind == .exif }.first?.rawValue == 5)
+    }
+
     @Test func heifIsPlannedThroughTheSameEntryPoint() throws {
         let edit = try PhotoTagFix.plan(
             MemoryBytes(try FixScratch.bytes(TestMedia.path("orient-6.heic"))), format: .heif(brand: "heic"),

@@ -41,6 +41,8 @@ enum PNGOrientationFix {
             case "tEXt", "iTXt", "zTXt":
                 guard length <= PNGReader.maximumTextChunkLength else { continue }
                 let data = try PhotoBytes.read(source, at: chunk.dataOffset, count: length)
+                // A chunk with a bad CRC is ignored by readers (ours says so: png-bad-crc): not edited.
+                guard try storedCRC(of: chunk, in: source) == crc(type: chunk.type, data) else { continue }
                 if try text(chunk, data, target: target, into: &changes) { profileStatesOrientation = true }
             case "IEND": offset = size
             default: break
@@ -50,6 +52,11 @@ enum PNGOrientationFix {
 
         if let exif {
             let data = try PhotoBytes.read(source, at: exif.dataOffset, count: exif.length)
+            guard try storedCRC(of: exif, in: source) == crc(type: "eXIf", data) else {
+                throw PhotoFormatError(
+                    "the eXIf chunk at offset \(exif.offset) has a bad crc (readers ignore it); fix does not edit a "
+                        + "damaged chunk")
+            }
             let skip = data.starts(with: EXIFReader.exifPrefix) ? 6 : 0
             let tiff = Array(data[skip...])
             try IFD0Editor.refuseLoops(tiff: tiff, location: "eXIf chunk")
@@ -90,6 +97,11 @@ enum PNGOrientationFix {
             changes.places.append("new eXIf chunk (\(chunk.count) bytes, IFD0 Orientation \(target.exif)) before IDAT")
         }
         return changes
+    }
+
+    /// The four CRC bytes the file stores after `chunk`'s data.
+    static func storedCRC(of chunk: Chunk, in source: some ByteSource) throws(PhotoFormatError) -> [UInt8] {
+        try PhotoBytes.read(source, at: chunk.crcOffset, count: 4)
     }
 
     static func crc(type: String, _ data: [UInt8]) -> [UInt8] {
