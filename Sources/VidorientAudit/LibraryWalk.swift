@@ -139,21 +139,11 @@ public struct LibraryWalk {
     private func descend(
         _ directory: String, ancestors: inout [DirectoryID], file: (String) -> Void, note: (WalkNote) -> Void
     ) {
-        guard let handle = directory.withPathCString({ opendir($0) }) else {
+        guard let names = LibraryWalk.sortedNames(in: directory) else {
             note(WalkNote(kind: .unreadableDirectory, path: directory, reason: LibraryWalk.errnoReason()))
             return
         }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            // Names are bytes and need not be UTF-8: decoded losslessly (PathBytes.swift), so
-            // every file is listed and opens again from its String.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(pathBytes: raw.prefix(while: { $0 != 0 }))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(handle)
-        for name in names.sorted() {
+        for name in names {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var status = stat()
             guard path.withPathCString({ lstat($0, &status) }) == 0 else {
@@ -271,5 +261,23 @@ public struct PathList: IteratorProtocol, Sendable {
                 buffer += chunk.prefix(count)
             }
         }
+    }
+}
+
+extension LibraryWalk {
+    /// The names in `directory` but `.` and `..`, sorted (so that a walk is reproducible); nil when
+    /// it cannot be opened (errno says why). Names are bytes and need not be UTF-8: decoded
+    /// losslessly (PathBytes.swift), so every file is listed and opens again from its String.
+    static func sortedNames(in directory: String) -> [String]? {
+        guard let handle = directory.withPathCString({ opendir($0) }) else { return nil }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(pathBytes: raw.prefix(while: { $0 != 0 }))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 }

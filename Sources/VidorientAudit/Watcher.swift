@@ -186,16 +186,8 @@ private struct WatchState {
         var status = stat()
         if folder.withPathCString({ stat($0, &status) }) == 0 { identities[descriptor] = DirectoryID(status) }
         var files: [String] = []
-        guard let handle = folder.withPathCString({ opendir($0) }) else { return [] }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(pathBytes: raw.prefix(while: { $0 != 0 }))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(handle)
-        for name in names.sorted() {
+        guard let names = LibraryWalk.sortedNames(in: folder) else { return [] }
+        for name in names {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var status = stat()
             guard path.withPathCString({ lstat($0, &status) }) == 0 else { continue }

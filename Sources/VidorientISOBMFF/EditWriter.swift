@@ -207,15 +207,7 @@ public enum EditWriter {
         of input: FileBytes, status: stat, edit: FileEdit, to destination: String, replacing: Bool, lock: FileLock?,
         times: [timespec]?, verify: (String) throws(ISOBMFFError) -> Void
     ) throws(ISOBMFFError) -> Int64 {
-        let (folder, name) = SafeWrite.split(destination)
-        SafeWrite.removeAbandonedPartials(in: folder, name: name)
-        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let temporary =
-            folder + "/" + SafeWrite.partialPrefix(for: name) + "\(getpid())-\(random)" + SafeWrite.partialSuffix
-        let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        guard descriptor >= 0 else {
-            throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(SafeWrite.errnoReason())")
-        }
+        let (folder, temporary, descriptor) = try SafeWrite.createTemporary(for: destination)
         var renamed = false
         var descriptorOpen = true
         defer {

@@ -50,6 +50,23 @@ extension MatrixFix {
 enum SafeWrite {
     static func errnoReason(_ code: Int32 = errno) -> String { String(cString: strerror(code)).lowercased() }
 
+    /// A new temporary file beside `destination`, in its folder (a rename stays on one file system),
+    /// named so that one abandoned by a killed run is recognised and removed (the first step here),
+    /// created exclusively and open for writing, mode 0600 until the writer copies the permissions.
+    static func createTemporary(for destination: String) throws(ISOBMFFError)
+        -> (folder: String, path: String, descriptor: Int32)
+    {
+        let (folder, name) = split(destination)
+        removeAbandonedPartials(in: folder, name: name)
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let temporary = folder + "/" + partialPrefix(for: name) + "\(getpid())-\(random)" + partialSuffix
+        let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else {
+            throw ISOBMFFError(.io, "cannot create a temporary file in '\(folder)': \(errnoReason())")
+        }
+        return (folder, temporary, descriptor)
+    }
+
     /// Whether `path` is still the file `status` described: the same inode, size and modification time.
     static func isUnchanged(_ path: String, since status: stat) -> Bool {
         var now = stat()
