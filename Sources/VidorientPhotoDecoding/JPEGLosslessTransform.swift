@@ -89,14 +89,22 @@ public enum JPEGLosslessTransform {
         var description = tjtransform()
         description.op = Int32(operation(transform).rawValue)
         description.options = Int32(options)
-        var output: UnsafeMutablePointer<UInt8>? = nil
-        var outputSize: UInt = 0
+        // An output buffer the size of the input and some: a turned JPEG is about as large. Without
+        // one, libjpeg-turbo starts at 4 KiB and doubles, copying, up to the whole image (tens of
+        // milliseconds of copies and page faults on a 12 MP photo). It may still grow this one; it
+        // then leaves ours to us to free.
+        let reserved = tjAlloc(Int32(clamping: jpeg.count + jpeg.count / 4 + 65_536))
+        var output: UnsafeMutablePointer<UInt8>? = reserved
+        var outputSize: UInt = reserved == nil ? 0 : UInt(clamping: jpeg.count + jpeg.count / 4 + 65_536)
         let result = jpeg.withUnsafeBufferPointer { source in
             tjTransform(
                 handle.pointer, source.baseAddress, UInt(source.count), 1, &output, &outputSize, &description,
                 TJFLAG_LIMITSCANS)
         }
-        defer { if let output { tjFree(output) } }
+        defer {
+            if let output { tjFree(output) }
+            if let reserved, reserved != output { tjFree(reserved) }
+        }
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {
             throw JPEGDecodeError(handle.message)
         }
