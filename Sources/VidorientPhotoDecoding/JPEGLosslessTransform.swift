@@ -90,12 +90,13 @@ public enum JPEGLosslessTransform {
         description.op = Int32(operation(transform).rawValue)
         description.options = Int32(options)
         // An output buffer the size of the input and some: a turned JPEG is about as large. Without
-        // one, libjpeg-turbo starts at 4 KiB and doubles, copying, up to the whole image (tens of
-        // milliseconds of copies and page faults on a 12 MP photo). It may still grow this one; it
-        // then leaves ours to us to free.
-        let reserved = tjAlloc(Int32(clamping: jpeg.count + jpeg.count / 4 + 65_536))
+        // one, libjpeg-turbo starts at 4 KiB and doubles, copying, up to the whole image. It may
+        // still grow this one (the size it is told is the size allocated); it then leaves ours to us
+        // to free.
+        let reservedSize = Int32(clamping: jpeg.count + jpeg.count / 4 + 65_536)
+        let reserved = tjAlloc(reservedSize)
         var output: UnsafeMutablePointer<UInt8>? = reserved
-        var outputSize: UInt = reserved == nil ? 0 : UInt(clamping: jpeg.count + jpeg.count / 4 + 65_536)
+        var outputSize: UInt = reserved == nil ? 0 : UInt(reservedSize)  // the size tjAlloc was given
         let result = jpeg.withUnsafeBufferPointer { source in
             tjTransform(
                 handle.pointer, source.baseAddress, UInt(source.count), 1, &output, &outputSize, &description,
