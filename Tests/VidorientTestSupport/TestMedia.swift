@@ -1,5 +1,4 @@
 public import Foundation
-public import Testing
 
 /// The generated media (`TestMedia/generate.sh`) and what `TestMedia/manifest.json` says each
 /// file is, recorded from how it was built.
@@ -28,7 +27,7 @@ public enum TestMedia {
     }
 
     /// One file's truth; every key is optional but `bad` (keys are the manifest's, snake_case).
-    public struct Entry: Decodable, Sendable, CustomTestStringConvertible {
+    public struct Entry: Decodable, Sendable, CustomStringConvertible {
         public internal(set) var name = ""
         public let container: String?
         public let videoCodec: String?
@@ -65,7 +64,8 @@ public enum TestMedia {
             case photoError, exif
         }
 
-        public var testDescription: String { name }
+        /// The file's name: what Swift Testing shows for a test case that takes an entry.
+        public var description: String { name }
         public var path: String { TestMedia.path(name) }
         /// An MP4, MOV or M4A: a file the box reader must read.
         public var isISO: Bool { !bad && ["mp4", "mov", "m4a"].contains(container ?? "") }
