@@ -452,6 +452,20 @@ enum FixScratch {
         #expect(try PhotoReader.read(path: path).statements.filter { $0.kind == .exif }.first?.rawValue == 5)
     }
 
+    /// A damaged `eXIf` (bad CRC: readers ignore it) is not edited, nor is a second one inserted
+    /// beside it: the fix refuses and says why.
+    @Test func anEXIfChunkWithABadCRCIsRefused() throws {
+        var bytes = try FixScratch.bytes(TestMedia.path("orient-6.png"))
+        let type = try #require((4..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual(Array("eXIf".utf8)) })
+        let length = bytes[type - 4..<type].reduce(0) { $0 << 8 | Int($1) }
+        bytes[type + 4 + length] ^= 0xFF  // the CRC's first byte
+        // Readers ignore the damaged chunk, so the file shows 1; asked for 6, the fix must write.
+        let error = #expect(throws: PhotoFormatError.self) {
+            try PhotoTagFix.plan(MemoryBytes(bytes), format: .png, target: .right)
+        }
+        #expect(error?.reason.contains("bad crc") == true, "\(String(describing: error))")
+    }
+
     @Test func heifIsPlannedThroughTheSameEntryPoint() throws {
         let edit = try PhotoTagFix.plan(
             MemoryBytes(try FixScratch.bytes(TestMedia.path("orient-6.heic"))), format: .heif(brand: "heic"),

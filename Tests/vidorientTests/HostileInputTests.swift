@@ -665,6 +665,9 @@ extension Process {
         case co64Maximum
         /// The movie header's matrix `d` made 1.44 (0x00017100): its rational reduction overflowed.
         case movieMatrixScale
+        /// The movie header's timescale 2^32 - 1 and duration 1: under a microsecond, which made an
+        /// infinite bit rate that was converted to Int.
+        case movieDurationUnderAMicrosecond
     }
 
     @Test(arguments: Mutation.allCases)
@@ -672,6 +675,8 @@ extension Process {
         let folder = try scratchFolder("overflow")
         defer { try? FileManager.default.removeItem(at: folder) }
         let name = mutation == .movieMatrixScale ? "sei-90.mp4" : "orient-6.mp4"
+        // These two are well-formed files with odd values: described, with no box-layer error.
+        let describable: Set<Mutation> = [.movieMatrixScale, .movieDurationUnderAMicrosecond]
         let path = try Self.mutated(name, in: folder) { bytes in
             switch mutation {
             case .sttsMaximum:
@@ -695,6 +700,11 @@ extension Process {
                     let size = bytes[at - 4..<at].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                     Self.put(size + 4, width: 4, at: at - 4, in: &bytes)
                 }
+            case .movieDurationUnderAMicrosecond:
+                let mvhd = try Self.find("mvhd", in: bytes)
+                try #require(bytes[mvhd + 4] == 0, "a version 0 mvhd")
+                Self.put(0xFFFF_FFFF, width: 4, at: mvhd + 16, in: &bytes)  // timescale
+                Self.put(1, width: 4, at: mvhd + 20, in: &bytes)  // duration
             case .movieMatrixScale:
                 let mvhd = try Self.find("mvhd", in: bytes)
                 bytes[mvhd + 58] = 0x71  // `d`'s third byte (version 0: the matrix at payload + 36, `d` its fifth)
@@ -705,7 +715,7 @@ extension Process {
         let audit = try Run.vidorient(["audit", path, "--jsonl"])
         #expect(audit.status == 0 || audit.status == 1, "\(audit.stderr)")
         #expect(audit.stdout.contains("\"path\""), "one record")
-        if mutation != .movieMatrixScale {
+        if !describable.contains(mutation) {
             // The box layer's reason is said, by inspect (FFmpeg's reading) and by the audit (the headers').
             #expect(inspect.stdout.contains("box-layer-unreadable"), "\(inspect.stdout)")
             #expect(audit.stdout.contains("box-layer-unreadable"), "\(audit.stdout)")
