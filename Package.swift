@@ -77,7 +77,9 @@ let package = Package(
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
         .target(
             name: "VidorientAudit",
-            dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "CSQLite"]),
+            dependencies: [
+                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "VidorientContent", "CSQLite",
+            ]),
         // What a fix leaves behind and how it is taken back: the journal, its checksums, undo, and
         // the fixes an audit suggests. No FFmpeg: it works on bytes and `FileEdit`s.
         .target(name: "VidorientFix", dependencies: ["VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "CZlib"]),

@@ -1,4 +1,5 @@
 import CContentEngine
+import Synchronization
 public import VidorientCore
 
 #if canImport(Glibc)
@@ -78,13 +79,17 @@ public enum ProcessEnvironment {
 }
 
 /// dlib's faces and the scene network's say on one picture, with the upright head applied. Owns
-/// one engine of libVidorientContentEngine.so: not shared between threads (a batch makes one per
-/// worker, `ContentEngine.Pool`).
-public final class ContentEngine {
+/// one engine of libVidorientContentEngine.so, which one thread uses at a time: a batch gives each
+/// worker its own (`ContentEnginePool`); hence `@unchecked Sendable`, to pass it to that worker.
+public final class ContentEngine: @unchecked Sendable {
     /// The longest side faces are looked for at (the picture is scaled down to it first), and the
     /// detector's upsampling: together they set the smallest face found (about 40 px at upsample 1).
     public static let faceSide = 320
     public static let faceUpsample = 1
+
+    /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
+    /// A cached verdict with another identity is stale.
+    public static let identity = "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)"
 
     private let engine: OpaquePointer
 
@@ -159,5 +164,31 @@ public final class ContentEngine {
 
     static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Engines for a batch: each worker takes one, uses it alone, and gives it back; one is made when
+/// none is idle, so a run holds as many as it has workers judging at once.
+public final class ContentEnginePool: Sendable {
+    private let idle = Mutex<[ContentEngine]>([])
+
+    public init() {}
+
+    /// An engine made beforehand (to learn early whether engines can be made at all).
+    public func add(_ engine: ContentEngine) { idle.withLock { $0.append(engine) } }
+
+    /// Runs `body` with an engine no other caller holds meanwhile; an engine that cannot be made
+    /// is `path`'s error.
+    public func withEngine<Result>(for path: String, _ body: (ContentEngine) throws(InputError) -> Result)
+        throws(InputError) -> Result
+    {
+        let engine: ContentEngine
+        if let idle = idle.withLock({ $0.popLast() }) {
+            engine = idle
+        } else {
+            do { engine = try ContentEngine() } catch { throw InputError(path: path, reason: error.description) }
+        }
+        defer { idle.withLock { $0.append(engine) } }
+        return try body(engine)
     }
 }

@@ -34,10 +34,16 @@ public struct ContentJudge: Sendable {
         let request = ThumbnailRequest(width: ContentJudge.pictureSide, height: ContentJudge.pictureSide)
         let format = try PhotoReader.format(of: path)
         if format.isPhoto {
-            let picture = try PhotoFrames(path: path, format: format).frame(request).picture
-            return try measure([picture], path: path, engine: engine)
+            let frames = try PhotoFrames(path: path, format: format)
+            guard ContentJudge.judgeable(frames.report.photo?.displayWidth, frames.report.photo?.displayHeight) else {
+                return try measure([], path: path, engine: engine)
+            }
+            return try measure([try frames.frame(request).picture], path: path, engine: engine)
         }
         let session = try OpenVideo(path: path, request: request)
+        guard ContentJudge.judgeable(session.report.video?.displayWidth, session.report.video?.displayHeight) else {
+            return try measure([], path: path, engine: engine)
+        }
         let duration =
             session.report.format.duration
             ?? session.report.video.flatMap { video in session.report.streams.first { $0.index == video.index }?.duration }
@@ -53,14 +59,20 @@ public struct ContentJudge: Sendable {
         return try measure(pictures, path: path, engine: engine)
     }
 
-    /// Every picture worth judging (not black, flat or tiny: as the thumbnail skips them)
+    /// A picture whose displayed size is known and at least `minimumSide` on its shorter side (the
+    /// judged picture is scaled to `pictureSide`, which would hide how little there is).
+    static func judgeable(_ width: Int?, _ height: Int?) -> Bool {
+        guard let width, let height else { return false }
+        return min(width, height) >= minimumSide
+    }
+
+    /// Every picture worth judging (not black or flat: as the thumbnail skips them)
     /// measured and combined; none left gives no faces and no scene, so no opinion.
     private func measure(_ pictures: [Picture], path: String, engine: ContentEngine) throws(InputError)
         -> ContentEvidence
     {
         var measured: [ContentEvidence] = []
-        for picture in pictures
-        where min(picture.width, picture.height) >= ContentJudge.minimumSide && !RepresentativeFrame.isFlat(picture) {
+        for picture in pictures where !RepresentativeFrame.isFlat(picture) {
             do {
                 measured.append(try engine.evidence(of: picture, policy: policy))
             } catch {
