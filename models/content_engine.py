@@ -29,7 +29,7 @@ class Engine:
         lib.vo_content_engine_destroy.argtypes = [ctypes.c_void_p]
         lib.vo_content_faces.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int] * 5 + [
             ctypes.c_float, ctypes.POINTER(_Face), ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
-        lib.vo_content_scene.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int] * 3 + [
+        lib.vo_content_scene.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int] * 5 + [
             ctypes.POINTER(ctypes.c_float), ctypes.c_char_p, ctypes.c_size_t]
         lib.vo_content_set_threads(threads)
         self.lib = lib
@@ -48,16 +48,18 @@ class Engine:
             raise RuntimeError(error.value.decode())
         return [face.score for face in found[:count]]
 
-    def scene(self, rgb):
-        """Features of the picture and of its mirror image: 2 × 1280."""
+    def scene(self, rgb, side=224, mirror=True):
+        """Features of the picture's centred square at side × side, and of its mirror image: 2 × 1280
+        (1 × 1280 without the mirror)."""
         rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
         height, width = rgb.shape[:2]
-        out, error = np.zeros(2 * FEATURES, dtype=np.float32), ctypes.create_string_buffer(600)
-        status = self.lib.vo_content_scene(self.engine, rgb.ctypes.data, width, height, width * 3,
+        passes = 2 if mirror else 1
+        out, error = np.zeros(passes * FEATURES, dtype=np.float32), ctypes.create_string_buffer(600)
+        status = self.lib.vo_content_scene(self.engine, rgb.ctypes.data, width, height, width * 3, side, int(mirror),
                                            out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), error, 600)
         if status < 0:
             raise RuntimeError(error.value.decode())
-        return out.reshape(2, FEATURES)
+        return out.reshape(passes, FEATURES)
 
 
 def displayed_picture(path, side=PICTURE_SIDE):

@@ -23,6 +23,7 @@ usage: train-upright-head.py extract|train [--photos DIR] [--engine LIB] [--mode
 import argparse
 import csv
 import datetime
+import hashlib
 import math
 import os
 import sys
@@ -54,6 +55,11 @@ def photo_list(photos_dir):
 
 
 # --- extract -------------------------------------------------------------------------------------
+# Measured for every photo, so that the cheaper settings can be compared with the trained-at one:
+SCENE_SIDES = (224, 160, 128)
+FACE_SETTINGS = ((320, 1), (240, 1))  # longest side, upsampling
+
+
 def extract(args):
     engine = content_engine.Engine(args.engine, args.model, threads=args.threads)
     by_source = {}
@@ -64,8 +70,10 @@ def extract(args):
         out = os.path.join(CACHE, "features", f"{source}.npz")
         if os.path.exists(out):
             continue
-        features = np.zeros((len(paths), 4, 2, content_engine.FEATURES), dtype=np.float16)
-        faces = np.full((len(paths), 4, 8), np.nan, dtype=np.float32)  # up to 8 scores a turn, best first
+        arrays = {f"scene{side}": np.zeros((len(paths), 4, 2, content_engine.FEATURES), dtype=np.float16)
+                  for side in SCENE_SIDES}
+        # Up to 8 face scores a turn, best first; NaN where fewer.
+        arrays |= {f"faces{side}x{up}": np.full((len(paths), 4, 8), np.nan, dtype=np.float32) for side, up in FACE_SETTINGS}
         kept = np.zeros(len(paths), dtype=bool)
         for i, path in enumerate(paths):
             try:
@@ -73,32 +81,36 @@ def extract(args):
             except ValueError as error:
                 print(f"extract: skipped {error}", file=sys.stderr)
                 continue
+            if min(picture.shape[:2]) < 32:
+                continue
             for k in range(4):
                 turned = content_engine.turned(picture, k)
-                features[i, k] = engine.scene(turned)
-                scores = engine.faces(turned)[:8]
-                faces[i, k, :len(scores)] = scores
+                for side in SCENE_SIDES:
+                    arrays[f"scene{side}"][i, k] = engine.scene(turned, side, True)
+                for side, up in FACE_SETTINGS:
+                    scores = engine.faces(turned, side, up)[:8]
+                    arrays[f"faces{side}x{up}"][i, k, :len(scores)] = scores
             kept[i] = True
             if i % 100 == 0:
                 print(f"extract: {source} {i}/{len(paths)}", file=sys.stderr)
-        np.savez_compressed(out, features=features[kept], faces=faces[kept], paths=np.array(paths)[kept],
-                            split=split)
+        np.savez_compressed(out, **{name: a[kept] for name, a in arrays.items()}, paths=np.array(paths)[kept], split=split)
         print(f"extract: {source}: {kept.sum()} photos ({split})", file=sys.stderr)
 
 
-def load(split):
-    features, faces, sources = [], [], []
+def load(split, scene="scene224", faces="faces320x1", mirror=True):
+    features, face_scores, sources = [], [], []
     folder = os.path.join(CACHE, "features")
     for name in sorted(os.listdir(folder)):
         data = np.load(os.path.join(folder, name))
         if str(data["split"]) != split:
             continue
-        features.append(data["features"].astype(np.float32))
-        faces.append(data["faces"])
-        sources += [name[:-4]] * len(data["features"])
+        x = data[scene].astype(np.float32)
+        features.append(x if mirror else x[:, :, :1])
+        face_scores.append(data[faces])
+        sources += [name[:-4]] * len(x)
     if not features:
         sys.exit(f"train: no extracted photos in the {split} split (run extract)")
-    return np.concatenate(features), np.concatenate(faces), sources
+    return np.concatenate(features), np.concatenate(face_scores), sources
 
 
 # --- the head: a softmax over the four turns of each photo ---------------------------------------
@@ -210,9 +222,7 @@ def choose_policy(logits, faces):
                 if best is None or m["coverage"] > best[0]:
                     best = (m["coverage"], p)
                 break  # the smallest threshold that passes gives the most coverage for these face numbers
-    if best is None:
-        sys.exit("train: no threshold reaches the target precision on the validation split")
-    return best[1]
+    return best[1] if best else None
 
 
 def wilson_lower(right, n, z=1.96):
@@ -223,38 +233,84 @@ def wilson_lower(right, n, z=1.96):
 
 
 # --- train -------------------------------------------------------------------------------------------
-def train(args):
-    x_train, _, _ = load("train")
-    x_valid, faces_valid, _ = load("validation")
-    x_test, faces_test, _ = load("test")
-    print(f"train: {len(x_train)} training, {len(x_valid)} validation, {len(x_test)} test photos", file=sys.stderr)
+# What each setting costs a photo (4 turns) on one core of the development machine, in ms, from
+# the engine's own timings (models/README.md): the scene per pass, the faces per turn.
+SCENE_PASS_MS = {224: 40, 160: 22, 128: 15}
+FACES_TURN_MS = {"faces320x1": 36, "faces240x1": 20}
+# What is left of the 0.3 s a photo for the network and the faces, after decoding and the rest.
+BUDGET_MS = 260
+
+
+def settings():
+    for side in SCENE_SIDES:
+        for mirror in (True, False):
+            for faces in FACES_TURN_MS:
+                cost = 4 * (SCENE_PASS_MS[side] * (2 if mirror else 1) + FACES_TURN_MS[faces])
+                yield {"scene": f"scene{side}", "side": side, "mirror": mirror, "faces": faces, "cost_ms": cost}
+
+
+def fit_on_validation(setting):
+    """The head (its L2 chosen by validation log-loss) and the policy, for one setting."""
+    x_train, _, _ = load("train", setting["scene"], setting["faces"], setting["mirror"])
+    x_valid, faces_valid, _ = load("validation", setting["scene"], setting["faces"], setting["mirror"])
     best = None
     for l2 in [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]:
         weights, bias = fit_head(x_train, l2)
         loss = log_loss(scene_logits(x_valid, weights, bias))
-        print(f"train: l2 {l2:g}: validation log-loss {loss:.4f}", file=sys.stderr)
         if best is None or loss < best[0]:
             best = (loss, l2, weights, bias)
-    _, l2, weights, bias = best
-    valid_logits = scene_logits(x_valid, weights, bias)
-    policy = choose_policy(valid_logits, faces_valid)
-    test_logits = scene_logits(x_test, weights, bias)
-    results = {split: {"combined": measure(logits, faces, policy), "faces": measure(logits, faces, signal_only(policy, "faces")),
-                       "scene": measure(logits, faces, signal_only(policy, "scene"))}
-               for split, logits, faces in (("validation", valid_logits, faces_valid), ("test", test_logits, faces_test))}
-    write_head(weights, bias, l2, len(x_train))
-    write_report(policy, l2, results, len(x_train), len(x_valid), len(x_test))
+    loss, l2, weights, bias = best
+    logits = scene_logits(x_valid, weights, bias)
+    policy = choose_policy(logits, faces_valid)
+    return {"l2": l2, "loss": loss, "weights": weights, "bias": bias, "policy": policy, "train": len(x_train),
+            "validation": measure(logits, faces_valid, policy) if policy else None}
+
+
+def train(args):
+    trials = []
+    for setting in settings():
+        fitted = fit_on_validation(setting)
+        trials.append((setting, fitted))
+        v = fitted["validation"]
+        print(f"train: {setting['scene']} mirror={setting['mirror']} {setting['faces']} ({setting['cost_ms']} ms): "
+              f"l2 {fitted['l2']:g}, log-loss {fitted['loss']:.4f}, "
+              + (f"coverage {v['combined']['coverage']:.1%} at precision {v['combined']['precision']:.2%}" if v else
+                 "no threshold reaches the target"), file=sys.stderr)
+    affordable = [t for t in trials if t[0]["cost_ms"] <= BUDGET_MS and t[1]["validation"]]
+    if not affordable:
+        sys.exit("train: no setting within the budget reaches the target precision on the validation split")
+    setting, fitted = max(affordable, key=lambda t: t[1]["validation"]["combined"]["coverage"])
+    policy, weights, bias = fitted["policy"], fitted["weights"], fitted["bias"]
+    x_valid, faces_valid, _ = load("validation", setting["scene"], setting["faces"], setting["mirror"])
+    x_test, faces_test, _ = load("test", setting["scene"], setting["faces"], setting["mirror"])
+    results = {}
+    for split, x, faces in (("validation", x_valid, faces_valid), ("test", x_test, faces_test)):
+        logits = scene_logits(x, weights, bias)
+        results[split] = {name: measure(logits, faces, signal_only(policy, name) if name != "combined" else policy)
+                          for name in ("faces", "scene", "combined")}
+    write_head(weights, bias, fitted["l2"], fitted["train"], setting)
+    write_report(setting, fitted, results, trials, len(x_valid), len(x_test))
     print(open(REPORT).read())
 
 
-def write_head(weights, bias, l2, count):
+def write_head(weights, bias, l2, count, setting):
     values = ",\n".join("        " + ", ".join(f"{v:.7g}" for v in weights[i:i + 8]) for i in range(0, len(weights), 8))
+    text_weights = ",".join(f"{v:.7g}" for v in weights) + f";{bias:.7g}"
+    fingerprint = hashlib.sha256(text_weights.encode()).hexdigest()[:12]
+    mirror = "and its mirror image " if setting["mirror"] else ""
     swift = f"""// Written by models/train-upright-head.py: do not edit. The upright head: a logistic regression
-// on EfficientNet-Lite0's {len(weights)} pooled features, fitted on {count} photos of the training split
-// (L2 {l2:g}), each in its four quarter turns and their mirror images, for a softmax over the four
-// turns to name the upright one (models/upright-head.md, docs/content.md).
+// on EfficientNet-Lite0's {len(weights)} pooled features of the picture's centred square at
+// {setting['side']} px, fitted on {count} photos of the training split (L2 {l2:g}), each in its four
+// quarter turns {mirror}for a softmax over the four turns to name the upright one
+// (models/upright-head.md, docs/content.md). ContentEngine.sceneSide and sceneMirror must match.
 
 enum UprightHead {{
+    /// Identifies these weights (a cached verdict made with others is stale).
+    static let fingerprint = "{fingerprint}"
+    /// The scene setting the head was fitted for.
+    static let sceneSide = {setting['side']}
+    static let sceneMirror = {'true' if setting['mirror'] else 'false'}
+
     /// The score of a picture's features: only differences between the turns of one picture matter.
     static func logit(_ features: ArraySlice<Float>) -> Double {{
         precondition(features.count == weights.count, "the scene network gives \\(weights.count) features")
@@ -274,24 +330,46 @@ enum UprightHead {{
         f.write(swift)
 
 
-def write_report(policy, l2, results, n_train, n_valid, n_test):
+def write_report(setting, fitted, results, trials, n_valid, n_test):
+    policy = fitted["policy"]
     lines = [
         "# The upright head: what was chosen and measured",
         "",
         f"Written by `models/train-upright-head.py train` on {datetime.date.today().isoformat()}. Photos: "
-        f"{n_train} training, {n_valid} validation, {n_test} test (splits by source, models/photos/sources.tsv); "
-        "each is judged in its four quarter turns, so every figure below counts photos × 4.",
+        f"{fitted['train']} training, {n_valid} validation, {n_test} test (split by source, models/photos/sources.tsv); "
+        "each is judged in its four quarter turns, so every count below is photos × 4.",
         "",
-        "## Chosen on the validation split",
+        "## Settings tried, on the validation split",
         "",
-        f"- L2 penalty: {l2:g} (least validation log-loss)",
-        f"- scene softmax temperature: {policy['scene_temperature']:g}",
-        f"- a face counts from dlib score {policy['face_score']:g}; face softmax temperature "
-        f"{policy['face_temperature']:g}; a turn without a face counts as {policy['face_floor']:g}",
-        f"- default threshold: {policy['threshold']:.3f} (the least whose precision's lower 95% bound is at "
-        f"least {TARGET_PRECISION:.0%})",
+        f"The scene network at three sizes, with and without the mirror image, and the face detector at two; "
+        f"each setting's head fitted on the training split and its policy chosen on the validation split. The "
+        f"setting kept is the one of most coverage among those whose network and faces cost at most {BUDGET_MS} ms a "
+        "photo on one core (the 0.3 s target less decoding).",
         "",
-        "## Measured",
+        "| scene | mirror | faces | cost (ms) | L2 | log-loss | threshold | coverage | precision |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for s, f in trials:
+        v = f["validation"]
+        chosen = " **(kept)**" if s == setting else ""
+        row = (f"| {s['side']}{chosen} | {'yes' if s['mirror'] else 'no'} | {s['faces']} | {s['cost_ms']} | {f['l2']:g} | "
+               f"{f['loss']:.4f} | ")
+        row += (f"{f['policy']['threshold']:.3f} | {v['combined']['coverage']:.1%} | {v['combined']['precision']:.2%} |" if v
+                else "– | – | – |")
+        lines.append(row)
+    lines += [
+        "",
+        "## Chosen",
+        "",
+        f"- scene: the centred square at {setting['side']} px{', with its mirror image' if setting['mirror'] else ''}; "
+        f"faces: {setting['faces'][5:]} (longest side × upsampling)",
+        f"- L2 penalty {fitted['l2']:g}; scene softmax temperature {policy['scene_temperature']:g}",
+        f"- a face counts from dlib score {policy['face_score']:g}; face softmax temperature {policy['face_temperature']:g}; "
+        f"a turn without a face counts as {policy['face_floor']:g}",
+        f"- default threshold {policy['threshold']:.3f}: the least whose precision's lower 95% bound (Wilson) is at least "
+        f"{TARGET_PRECISION:.0%} on the validation split",
+        "",
+        "## Measured with what was chosen",
         "",
         "| split | signal | opinions | right | precision | coverage |",
         "| --- | --- | ---: | ---: | ---: | ---: |",
@@ -299,10 +377,11 @@ def write_report(policy, l2, results, n_train, n_valid, n_test):
     for split, rows in results.items():
         for name in ("faces", "scene", "combined"):
             m = rows[name]["combined"]  # with the other signal switched off, "combined" is this one alone
-            lines.append(f"| {split} | {name}{' alone' if name != 'combined' else ''} | {m['opinions']} | {m['right']} | "
-                         f"{m['precision']:.2%} | {m['coverage']:.1%} |")
-    lines += ["", "The test split was measured once, after everything above was chosen. `python3 bench/run.py "
-              "content` measures the same with the vidorient binary itself.", ""]
+            label = name if name == "combined" else f"{name} alone"
+            lines.append(f"| {split} | {label} | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
+                         f"{m['coverage']:.1%} |")
+    lines += ["", "The test split was measured once, after everything above was chosen. `python3 bench/run.py content` "
+              "measures the same photos with the vidorient binary itself.", ""]
     with open(REPORT, "w") as f:
         f.write("\n".join(lines))
 

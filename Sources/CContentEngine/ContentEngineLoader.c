@@ -28,9 +28,9 @@ static const char library_name[] = "libVidorientContentEngine.so";
              (engine, rgb, width, height, stride, longest_side, upsample, minimum_score, faces, capacity, error,   \
               length))                                                                                             \
     FUNCTION(int, vo_content_scene,                                                                                \
-             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, float *features,   \
-              char *error, size_t length),                                                                         \
-             (engine, rgb, width, height, stride, features, error, length))
+             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int side,          \
+              int mirror, float *features, char *error, size_t length),                                            \
+             (engine, rgb, width, height, stride, side, mirror, features, error, length))
 
 static struct {
 #define FUNCTION(type, name, parameters, arguments) __typeof__(name) *name;

@@ -86,6 +86,10 @@ public final class ContentEngine: @unchecked Sendable {
     /// detector's upsampling: together they set the smallest face found (about 40 px at upsample 1).
     public static let faceSide = 320
     public static let faceUpsample = 1
+    /// The side of the square the scene network is shown, and whether its mirror image is shown
+    /// too (the two scores averaged): what the upright head was fitted for.
+    public static let sceneSide = UprightHead.sceneSide
+    public static let sceneMirror = UprightHead.sceneMirror
 
     /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
     /// A cached verdict with another identity is stale.
@@ -146,20 +150,20 @@ public final class ContentEngine: @unchecked Sendable {
         return found.prefix(Int(count)).map { Double($0.score) }
     }
 
-    /// The upright head's log-odds for the picture, averaged with its mirror image's.
+    /// The upright head's score for the picture (averaged with its mirror image's, `sceneMirror`).
     public func sceneLogit(of picture: Picture) throws(ContentUnavailable) -> Double {
         let length = Int(VO_CONTENT_FEATURES)
-        var features = [Float](repeating: 0, count: 2 * length)
+        let passes = ContentEngine.sceneMirror ? 2 : 1
+        var features = [Float](repeating: 0, count: passes * length)
         var error = [CChar](repeating: 0, count: 600)
         let status = picture.pixels.withUnsafeBufferPointer { pixels in
             vo_content_scene(
                 engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
-                &features, &error, error.count)
+                Int32(ContentEngine.sceneSide), ContentEngine.sceneMirror ? 1 : 0, &features, &error, error.count)
         }
         guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
-        let plain = UprightHead.logit(features[0..<length])
-        let mirrored = UprightHead.logit(features[length..<(2 * length)])
-        return (plain + mirrored) / 2
+        let scores = (0..<passes).map { UprightHead.logit(features[($0 * length)..<(($0 + 1) * length)]) }
+        return scores.reduce(0, +) / Double(passes)
     }
 
     static func text(_ buffer: [CChar]) -> String {

@@ -131,29 +131,33 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
     });
 }
 
-int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
-                     float *features, char *error, size_t length) {
-    if (engine == nullptr || !valid(rgb, width, height, stride) || features == nullptr) {
+int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
+                     int mirror, float *features, char *error, size_t length) {
+    if (engine == nullptr || !valid(rgb, width, height, stride) || features == nullptr || side % 32 != 0 ||
+        side < VO_CONTENT_SCENE_SIDE_MIN || side > VO_CONTENT_SCENE_SIDE_MAX) {
         say(error, length, "scene: invalid arguments");
         return -1;
     }
     return guarded(error, length, [&]() {
         cv::Mat picture = wrap(rgb, width, height, stride);
-        int side = std::min(width, height);
-        cv::Mat square = picture(cv::Rect((width - side) / 2, (height - side) / 2, side, side));
+        int shorter = std::min(width, height);
+        cv::Mat square = picture(cv::Rect((width - shorter) / 2, (height - shorter) / 2, shorter, shorter));
         cv::Mat scaled;
-        const int target = VO_CONTENT_SCENE_SIDE;
-        cv::resize(square, scaled, cv::Size(target, target), 0, 0, side >= target ? cv::INTER_AREA : cv::INTER_LINEAR);
-        cv::Mat mirrored;
-        cv::flip(scaled, mirrored, 1);
+        cv::resize(square, scaled, cv::Size(side, side), 0, 0, shorter >= side ? cv::INTER_AREA : cv::INTER_LINEAR);
+        std::vector<cv::Mat> batch{scaled};
+        if (mirror != 0) {
+            cv::Mat mirrored;
+            cv::flip(scaled, mirrored, 1);
+            batch.push_back(mirrored);
+        }
         // RGB in, RGB to the network (its first node normalises): no channel swap, no mean.
-        cv::Mat batch = cv::dnn::blobFromImages(std::vector<cv::Mat>{scaled, mirrored}, 1.0, cv::Size(target, target),
-                                                cv::Scalar(), false, false, CV_32F);
-        engine->scene.setInput(batch, "image");
+        cv::Mat input = cv::dnn::blobFromImages(batch, 1.0, cv::Size(side, side), cv::Scalar(), false, false, CV_32F);
+        engine->scene.setInput(input, "image");
         cv::Mat out = engine->scene.forward("features");
-        if (out.total() != static_cast<size_t>(2 * VO_CONTENT_FEATURES) || out.type() != CV_32F)
+        size_t expected = batch.size() * VO_CONTENT_FEATURES;
+        if (out.total() != expected || out.type() != CV_32F)
             throw std::runtime_error("the scene network gave features of an unexpected shape");
-        std::copy(out.ptr<float>(), out.ptr<float>() + 2 * VO_CONTENT_FEATURES, features);
+        std::copy(out.ptr<float>(), out.ptr<float>() + expected, features);
         return 0;
     });
 }

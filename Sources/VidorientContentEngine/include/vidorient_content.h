@@ -20,8 +20,10 @@ extern "C" {
 
 // The length of one scene feature vector (EfficientNet-Lite0's pooled features).
 #define VO_CONTENT_FEATURES 1280
-// The side of the square the scene network sees.
-#define VO_CONTENT_SCENE_SIDE 224
+// The sides of the square the scene network may be shown: a multiple of 32 (its total stride)
+// from 96 to 320; it was trained at 224.
+#define VO_CONTENT_SCENE_SIDE_MIN 96
+#define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
 #define VO_CONTENT_INTERFACE 1
 
@@ -54,11 +56,12 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
                      int longest_side, int upsample, float minimum_score, vo_content_face *faces, int capacity,
                      char *error, size_t length);
 
-// The scene features of the picture's centred square, scaled to VO_CONTENT_SCENE_SIDE with
-// area averaging: `features[0..<VO_CONTENT_FEATURES]` for the picture as given, and the next
-// VO_CONTENT_FEATURES for its horizontal mirror image. Returns 0, or -1 with a line in `error`.
-int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
-                     float *features, char *error, size_t length);
+// The scene features of the picture's centred square, scaled to `side` × `side` with area
+// averaging: `features[0..<VO_CONTENT_FEATURES]` for the picture as given and, when `mirror` is
+// not 0, the next VO_CONTENT_FEATURES for its horizontal mirror image (one pass of the network
+// each). Returns 0, or -1 with a line in `error`.
+int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
+                     int mirror, float *features, char *error, size_t length);
 
 #ifdef __cplusplus
 }
