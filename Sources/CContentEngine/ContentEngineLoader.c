@@ -30,7 +30,11 @@ static const char library_name[] = "libVidorientContentEngine.so";
     FUNCTION(int, vo_content_scene,                                                                                \
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int side,          \
               int mirror, float *features, char *error, size_t length),                                            \
-             (engine, rgb, width, height, stride, side, mirror, features, error, length))
+             (engine, rgb, width, height, stride, side, mirror, features, error, length))                          \
+    FUNCTION(int, vo_content_classes,                                                                              \
+             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, float *logits,     \
+              char *error, size_t length),                                                                         \
+             (engine, rgb, width, height, stride, logits, error, length))
 
 static struct {
 #define FUNCTION(type, name, parameters, arguments) __typeof__(name) *name;

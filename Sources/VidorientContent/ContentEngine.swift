@@ -166,6 +166,20 @@ public final class ContentEngine: @unchecked Sendable {
         return scores.reduce(0, +) / Double(passes)
     }
 
+    /// The scene network's ImageNet classes for the picture, most likely first (class numbers in
+    /// ImageNet's order, 0-999): how a test proves the network survived its conversion.
+    public func imageNetClasses(of picture: Picture, count: Int = 5) throws(ContentUnavailable) -> [Int] {
+        var logits = [Float](repeating: 0, count: Int(VO_CONTENT_CLASSES))
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_classes(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                &logits, &error, error.count)
+        }
+        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
+        return Array(logits.indices.sorted { logits[$0] > logits[$1] }.prefix(count))
+    }
+
     static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

@@ -131,6 +131,33 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
     });
 }
 
+// The centred square of the picture, scaled to side × side with area averaging (or bilinear when
+// it must grow), as the network's input blob: RGB in, RGB to the network, whose first node
+// normalises; with its mirror image as a second picture when asked.
+static cv::Mat square_input(const uint8_t *rgb, int width, int height, int stride, int side, bool mirror) {
+    cv::Mat picture = wrap(rgb, width, height, stride);
+    int shorter = std::min(width, height);
+    cv::Mat square = picture(cv::Rect((width - shorter) / 2, (height - shorter) / 2, shorter, shorter));
+    cv::Mat scaled;
+    cv::resize(square, scaled, cv::Size(side, side), 0, 0, shorter >= side ? cv::INTER_AREA : cv::INTER_LINEAR);
+    std::vector<cv::Mat> batch{scaled};
+    if (mirror) {
+        cv::Mat mirrored;
+        cv::flip(scaled, mirrored, 1);
+        batch.push_back(mirrored);
+    }
+    return cv::dnn::blobFromImages(batch, 1.0, cv::Size(side, side), cv::Scalar(), false, false, CV_32F);
+}
+
+// Runs the network on `input` and copies output `name`, which must hold `count` floats.
+static void run(vo_content_engine *engine, const cv::Mat &input, const char *name, size_t count, float *out) {
+    engine->scene.setInput(input, "image");
+    cv::Mat result = engine->scene.forward(name);
+    if (result.total() != count || result.type() != CV_32F)
+        throw std::runtime_error(std::string("the scene network gave ") + name + " of an unexpected shape");
+    std::copy(result.ptr<float>(), result.ptr<float>() + count, out);
+}
+
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length) {
     if (engine == nullptr || !valid(rgb, width, height, stride) || features == nullptr || side % 32 != 0 ||
@@ -139,25 +166,21 @@ int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, i
         return -1;
     }
     return guarded(error, length, [&]() {
-        cv::Mat picture = wrap(rgb, width, height, stride);
-        int shorter = std::min(width, height);
-        cv::Mat square = picture(cv::Rect((width - shorter) / 2, (height - shorter) / 2, shorter, shorter));
-        cv::Mat scaled;
-        cv::resize(square, scaled, cv::Size(side, side), 0, 0, shorter >= side ? cv::INTER_AREA : cv::INTER_LINEAR);
-        std::vector<cv::Mat> batch{scaled};
-        if (mirror != 0) {
-            cv::Mat mirrored;
-            cv::flip(scaled, mirrored, 1);
-            batch.push_back(mirrored);
-        }
-        // RGB in, RGB to the network (its first node normalises): no channel swap, no mean.
-        cv::Mat input = cv::dnn::blobFromImages(batch, 1.0, cv::Size(side, side), cv::Scalar(), false, false, CV_32F);
-        engine->scene.setInput(input, "image");
-        cv::Mat out = engine->scene.forward("features");
-        size_t expected = batch.size() * VO_CONTENT_FEATURES;
-        if (out.total() != expected || out.type() != CV_32F)
-            throw std::runtime_error("the scene network gave features of an unexpected shape");
-        std::copy(out.ptr<float>(), out.ptr<float>() + expected, features);
+        cv::Mat input = square_input(rgb, width, height, stride, side, mirror != 0);
+        run(engine, input, "features", static_cast<size_t>(input.size[0]) * VO_CONTENT_FEATURES, features);
+        return 0;
+    });
+}
+
+int vo_content_classes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                       float *logits, char *error, size_t length) {
+    if (engine == nullptr || !valid(rgb, width, height, stride) || logits == nullptr) {
+        say(error, length, "classes: invalid arguments");
+        return -1;
+    }
+    return guarded(error, length, [&]() {
+        run(engine, square_input(rgb, width, height, stride, VO_CONTENT_SCENE_SIDE, false), "logits",
+            VO_CONTENT_CLASSES, logits);
         return 0;
     });
 }

@@ -10,7 +10,8 @@ public struct ContentJudge: Sendable {
     /// picture no longer than 2:1) feeds the scene network, and the engine scales it down again
     /// for the face detector (`ContentEngine.faceSide`).
     public static let pictureSide = 448
-    /// Where in a clip frames are taken: spread over it, as a viewer skimming it would see it.
+    /// Where in a clip frames are taken: spread over it, as a viewer skimming it would see it, each
+    /// decoded at its time (not the keyframe before it, which a short clip shares between several).
     public static let frameFractions: [Double] = [0.1, 0.3, 0.5, 0.7, 0.9]
     /// A picture whose shorter side is below this has too little in it to judge: no opinion.
     public static let minimumSide = 32
@@ -51,7 +52,7 @@ public struct ContentJudge: Sendable {
         var pictures: [Picture] = []
         var seen: Set<Double> = []
         for time in times {
-            let frame = try session.grab(at: time, exact: false)
+            let frame = try session.grab(at: time, exact: true)
             // A short clip with few keyframes gives the same frame for several times: judge it once.
             if let shown = frame.time, !seen.insert(shown).inserted { continue }
             pictures.append(frame.picture)

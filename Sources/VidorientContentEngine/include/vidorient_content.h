@@ -63,6 +63,14 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length);
 
+// The network's ImageNet class scores (1,000 logits, in ImageNet's class order) for the picture's
+// centred square at VO_CONTENT_SCENE_SIDE: what proves the conversion from PyTorch kept the network
+// (a cat photo must come out a cat). Returns 0, or -1 with a line in `error`.
+#define VO_CONTENT_CLASSES 1000
+#define VO_CONTENT_SCENE_SIDE 224
+int vo_content_classes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                       float *logits, char *error, size_t length);
+
 #ifdef __cplusplus
 }
 #endif
