@@ -61,7 +61,11 @@ int vo_content_interface(void) { return VO_CONTENT_INTERFACE; }
 
 void vo_content_set_threads(int threads) {
     try {
-        cv::setNumThreads(std::max(1, threads));
+        // No more than the CPUs this process may run on (OpenCV counts its affinity and cgroup
+        // quota; TBB, OpenCV's pool on Debian, warns on stderr when asked for more), and 0, not
+        // 1, for one: OpenCV then runs sequentially, without a pool.
+        threads = std::min(threads, cv::getNumberOfCPUs());
+        cv::setNumThreads(threads <= 1 ? 0 : threads);
     } catch (...) {
     }
 }
