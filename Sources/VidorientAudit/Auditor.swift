@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
-public import VidorientCore
 public import VidorientContent
+public import VidorientCore
 import VidorientFFmpeg
 import VidorientISOBMFF
 import VidorientPhoto

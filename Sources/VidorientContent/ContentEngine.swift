@@ -27,9 +27,10 @@ public enum SceneModel {
     /// Where the model is looked for, first match wins: `$VIDORIENT_MODEL_DIR`; `../share/vidorient`
     /// beside the program (an install); `.build-models` in the program's folder or one above it
     /// (a checkout: the program is in `.build/<triple>/<configuration>`).
-    public static func candidates(environment: String? = ProcessEnvironment.value("VIDORIENT_MODEL_DIR"),
-        programFolder: String? = ProcessEnvironment.programFolder) -> [String]
-    {
+    public static func candidates(
+        environment: String? = ProcessEnvironment.value("VIDORIENT_MODEL_DIR"),
+        programFolder: String? = ProcessEnvironment.programFolder
+    ) -> [String] {
         if let environment, !environment.isEmpty { return [environment + "/" + fileName] }
         guard let programFolder else { return [] }
         var places = [programFolder + "/../share/vidorient/" + fileName]
@@ -47,7 +48,9 @@ public enum SceneModel {
         var found: [String] = []
         for place in places {
             var status = stat()
-            guard stat(place, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard place.withPathCString({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                continue
+            }
             if Int(status.st_size) == byteCount { return place }
             found.append("\(place) has \(status.st_size) bytes, not \(byteCount)")
         }
@@ -72,7 +75,7 @@ public enum ProcessEnvironment {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
-        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let path = String(pathBytes: buffer[0..<count].map { UInt8(bitPattern: $0) })
         guard let slash = path.lastIndex(of: "/") else { return nil }
         return String(path[..<slash])
     }()
@@ -102,7 +105,7 @@ public final class ContentEngine: @unchecked Sendable {
         try ContentEngine.loadLibrary()
         let model = try SceneModel.locate()
         var error = [CChar](repeating: 0, count: 600)
-        guard let engine = vo_content_engine_create(model, &error, error.count) else {
+        guard let engine = model.withPathCString({ vo_content_engine_create($0, &error, error.count) }) else {
             throw ContentUnavailable("the content model cannot be read (\(ContentEngine.text(error)))")
         }
         self.engine = engine

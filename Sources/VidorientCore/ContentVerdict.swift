@@ -58,7 +58,8 @@ public struct ContentEvidence: Sendable, Hashable {
                 }
             }
         }
-        self.init(turns: turns.map { Turn(faces: $0.faces, scene: $0.scene) }, frames: frames.reduce(0) { $0 + $1.frames })
+        self.init(
+            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene) }, frames: frames.reduce(0) { $0 + $1.frames })
     }
 
     /// The scene's probability of each turn being the upright one; nil when not measured.
@@ -156,11 +157,14 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         let scene = evidence.sceneProbabilities(policy: policy)
         var decision: (turn: Int, confidence: Double, signal: Signal)?
         // Faces first: a face is the surest sign of up there is, when one turn alone has one.
-        if let faces = evidence.faceProbabilities(policy: policy), let best = faces.indices.max(by: { faces[$0] < faces[$1] }),
+        if let faces = evidence.faceProbabilities(policy: policy),
+            let best = faces.indices.max(by: { faces[$0] < faces[$1] }),
             faces[best] >= policy.threshold
         {
             decision = (best, faces[best], .faces)
-        } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }), scene[best] >= policy.threshold {
+        } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }),
+            scene[best] >= policy.threshold
+        {
             decision = (best, scene[best], .scene)
         }
         let shown = decision?.turn ?? 0

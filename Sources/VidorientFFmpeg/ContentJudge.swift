@@ -47,7 +47,9 @@ public struct ContentJudge: Sendable {
         }
         let duration =
             session.report.format.duration
-            ?? session.report.video.flatMap { video in session.report.streams.first { $0.index == video.index }?.duration }
+            ?? session.report.video.flatMap { video in
+                session.report.streams.first { $0.index == video.index }?.duration
+            }
         let times = session.isStill || duration == nil ? [0] : ContentJudge.frameFractions.map { $0 * duration! }
         var pictures: [Picture] = []
         var seen: Set<Double> = []

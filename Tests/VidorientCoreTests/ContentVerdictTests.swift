@@ -1,8 +1,9 @@
+import Testing
+import VidorientCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import VidorientCore
 
 /// The content verdict's decisions, from measurements given by hand (the engine is tested on real
 /// photos in VidorientContentTests and end to end in vidorientTests).
@@ -28,7 +29,8 @@ import VidorientCore
         var verdict = ContentVerdict(evidence: Self.evidence(), policy: Self.policy)
         verdict.turnNeeded = turn
         let upright = try #require(verdict.uprightOrientation(from: displayed))
-        let turnedByHand = Self.stored.oriented(displayed).oriented(try #require(Orientation(rotation: turn, mirrored: false)))
+        let turnedByHand = Self.stored.oriented(displayed).oriented(
+            try #require(Orientation(rotation: turn, mirrored: false)))
         #expect(Self.stored.oriented(upright) == turnedByHand)
         #expect(upright.isMirrored == displayed.isMirrored)
     }
@@ -76,7 +78,8 @@ import VidorientCore
         #expect(unsure.verdict == .noOpinion)
         #expect(unsure.turnNeeded == nil && unsure.confidence == nil && unsure.decidedBy == nil)
         #expect(unsure.sceneProbabilities?.count == 4)
-        let lenient = ContentVerdict(evidence: Self.evidence(scene: [0, 2, 0, 0]), policy: ContentPolicy(threshold: 0.7))
+        let lenient = ContentVerdict(
+            evidence: Self.evidence(scene: [0, 2, 0, 0]), policy: ContentPolicy(threshold: 0.7))
         #expect(lenient.turnNeeded == 90)
     }
 
@@ -87,7 +90,8 @@ import VidorientCore
     }
 
     @Test func nothingMeasuredIsNoOpinion() {
-        let verdict = ContentVerdict(evidence: ContentEvidence(turns: Self.evidence(scene: nil).turns, frames: 0), policy: Self.policy)
+        let verdict = ContentVerdict(
+            evidence: ContentEvidence(turns: Self.evidence(scene: nil).turns, frames: 0), policy: Self.policy)
         #expect(verdict.verdict == .noOpinion)
         #expect(verdict.sceneProbabilities == nil)
         #expect(verdict.frames == 0)
@@ -131,7 +135,8 @@ import VidorientCore
 
     /// Every key is present, null where unknown, as every JSON object vidorient writes.
     @Test func jsonHasEveryKey() throws {
-        let text = try JSONText(pretty: false).encode(ContentVerdict(evidence: Self.evidence(scene: nil), policy: Self.policy))
+        let text = try JSONText(pretty: false).encode(
+            ContentVerdict(evidence: Self.evidence(scene: nil), policy: Self.policy))
         #expect(
             text
                 == #"{"confidence":null,"decided_by":null,"face_scores":[null,null,null,null],"faces":0,"frames":1,"#
