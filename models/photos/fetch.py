@@ -120,7 +120,8 @@ def main():
     ap.add_argument("--split", choices=["train", "validation", "test"],
                     help="photos of one split only (videos have no split)")
     ap.add_argument("--source", action="append", help="only this source id (repeatable)")
-    ap.add_argument("--cache", help="cache folder (default .build-models/<set> at the project root)")
+    ap.add_argument("--cache", help="cache folder (default .build-models/<set> at the project root; "
+                    "with --set all, DIR/photos and DIR/videos)")
     ap.add_argument("--mirrors", default=os.environ.get("VIDORIENT_MIRRORS", "/work/.mirror"),
                     help="folder of local repository snapshots (default $VIDORIENT_MIRRORS or /work/.mirror)")
     ap.add_argument("--no-clone", action="store_true", help="use local snapshots only")
