@@ -1,6 +1,7 @@
 // libFuzzer target for the photo readers (see Fuzz/README.md).
 // Built by `Fuzz/run.sh photo` with `swiftc -sanitize=fuzzer,address` against the module sources.
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 

@@ -48,8 +48,10 @@ module() {
 }
 # Core is not instrumented: coverage there would only distract the fuzzer from the parsers.
 module VidorientCore -- Sources/VidorientCore/*.swift
+# The byte sources the parsers read through; not instrumented either.
+module VidorientIO -- Sources/VidorientIO/*.swift
 module VidorientISOBMFF -sanitize=fuzzer,address -- Sources/VidorientISOBMFF/*.swift
-objects=("$work/build/VidorientISOBMFF.o" "$work/build/VidorientCore.o")
+objects=("$work/build/VidorientISOBMFF.o" "$work/build/VidorientIO.o" "$work/build/VidorientCore.o")
 link=()
 case $target in
   isobmff)

@@ -1,5 +1,6 @@
 public import VidorientCore
-import VidorientISOBMFF
+import VidorientFFmpeg
+import VidorientIO
 public import VidorientPhoto
 import VidorientPhotoDecoding
 
@@ -37,7 +38,7 @@ public struct NormalizePlan: Sendable {
     /// What a decode of the written file must give, for the re-encoded formats.
     var expected: ExpectedPixels?
 
-    public var isUpright: Bool { bytes == nil }
+    public var isUpright: Bool { transform == .none }
 
     enum ExpectedPixels: Sendable {
         case png(LosslessStillValue)
@@ -45,52 +46,33 @@ public struct NormalizePlan: Sendable {
     }
 }
 
-/// `LosslessStill` holds an FFmpeg enum; this is its comparable, sendable form.
-struct LosslessStillValue: Sendable, Equatable {
-    var width: Int, height: Int, format: Int32, pixels: [UInt8], palette: [UInt8]?
-
-    init(_ still: LosslessStill) {
-        (width, height, format, pixels, palette) = (
-            still.width, still.height, still.pixelFormat.rawValue, still.pixels, still.palette
-        )
-    }
-}
-
 /// Plans and checks `normalize`. The format decides the method; the refusals say what to use instead.
 public enum PhotoNormalizer {
-    /// A file normalize will not rewrite, and why (one lowercase clause, no path).
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
-    }
-
     /// Files are read whole; larger ones are refused.
     public static let maximumFileSize: Int64 = 1 << 30
 
     static let tagOnly = "`vidorient fix` (tag only) is the lossless answer for it"
 
-    public static func plan(path: String, trim: Bool = false) throws(Refusal) -> NormalizePlan {
-        let format: MediaFormat
-        do { format = try PhotoReader.format(of: path) } catch { throw Refusal(reason: error.reason) }
+    /// What normalize would do to the photo at `path`: refused (`.unsupported`, the reason naming
+    /// what to use instead) for a format it does not turn losslessly; the plan otherwise.
+    public static func plan(path: String, trim: Bool = false) throws(VidorientError) -> NormalizePlan {
+        let format = try PhotoReader.format(of: path)
         switch format {
         case .jpeg, .png, .webp: break
         case .heif:
-            throw Refusal(reason: "a \(format) would have to be re-encoded, losing quality; \(tagOnly)")
+            throw .unsupported("a \(format) would have to be re-encoded, losing quality; \(tagOnly)")
         case .tiff:
-            throw Refusal(reason: "normalize does not rewrite tiff or raw files; \(tagOnly)")
+            throw .unsupported("normalize does not rewrite tiff or raw files; \(tagOnly)")
         case .movie:
-            throw Refusal(
-                reason:
-                    "a video: normalize turns photos' pixels; `vidorient fix` sets a video's orientation losslessly (tag only)"
+            throw .unsupported(
+                "a video: normalize turns photos' pixels; `vidorient fix` sets a video's orientation losslessly (tag only)"
             )
         case .other(let name):
-            throw Refusal(
-                reason:
-                    "not a photo normalize can turn (\(name ?? "unknown format")); for a video, `vidorient fix` sets the orientation (tag only)"
+            throw .unsupported(
+                "not a photo normalize can turn (\(name ?? "unknown format")); for a video, `vidorient fix` sets the orientation (tag only)"
             )
         }
-        let evidence: PhotoEvidence
-        do { evidence = try PhotoReader.read(path: path, format: format) } catch { throw Refusal(reason: error.reason) }
+        let evidence = try PhotoReader.read(path: path, format: format)
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
         let before = Orientation(exif: report.exifOrientation) ?? .up
@@ -101,46 +83,31 @@ public enum PhotoNormalizer {
             storedHeight: report.storedHeight, width: report.storedWidth, height: report.storedHeight, trimmed: false,
             changes: [], thumbnail: .absent, warnings: [], originalSize: evidence.fileSize ?? 0, bytes: nil)
         guard transform != .none else { return plan }
-        let bytes: [UInt8]
-        do { bytes = try ReplacementWriter.readAll(path, limit: maximumFileSize) } catch {
-            throw Refusal(reason: error.reason)
-        }
+        let bytes = try FileBytes.readAll(path, limit: maximumFileSize)
         plan.originalSize = bytes.count
-        do {
-            switch format {
-            case .jpeg: try planJPEG(bytes, trim: trim, into: &plan)
-            case .png: try planPNG(bytes, into: &plan)
-            default: try planWebP(bytes, into: &plan)
-            }
-        } catch let error as Refusal {
-            throw error
-        } catch let error as PhotoFormatError {
-            throw Refusal(reason: error.reason)
-        } catch {
-            throw Refusal(reason: "\(error)")
+        switch format {
+        case .jpeg: try planJPEG(bytes, trim: trim, into: &plan)
+        case .png: try planPNG(bytes, into: &plan)
+        default: try planWebP(bytes, into: &plan)
         }
         return plan
     }
 
-    static func planJPEG(_ bytes: [UInt8], trim: Bool, into plan: inout NormalizePlan) throws {
+    static func planJPEG(_ bytes: [UInt8], trim: Bool, into plan: inout NormalizePlan) throws(VidorientError) {
         let layout = try JPEGUpright.Layout(bytes)
         // Without a trailer (MPF images) the file is the image: shared, not copied.
         let image = layout.imageEnd == bytes.count ? bytes : Array(bytes[..<layout.imageEnd])
         let transform = plan.transform
         let header: JPEGLosslessTransform.Header
         let turned: [UInt8]
-        do {
-            header = try JPEGLosslessTransform.header(of: image)
-            turned = try JPEGLosslessTransform.apply(
-                transform, to: image, edges: trim ? .trim : .perfect, progressive: layout.isProgressive)
-        } catch { throw Refusal(reason: error.description) }
+        header = try JPEGLosslessTransform.header(of: image)
+        turned = try JPEGLosslessTransform.apply(
+            transform, to: image, edges: trim ? .trim : .perfect, progressive: layout.isProgressive)
         let rebuilt = try JPEGUpright.rebuild(original: bytes, layout: layout, turned: turned, transform: transform) {
             thumbnail in
-            do throws(JPEGDecodeError) {
-                let turned = try JPEGLosslessTransform.apply(transform, to: thumbnail, edges: .perfect)
-                return .success(JPEGUpright.withoutApplicationSegments(turned))
-            } catch {
-                return .failure(PhotoFormatError(error.description))
+            Result { () throws(VidorientError) in
+                JPEGUpright.withoutApplicationSegments(
+                    try JPEGLosslessTransform.apply(transform, to: thumbnail, edges: .perfect))
             }
         }
         let after = try? JPEGLosslessTransform.header(of: turned)
@@ -158,15 +125,11 @@ public enum PhotoNormalizer {
         plan.bytes = rebuilt.bytes
     }
 
-    static func planPNG(_ bytes: [UInt8], into plan: inout NormalizePlan) throws {
-        if let reason = PNGUpright.refusal(bytes) { throw Refusal(reason: reason) }
+    static func planPNG(_ bytes: [UInt8], into plan: inout NormalizePlan) throws(VidorientError) {
+        if let reason = PNGUpright.refusal(bytes) { throw .unsupported(reason) }
         try checkPixelCount(plan)
-        let still: LosslessStill
-        let encoded: [UInt8]
-        do {
-            still = try LosslessStill.decode(path: plan.path).applying(plan.transform)
-            encoded = try still.encodePNG()
-        } catch { throw Refusal(reason: error.reason) }
+        let still = try LosslessStill.decode(path: plan.path).applying(plan.transform)
+        let encoded = try still.encodePNG()
         let rebuilt = try PNGUpright.rebuild(original: bytes, encoded: encoded, transform: plan.transform)
         plan.method = .losslessReencode
         (plan.width, plan.height) = (still.width, still.height)
@@ -175,18 +138,14 @@ public enum PhotoNormalizer {
         plan.bytes = rebuilt.bytes
     }
 
-    static func planWebP(_ bytes: [UInt8], into plan: inout NormalizePlan) throws {
-        if let reason = WebPUpright.refusal(bytes) { throw Refusal(reason: reason) }
+    static func planWebP(_ bytes: [UInt8], into plan: inout NormalizePlan) throws(VidorientError) {
+        if let reason = WebPUpright.refusal(bytes) { throw .unsupported(reason) }
         try checkPixelCount(plan)
-        var pixels: WebPLossless.Pixels
-        let encoded: [UInt8]
-        do {
-            pixels = try WebPLossless.decode(bytes)
-            pixels.rgba = plan.transform.apply(
-                to: pixels.rgba, width: pixels.width, height: pixels.height, bytesPerPixel: 4)
-            if plan.transform.swapsAxes { (pixels.width, pixels.height) = (pixels.height, pixels.width) }
-            encoded = try WebPLossless.encode(pixels)
-        } catch { throw Refusal(reason: error.description) }
+        var pixels = try WebPLossless.decode(bytes)
+        pixels.rgba = plan.transform.apply(
+            to: pixels.rgba, width: pixels.width, height: pixels.height, bytesPerPixel: 4)
+        if plan.transform.swapsAxes { (pixels.width, pixels.height) = (pixels.height, pixels.width) }
+        let encoded = try WebPLossless.encode(pixels)
         let rebuilt = try WebPUpright.rebuild(
             original: bytes, encoded: encoded, transform: plan.transform, width: pixels.width, height: pixels.height)
         plan.method = .losslessReencode
@@ -197,39 +156,74 @@ public enum PhotoNormalizer {
         plan.bytes = rebuilt.bytes
     }
 
-    static func checkPixelCount(_ plan: NormalizePlan) throws {
+    static func checkPixelCount(_ plan: NormalizePlan) throws(VidorientError) {
         let (w, h) = (plan.storedWidth ?? 0, plan.storedHeight ?? 0)
         guard w.multipliedReportingOverflow(by: h).partialValue <= JPEGDecoder.maximumPixels else {
-            throw Refusal(
-                reason: "the picture claims \(w)x\(h) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
+            throw .unsupported(
+                "the picture claims \(w)x\(h) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
         }
     }
 
-    /// Nil when the file at `path` reads back as the plan's result: orientation 1, the planned
-    /// size, and for re-encoded formats the planned pixels exactly; the reason otherwise.
-    public static func check(_ path: String, against plan: NormalizePlan) -> String? {
-        let evidence: PhotoEvidence
-        do { evidence = try PhotoReader.read(path: path, format: plan.format) } catch { return error.reason }
+    /// Returns when the file at `path` reads back as the plan's result: orientation 1, the planned
+    /// size, and for re-encoded formats the planned pixels exactly; throws the reason otherwise.
+    public static func check(_ path: String, against plan: NormalizePlan) throws(VidorientError) {
+        let evidence = try PhotoReader.read(path: path, format: plan.format)
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
         guard report.exifOrientation == 1 else {
-            return "it reads back as orientation \(report.exifOrientation), not 1"
+            throw .malformed("it reads back as orientation \(report.exifOrientation), not 1")
         }
         guard report.storedWidth == plan.width, report.storedHeight == plan.height else {
-            return
+            throw .malformed(
                 "it reads back as \(report.storedWidth ?? 0)x\(report.storedHeight ?? 0), not \(plan.width ?? 0)x\(plan.height ?? 0)"
+            )
         }
+        let different = VidorientError.malformed("its pixels do not decode to the turned original's")
         switch plan.expected {
         case .png(let expected):
-            guard let still = try? LosslessStill.decode(path: path), LosslessStillValue(still) == expected else {
-                return "its pixels do not decode to the turned original's"
-            }
+            let still = try LosslessStill.decode(path: path)
+            guard LosslessStillValue(still) == expected else { throw different }
         case .webp(let expected):
-            guard let bytes = try? ReplacementWriter.readAll(path, limit: maximumFileSize),
-                let pixels = try? WebPLossless.decode(bytes), pixels == expected
-            else { return "its pixels do not decode to the turned original's" }
+            guard try WebPLossless.decode(try FileBytes.readAll(path, limit: maximumFileSize)) == expected else {
+                throw different
+            }
         case nil: break
         }
-        return nil
+    }
+
+    /// Normalizes the photo at `path`, as `vidorient normalize` does: locked from the first read to
+    /// the read-back; planned (`plan`); unless `dryRun`, the new file written by `EditWriter` in
+    /// place of the original (or to `output`, leaving it alone) and read back (`check`). A photo
+    /// already upright is left alone, but `output` still gets a copy. `warn` hears the plan's
+    /// warnings as soon as they are known. `preserveModificationTime`: the written file keeps the
+    /// original's access and modification times (taken before the first read).
+    public static func normalize(
+        path: String, trim: Bool = false, output: String? = nil, dryRun: Bool = false,
+        preserveModificationTime: Bool = false, warn: (String) -> Void = { _ in }
+    ) throws(VidorientError) -> NormalizeResult {
+        let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
+        let lock = dryRun ? nil : try FileLock(path: path)
+        defer { withExtendedLifetime(lock) {} }
+        let plan = try plan(path: path, trim: trim)
+        plan.warnings.forEach(warn)
+        var result = NormalizeResult(plan: plan, dryRun: dryRun, preserveMtime: preserveModificationTime)
+        guard !dryRun else { return result }
+        let change: EditWriter.Change
+        if let bytes = plan.bytes {
+            change = .contents(bytes)
+        } else if output != nil {
+            change = .edit(.none)  // already upright: the copy -o asks for
+        } else {
+            return result
+        }
+        let outcome = try EditWriter.write(
+            change, path: path, mode: output.map { .copy(to: $0) } ?? .replace, preservingTimes: times, lock: lock
+        ) { written throws(VidorientError) in
+            if !plan.isUpright { try check(written, against: plan) }
+        }
+        result.writtenPath = outcome.writtenPath
+        result.sizeAfter = Int(outcome.bytesWritten)
+        result.verified = !plan.isUpright
+        return result
     }
 }

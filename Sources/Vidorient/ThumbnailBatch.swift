@@ -1,9 +1,5 @@
 public import VidorientCore
-public import VidorientFFmpeg
-
-#if canImport(Glibc)
-import Glibc
-#endif
+public import VidorientIO
 
 /// What `vidorient thumbnail` makes from its inputs, planned before any file is decoded: the
 /// inputs expanded (directories walked for media, as `audit` walks them), each given the path it
@@ -119,33 +115,30 @@ public struct ThumbnailBatch: Sendable {
         }
     }
 
-    /// Renders one job's picture and writes it; the error is the whole line to print.
-    public func make(_ job: Job, request: ThumbnailRequest, quality: Int) throws(ThumbnailOutputError) -> Written {
+    /// Renders one job's picture and writes it; the error names the file (its description is
+    /// the whole line to print).
+    public func make(_ job: Job, request: ThumbnailRequest, quality: Int) throws(VidorientError) -> Written {
         let thumbnailer = Thumbnailer()
         let picture: Picture
         var time: Double?
         var exif: Int?
-        do {
-            switch layout {
-            case .contactSheet(let grid):
-                picture = try thumbnailer.contactSheet(
-                    job.input, columns: grid.columns, rows: grid.rows,
-                    tileWidth: request.width ?? request.height ?? 320,
-                    exact: request.exact)
-            case .comparison:
-                picture = try thumbnailer.comparison(job.input, request: request)
-            case .frame:
-                let frame = try thumbnailer.frame(job.input, request: request)
-                picture = frame.picture
-                time = frame.time
-                exif = request.asStored ? nil : frame.report.displayOrientation?.exif
-            }
-        } catch {
-            throw ThumbnailOutputError(description: error.description)
+        switch layout {
+        case .contactSheet(let grid):
+            picture = try thumbnailer.contactSheet(
+                job.input, columns: grid.columns, rows: grid.rows,
+                tileWidth: request.width ?? request.height ?? 320,
+                exact: request.exact)
+        case .comparison:
+            picture = try thumbnailer.comparison(job.input, request: request)
+        case .frame:
+            let frame = try thumbnailer.frame(job.input, request: request)
+            picture = frame.picture
+            time = frame.time
+            exif = request.asStored ? nil : frame.report.displayOrientation?.exif
         }
         let bytes: [UInt8]
         do { bytes = try format.encode(picture, quality: quality) } catch {
-            throw ThumbnailOutputError(description: "could not render '\(job.input)': \(error)")
+            throw error.at(path: job.input, action: "render")
         }
         try OutputFile.write(bytes, to: job.output)
         return Written(
@@ -187,86 +180,5 @@ public struct OutputNameTemplate: Sendable, Hashable, CustomStringConvertible {
             throw ThumbnailBatch.PlanError(description: "--name produced '\(expanded)', which is not a file name")
         }
         return expanded
-    }
-}
-
-/// An input that could not be turned into a picture on disk, with the whole line to print.
-public struct ThumbnailOutputError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-
-    public init(description: String) { self.description = description }
-}
-
-/// Writing an output file the way every command does.
-public enum OutputFile {
-    /// Writes through a temporary file renamed into place: a reader never sees half a picture.
-    /// An existing output that is not a regular file (`/dev/stdout`, a FIFO, a device) is
-    /// written to as a stream instead, and never replaced.
-    public static func write(_ bytes: [UInt8], to path: String) throws(ThumbnailOutputError) {
-        var existing = stat()
-        if path.withPathCString({ stat($0, &existing) }) == 0, existing.st_mode & S_IFMT != S_IFREG {
-            guard existing.st_mode & S_IFMT != S_IFDIR else {
-                throw ThumbnailOutputError(description: "could not write '\(path)': is a directory")
-            }
-            try stream(bytes, to: path)
-            return
-        }
-        let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = temporary.withPathCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard descriptor >= 0 else { throw failure(path) }
-        guard writeAll(descriptor, bytes) else {
-            let error = failure(path)
-            close(descriptor)
-            _ = temporary.withPathCString { unlink($0) }
-            throw error
-        }
-        close(descriptor)
-        guard temporary.withPathCString({ from in path.withPathCString { rename(from, $0) } }) == 0 else {
-            let error = failure(path)
-            _ = temporary.withPathCString { unlink($0) }
-            throw error
-        }
-    }
-
-    /// Writes `bytes` into an existing non-regular file, opened without creating or truncating.
-    static func stream(_ bytes: [UInt8], to path: String) throws(ThumbnailOutputError) {
-        let descriptor = path.withPathCString { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw failure(path) }
-        defer { close(descriptor) }
-        guard writeAll(descriptor, bytes) else { throw failure(path) }
-    }
-
-    /// A folder to write into: made when missing; refused when something else has its name.
-    public static func prepareFolder(_ path: String) throws(ThumbnailOutputError) {
-        var status = stat()
-        if path.withPathCString({ stat($0, &status) }) == 0 {
-            guard (status.st_mode & S_IFMT) == S_IFDIR else {
-                throw ThumbnailOutputError(description: "could not write to '\(path)': not a directory")
-            }
-            return
-        }
-        guard path.withPathCString({ mkdir($0, 0o755) }) == 0 else {
-            throw ThumbnailOutputError(description: "could not create '\(path)': \(reason())")
-        }
-    }
-
-    /// Writes every byte, retrying short and interrupted writes; false when the descriptor refuses.
-    public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.map { Glibc.write(descriptor, $0 + offset, buffer.count - offset) } ?? 0
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
-    }
-
-    private static func reason() -> String { String(cString: strerror(errno)).lowercased() }
-
-    private static func failure(_ path: String) -> ThumbnailOutputError {
-        ThumbnailOutputError(description: "could not write '\(path)': \(reason())")
     }
 }

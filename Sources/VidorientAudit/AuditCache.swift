@@ -3,12 +3,6 @@ import FoundationEssentials
 import Synchronization
 import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made
 /// under another version is then ignored.

@@ -1,12 +1,7 @@
 import Synchronization
+import Vidorient
 public import VidorientCore
-import VidorientFFmpeg
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import VidorientIO
 
 /// One self-contained HTML page of an audit: a summary by rule and severity, then the files with
 /// findings in a table that filters, sorts, searches and pages in the browser. Works offline: no

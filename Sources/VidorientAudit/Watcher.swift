@@ -1,11 +1,6 @@
 import Synchronization
 public import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+public import VidorientIO
 
 /// Watches ingest folders with inotify and audits each new or changed file once it is complete:
 /// after the writer closed it (`IN_CLOSE_WRITE`) or moved it in (`IN_MOVED_TO`), and nothing

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Vidorient
 import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
+import VidorientIO
 
 /// A value an option takes, read once by its own type's `parse` (in the library, where a library
 /// user parses the same text the same way).
@@ -50,16 +52,9 @@ extension Severity: OptionValue {
 }
 
 extension ImageFormat: OptionValue {
+    // Spelled out: as a `RawRepresentable` it would otherwise get two (`jpeg` must count as jpg).
     init?(argument: String) {
         guard let format = try? ImageFormat.parse(argument) else { return nil }
         self = format
-    }
-
-    /// `png`, `jpg` or `jpeg`.
-    static func parse(_ text: String) throws(ValueError) -> ImageFormat {
-        guard let format = ImageFormat(rawValue: text == "jpeg" ? "jpg" : text) else {
-            throw ValueError("must be png or jpg")
-        }
-        return format
     }
 }

@@ -2,10 +2,7 @@ import ArgumentParser
 import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import VidorientIO
 
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -149,7 +146,7 @@ struct Audit: ParsableCommand {
         var page: HTMLReport?
         if let html {
             do { page = try HTMLReport(path: html, thumbnails: thumbnails) } catch {
-                Terminal.warn("could not write '\(error.path)': \(error.reason)")
+                Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
                 throw ExitStatus.unreadableInput
             }
         }
@@ -189,7 +186,7 @@ struct Audit: ParsableCommand {
     private func runWatch(options: AuditOptions, writer: AuditWriter) throws {
         let watcher: Watcher
         do { watcher = try Watcher(roots: paths, settle: settle) } catch {
-            Terminal.warn("could not watch '\(error.path)': \(error.reason)")
+            Terminal.warn("could not watch '\(error.path ?? "")': \(error.reason)")
             throw ExitStatus.unreadableInput
         }
         watchStopDescriptor = watcher.stopDescriptor
@@ -256,7 +253,7 @@ func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
         if failed > 0 { Terminal.warn("\(failed) thumbnails could not be made; their rows show no picture") }
     }
     do { try page.finish() } catch {
-        Terminal.warn("could not write '\(error.path)': \(error.reason)")
+        Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
         throw ExitStatus.unreadableInput
     }
 }

@@ -1,10 +1,8 @@
 import ArgumentParser
-import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
 import VidorientFix
-import VidorientISOBMFF
-import VidorientPhoto
+import VidorientIO
 
 struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,19 +74,14 @@ struct Fix: ParsableCommand {
     @Option(
         name: [.customShort("o"), .customLong("output")],
         help: "Write the fixed file here, leaving the input alone (one input only).")
-    var output: String?
+    var copy: String?
 
     @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
     var preserveMtime = false
 
-    @Option(help: "Files fixed at once (default: the number of cores).")
-    var jobs: Int?
-
-    @Flag(help: "No progress bar on stderr.")
-    var noProgress = false
-
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var jobs: JobsOption
+    @OptionGroup var progress: ProgressOption
+    @OptionGroup var output: JSONOption
 
     private var change: OrientationChange? {
         if reset { return .reset }
@@ -97,14 +90,13 @@ struct Fix: ParsableCommand {
         return nil
     }
 
-    private var mode: MatrixFix.WriteMode {
-        if let output { return .copy(to: output) }
+    private var mode: FileWriteMode {
+        if let copy { return .copy(to: copy) }
         return inPlace ? .inPlace : .replace
     }
 
     func validate() throws {
         let given = [orientation != nil, rotate != nil, reset].filter { $0 }.count
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if undo != nil || fromAudit != nil {
             if undo != nil && fromAudit != nil { throw ValidationError("--undo and --from-audit exclude each other") }
             let what = undo != nil ? "--undo" : "--from-audit"
@@ -114,7 +106,7 @@ struct Fix: ParsableCommand {
                     "\(what) takes no orientation options: \(undo != nil ? "the journal" : "the audit") says what to do"
                 )
             }
-            if output != nil { throw ValidationError("-o does not go with \(what)") }
+            if copy != nil { throw ValidationError("-o does not go with \(what)") }
             if undo != nil && (dryRun || journal != nil || inPlace) {
                 throw ValidationError(
                     "--undo writes each file back as it was fixed: no --dry-run, --journal or --in-place")
@@ -124,9 +116,9 @@ struct Fix: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
         guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
         if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
-        if output != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
-        if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
-        if output != nil && journal != nil {
+        if copy != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
+        if copy != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
+        if copy != nil && journal != nil {
             throw ValidationError("-o leaves the input alone: there is nothing to journal")
         }
     }
@@ -134,33 +126,43 @@ struct Fix: ParsableCommand {
     func run() throws {
         // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
         FFmpegLog.setVerbose(false)
-        if let undo {
-            try FixBatch.undo(journal: undo, jobs: jobs ?? processorCount, showProgress: !noProgress)
-            return
-        }
+        if let undo { return try undoAll(undo) }
         var journalFile: JournalFile? = nil
         if let journal, !dryRun {
-            do throws(FixError) { journalFile = try JournalFile(path: journal) } catch {
+            do throws(VidorientError) { journalFile = try JournalFile(path: journal) } catch {
                 Terminal.warn(error.reason)
                 throw ExitStatus.unreadableInput
             }
         }
-        let jobs: [FixJob]
-        var unreadable = 0
+        let list: [FixJob]
+        var unreadable: [String] = []
         if let fromAudit {
-            (jobs, unreadable) = FixBatch.jobs(fromAudit: fromAudit)
+            do throws(VidorientError) { (list, unreadable) = try FixBatch.jobs(fromAudit: fromAudit) } catch {
+                Terminal.warn(error.description)
+                throw ExitStatus.unreadableInput
+            }
+            unreadable.forEach(Terminal.warn)
         } else {
             guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
-            jobs = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix, shownAtAudit: nil) }
+            list = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
         }
         let batch = FixBatch(
             mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile,
-            jobs: self.jobs ?? processorCount)
-        let outcomes = batch.run(jobs, showProgress: !noProgress)
+            jobs: jobs.count)
+        let bar = ProgressBar(total: list.count, quiet: !progress.showProgress || list.count < 2)
+        let outcomes = batch.run(list) { job, outcome in
+            switch outcome {
+            case .refused(let reason), .failed(let reason): bar.warn("could not fix '\(job.path)': \(reason)")
+            case .fixed(let result, _, _), .alreadyRight(let result):
+                for warning in result.warnings { bar.warn("warning: '\(job.path)': \(warning)") }
+            }
+            bar.advance(job.path)
+        }
+        bar.finish()
         let results = outcomes.compactMap(\.result)
-        if fromAudit != nil && dryRun && !json {
+        if fromAudit != nil && dryRun && !output.json {
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
-        } else if json {
+        } else if output.json {
             let encoder = JSONText()
             print(
                 results.count == 1 && fromAudit == nil && files.count == 1
@@ -169,25 +171,50 @@ struct Fix: ParsableCommand {
             let terminal = Terminal.standardOutput
             print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
         }
-        let summary = FixSummary(outcomes, unreadableLines: unreadable)
-        if jobs.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
+        let summary = FixSummary(outcomes, unreadableLines: unreadable.count)
+        if list.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
         if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
+    }
+
+    /// `--undo`: each file's line as it is restored, then the count on stderr.
+    private func undoAll(_ journal: String) throws {
+        let plan: Undo.Plan
+        do throws(VidorientError) { plan = try Undo.Plan(journal: journal) } catch {
+            Terminal.warn(error.reason)
+            throw ExitStatus.unreadableInput
+        }
+        for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
+        let bar = ProgressBar(total: plan.files.count, quiet: !progress.showProgress || plan.files.count < 2)
+        let files = Undo.run(plan, jobs: jobs.count) { file in
+            if let refusal = file.refusal { bar.warn("could not undo '\(file.path)': \(refusal.reason)") }
+            bar.advance(file.path)
+        }
+        bar.finish()
+        var restored = 0, neverWritten = 0
+        for file in files {
+            for (entry, outcome) in file.undone {
+                let name = entry.path.escapingControlCharacters
+                switch outcome {
+                case .restored:
+                    restored += 1
+                    let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
+                    let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
+                    print(
+                        "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+                    )
+                case .neverWritten:
+                    neverWritten += 1
+                    print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
+                }
+            }
+        }
+        let refused = files.filter { $0.refusal != nil }.count
+        Terminal.warn("restored \(restored), nothing to undo \(neverWritten), refused \(refused)")
+        if refused > 0 { throw ExitStatus.unreadableInput }
     }
 }
 
-/// One file's result, video or photo, for one output list.
-enum AnyFixResult: Encodable {
-    case video(FixResult)
-    case photo(PhotoFixResult)
-
-    // Hand-written: a different shape, the result itself without an enum wrapper.
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .video(let result): try result.encode(to: encoder)
-        case .photo(let result): try result.encode(to: encoder)
-        }
-    }
-
+extension AnyFixResult {
     func text(_ terminal: Terminal) -> String {
         switch self {
         case .video(let result): FixReport(result: result, terminal: terminal).text
@@ -229,68 +256,6 @@ struct PhotoFixReport {
             return "not one of the eight"
         }
         return "EXIF \(exif) (\(orientation.summary))"
-    }
-}
-
-/// What a fix must achieve in `inspect`'s terms. `fix` writes container matrices only; what a
-/// file shows is decided by `inspect` from those and from a codec's display-orientation SEI.
-/// So the change is planned against `inspect`'s view before anything is written, a target only
-/// the SEI could give is refused, and "verified" means `inspect` reads the written file back
-/// as showing the target.
-struct FixIntent {
-    /// The change to plan: a relative turn of a picture that the SEI orients becomes an absolute
-    /// orientation, since the container matrices alone do not say how it is shown.
-    let change: OrientationChange
-    /// What the first video track must show afterwards; nil when `inspect` cannot tell (the box
-    /// reader then refuses the file, or the plan stands on the structure check alone).
-    let target: Orientation?
-    /// What `inspect` shows now; nil when it cannot tell.
-    let shown: Orientation?
-
-    struct Refusal: Error {
-        let reason: String
-    }
-
-    init(file: String, change: OrientationChange) throws(Refusal) {
-        guard let video = try? Prober().inspect(file).video else {
-            (self.change, target, shown) = (change, nil, nil)
-            return
-        }
-        let shown = video.exifOrientation.flatMap(Orientation.init(exif:))
-        self.shown = shown
-        var change = change
-        if video.orientationSource == .sei, case .compose(let turn) = change, let shown {
-            change = .set(shown.followed(by: turn))
-        }
-        switch change {
-        case .set(let orientation): target = orientation
-        case .compose(let turn): target = shown.map { $0.followed(by: turn) }
-        }
-        self.change = change
-        // An identity container matrix leaves the decision to the SEI, so no matrix shows EXIF 1.
-        if target == .up, let sei = video.sources.first(where: { $0.source == .sei }),
-            let matrix = DisplayMatrix(sei.matrix), !matrix.isIdentity
-        {
-            let what = sei.exifOrientation.map { "EXIF \($0)" } ?? "a turn that is not one of the eight"
-            throw Refusal(
-                reason: "the video's H.264/HEVC display-orientation SEI shows it as \(what), and with the identity "
-                    + "matrix of orientation 1 players obey the SEI; fix changes only container matrices, so it "
-                    + "cannot make this file show orientation 1 (re-encode, or remove the SEI with "
-                    + "ffmpeg -c copy -bsf:v h264_metadata=display_orientation=remove)")
-        }
-    }
-
-    /// nil when `inspect` reads `path` back as showing the target; the reason otherwise.
-    func checkShown(_ path: String) -> String? {
-        guard let target else { return nil }
-        let video: VideoReport?
-        do { video = try Prober().inspect(path).video } catch {
-            return "written, but could not be read back: \(error.reason)"
-        }
-        let shown = video?.exifOrientation
-        guard shown != target.exif else { return nil }
-        return "written, but inspect reads it back as \(shown.map { "EXIF \($0)" } ?? "no orientation of the eight"), "
-            + "not EXIF \(target.exif)"
     }
 }
 

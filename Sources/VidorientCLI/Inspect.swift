@@ -1,4 +1,5 @@
 import ArgumentParser
+import Vidorient
 import VidorientCore
 import VidorientFFmpeg
 

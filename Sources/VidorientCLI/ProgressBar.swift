@@ -1,10 +1,5 @@
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import VidorientCore
 
 /// A progress bar for long batch work, redrawn in place on stderr: `[#####.....] 12/40 name`.
 /// Shown only when stderr is a terminal, `TERM` is not `dumb`, `NO_COLOR` is unset and the

@@ -3,10 +3,7 @@ import FoundationEssentials
 import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import VidorientIO
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +39,7 @@ struct Report: ParsableCommand {
         FFmpegLog.setVerbose(false)
         let page: HTMLReport
         do { page = try HTMLReport(path: output, thumbnails: thumbnails) } catch {
-            Terminal.warn("could not write '\(error.path)': \(error.reason)")
+            Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
             throw ExitStatus.unreadableInput
         }
         let decoder = JSONDecoder()

@@ -1,13 +1,11 @@
+// Preconcurrency for the C `stdout` stream, which the exit check flushes.
+@preconcurrency import Glibc
 import Synchronization
 import VidorientAudit
 import VidorientCore
+import VidorientIO
 
-#if canImport(Glibc)
 // Preconcurrency for the C `stdout` stream, which the exit check flushes.
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Set when a line meant for stderr could not be written: the run then cannot claim success.
 private let diagnosticLost = Atomic<Bool>(false)
@@ -42,7 +40,10 @@ struct Terminal {
 
     /// Writes every byte, retrying short writes; false when the descriptor refuses.
     @discardableResult
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool { OutputFile.writeAll(descriptor, bytes) }
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        // A stream that refuses is said by the result: the exit check turns it into status 2.
+        (try? System.write(descriptor, bytes, at: nil)) != nil
+    }
 
     /// Runs at exit: flushes standard output and ends the process with status 2 when anything
     /// printed (a report on a full disk, a closed descriptor) or any diagnostic was lost. The

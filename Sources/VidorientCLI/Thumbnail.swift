@@ -1,13 +1,11 @@
 import ArgumentParser
 import Synchronization
+import Vidorient
 import VidorientAudit
 import VidorientCore
 import VidorientFFmpeg
+import VidorientIO
 import VidorientText
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,76 +1,21 @@
 import CFFmpeg
-public import VidorientCore
+package import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 
-/// Reads a file with FFmpeg and reports its streams and orientation.
-public struct Prober: Sendable {
-    /// Seconds after which reading a file gives up; nil waits as long as it takes.
-    public var timeout: Double?
-    /// Decode the first video frame even where reading its NAL units is enough (H.264, HEVC):
-    /// slower, but it also proves the frame decodes.
-    public var decodesFirstFrame: Bool
-    /// Told why, when an MP4/MOV that the box layer could not describe alone goes to FFmpeg
-    /// (`inspect --verbose` prints it); nil says nothing.
-    public var fallbackNote: (@Sendable (_ path: String, _ reason: String) -> Void)?
-
-    /// A prober with no time limit that reads H.264/HEVC orientation from the bitstream, as
-    /// `vidorient inspect` does; `inspect --deep` is `decodesFirstFrame: true`.
-    public init(timeout: Double? = nil, decodesFirstFrame: Bool = false) {
-        self.timeout = timeout
-        self.decodesFirstFrame = decodesFirstFrame
-    }
-
-    /// The report `vidorient inspect` prints. What the file is decides the path: photos are read
-    /// by the pure-Swift photo readers and MP4/MOV/3GP/M4A by the box layer's `MovieDescription`
-    /// (neither loads FFmpeg); everything else, `--deep`, and a movie the box layer cannot
-    /// describe alone (`fallbackNote` says why) by FFmpeg.
-    public func inspect(_ path: String) throws(InputError) -> MediaReport {
-        let format = try PhotoReader.format(of: path)
-        if format.isPhoto && !decodesFirstFrame {
-            return MediaReport(photo: try PhotoReader.read(path: path, format: format))
-        }
-        if format.isPhoto { return try Prober.inspectPhotoDecoding(path, format: format) }
-        var boxLayerError: String?
-        if format == .movie && !decodesFirstFrame {
-            do throws(ISOBMFFError) {
-                return MediaReport(probe: try MovieDescription.probe(path: path))
-            } catch {
-                // An unreadable file is FFmpeg's to judge too: it reads some that the box layer refuses.
-                fallbackNote?(path, error.reason)
-                // Unsupported (a fragmented file) is not an error in the file; anything else is said.
-                if error.kind != .unsupported { boxLayerError = error.reason }
-            }
-        }
-        var probe = try probe(path)
-        if let boxLayerError, probe.video != nil, probe.video?.boxLayerError == nil {
-            probe.video?.boxLayerError = boxLayerError
-        }
-        return MediaReport(probe: probe)
-    }
-
-    /// `--deep` on a photo: the report from its headers, and proof that its pixels decode.
-    static func inspectPhotoDecoding(_ path: String, format: MediaFormat) throws(InputError) -> MediaReport {
-        let frames = try PhotoFrames(path: path, format: format)
-        var report = frames.report
-        do {
-            _ = try frames.frame(ThumbnailRequest(width: 64, height: 64))
-        } catch {
-            report.findings.append(
-                Finding(
-                    code: "first-frame-unreadable", severity: .warning,
-                    message: "could not decode the picture (\(error.reason))"))
-        }
-        return report
-    }
-
-    /// The raw facts, before `MediaReport` judges them.
-    public func probe(_ path: String) throws(InputError) -> MediaProbe {
+/// What FFmpeg reads of a file: its streams, the container's matrix, the H.264/HEVC SEI and the
+/// first frame's facts, with the box layer's view of MP4/MOV added. `Prober` (Vidorient) sends
+/// here what the box layer and the photo readers do not read alone.
+package enum FFmpegProbe {
+    /// The raw facts, before `MediaReport` judges them. `timeout`: seconds after which reading
+    /// gives up; `decode`: decode the first frame even where its NAL units are enough.
+    package static func probe(path: String, timeout: Double?, decode: Bool) throws(InputError) -> MediaProbe {
         let file = try MediaFile(path: path, timeout: timeout)
         do {
-            return try Prober.probe(file, decode: decodesFirstFrame).probe
+            return try FFmpegProbe.probe(file, decode: decode).probe
         } catch {
-            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s") : error
+            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s", kind: .io) : error
         }
     }
 
@@ -87,19 +32,19 @@ public struct Prober: Sendable {
         }
         let streams = file.streams
         guard !streams.isEmpty else { throw InputError(path: path, reason: "no streams found") }
-        var reports = streams.map(Prober.report)
+        var reports = streams.map(FFmpegProbe.report)
         var evidence: VideoEvidence?
         var decoder: VideoDecoder?
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
             var found: VideoEvidence
-            (found, decoder) = Prober.videoEvidence(
+            (found, decoder) = FFmpegProbe.videoEvidence(
                 file: file, stream: streams[index], report: &reports[index], decode: decode)
             if file.formatName.hasPrefix("mov,mp4") {
-                found = Prober.addBoxEvidence(to: found, path: path, trackID: Int(streams[index].pointee.id))
+                found = FFmpegProbe.addBoxEvidence(to: found, path: path, trackID: Int(streams[index].pointee.id))
             }
             evidence = found
         }
-        return (MediaProbe(path: path, format: Prober.format(file), streams: reports, video: evidence), decoder)
+        return (MediaProbe(path: path, format: FFmpegProbe.format(file), streams: reports, video: evidence), decoder)
     }
 
     static func seiCodec(_ id: AVCodecID) -> DisplayOrientationSEI.Codec? {
@@ -201,7 +146,7 @@ public struct Prober: Sendable {
                 return Double(st.start_time) * Double(st.time_base.num) / Double(st.time_base.den)
             }.min()
         }
-        let (name, longName) = Prober.containerName(file, tags: tags)
+        let (name, longName) = FFmpegProbe.containerName(file, tags: tags)
         return FormatReport(
             name: name,
             longName: longName,

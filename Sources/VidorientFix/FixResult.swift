@@ -1,4 +1,6 @@
-import VidorientCore
+public import VidorientCore
+public import VidorientIO
+public import VidorientISOBMFF
 
 /// What `fix` did to one file, for people and for `--json` (docs/fix.md lists every key).
 public struct FixResult: Sendable, Hashable, Encodable {
@@ -45,7 +47,7 @@ public struct FixResult: Sendable, Hashable, Encodable {
 
     public var path: String
     public var dryRun: Bool
-    public var mode: MatrixFix.WriteMode
+    public var mode: FileWriteMode
     /// Where the fixed file is: the path itself, the `-o` copy, or nil when nothing was written
     /// (a dry run, or a file already as asked).
     public var writtenPath: String?
@@ -62,7 +64,7 @@ public struct FixResult: Sendable, Hashable, Encodable {
     public var changes: [MatrixChange]
     public var warnings: [String]
 
-    init(path: String, plan: MatrixFix, movie: MovieStructure, mode: MatrixFix.WriteMode, dryRun: Bool) {
+    init(path: String, plan: MatrixFix, movie: MovieStructure, mode: FileWriteMode, dryRun: Bool) {
         self.path = path
         self.dryRun = dryRun
         self.mode = mode

@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+public import VidorientPhoto
 
 extension PhotoTagFix {
     /// Reads the photo at `path`, plans the tag change (`plan`) and writes it with `EditWriter`
@@ -14,7 +15,7 @@ extension PhotoTagFix {
     public static func fix(
         path: String, change: OrientationChange, mode: FileWriteMode = .replace, dryRun: Bool = false,
         preserveModificationTime: Bool = false, lock: FileLock? = nil
-    ) throws(ISOBMFFError) -> PhotoFixResult {
+    ) throws(VidorientError) -> PhotoFixResult {
         // Before the first read, which may move the access time.
         let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         var held = lock
@@ -24,28 +25,23 @@ extension PhotoTagFix {
         let format = MediaFormat(
             signature: try input.read(at: 0, count: Int(min(Int64(MediaFormat.signatureLength), input.size))))
         let target: Orientation
-        let plan: OrientationEdit
-        do throws(PhotoFormatError) {
-            let source = ReadAheadBytes(input)
-            switch change {
-            case .set(let orientation):
-                target = orientation
-            case .compose(let turn):
-                let evidence = try PhotoReader.read(source, path: path, format: format)
-                guard let shown = shown(evidence) else {
-                    throw PhotoFormatError(
-                        "its orientation tag holds a value that is not 1-8, so there is nothing to turn relative to; set an orientation instead"
-                    )
-                }
-                target = shown.followed(by: turn)
+        let source = ReadAheadBytes(input)
+        switch change {
+        case .set(let orientation):
+            target = orientation
+        case .compose(let turn):
+            let evidence = try PhotoReader.read(source, path: path, format: format)
+            guard let shown = shown(evidence) else {
+                throw .unsupported(
+                    "its orientation tag holds a value that is not 1-8, so there is nothing to turn relative to; set an orientation instead"
+                )
             }
-            plan = try PhotoTagFix.plan(source, format: format, target: target)
-        } catch {
-            throw ISOBMFFError(.malformed, error.reason)
+            target = shown.followed(by: turn)
         }
+        // The planners' refusals (`.unsupported`) stay refusals; a damaged file stays `.malformed`.
+        let plan = try PhotoTagFix.plan(source, format: format, target: target)
         if case .inPlace = mode, !plan.edit.keepsLength {
-            throw ISOBMFFError(
-                .unsupported,
+            throw .unsupported(
                 "this fix must insert \(plan.edit.sizeChange) bytes (\(plan.places.joined(separator: "; "))), which --in-place cannot do; leave out --in-place"
             )
         }
@@ -65,20 +61,17 @@ extension PhotoTagFix {
 
     /// Reads `path` back as `inspect` does and throws unless it shows `target` with no in-file
     /// statement saying otherwise.
-    public static func checkShows(_ target: Orientation, path: String, format: MediaFormat) throws(PhotoFormatError) {
-        let evidence: PhotoEvidence
-        do { evidence = try PhotoReader.read(path: path, format: format) } catch {
-            throw PhotoFormatError(error.reason)
-        }
+    public static func checkShows(_ target: Orientation, path: String, format: MediaFormat) throws(VidorientError) {
+        let evidence = try PhotoReader.read(path: path, format: format)
         let shown = shown(evidence)
         guard shown == target else {
-            throw PhotoFormatError(
+            throw .malformed(
                 "it shows \(shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"), not EXIF \(target.exif)")
         }
         if let other = evidence.statements.first(where: {
             ($0.kind == .exif || $0.kind == .xmp) && $0.orientation != target
         }) {
-            throw PhotoFormatError(
+            throw .malformed(
                 "\(other.location) still says \(other.rawValue.map(String.init) ?? "?"), not \(target.exif)")
         }
     }

@@ -1,12 +1,4 @@
-import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+public import VidorientCore
 
 /// An exclusive advisory lock (`flock`) on the file a path names, held from `init` until the
 /// lock is released by `deinit`. Every `fix` that writes takes it for the whole read, plan,
@@ -22,42 +14,39 @@ public final class FileLock {
     /// Locks taken on files that replace the locked one (see `adopt`).
     private var adopted: [Int32] = []
 
-    public init(path: String) throws(ISOBMFFError) {
+    public init(path: String) throws(VidorientError) {
         descriptor = -1
         // Bounded: each retry means another run replaced the file in the meantime.
         for _ in 0..<1000 {
-            let opened = Result { () throws(RegularFile.OpenError) in try RegularFile.open(path) }
-            switch opened {
-            case .success(let file): descriptor = file.descriptor
-            case .failure(let error): throw ISOBMFFError(.io, error.reason)
+            descriptor = try RegularFile.open(path).descriptor
+            let locked: stat
+            do throws(VidorientError) {
+                try System.call("could not lock the file") { flock(descriptor, LOCK_EX) }
+                locked = try System.status(descriptor)
+            } catch {
+                // `deinit` runs for a throwing `init` too: the descriptor is closed once, here.
+                close(descriptor)
+                descriptor = -1
+                throw error
             }
-            while flock(descriptor, LOCK_EX) != 0 {
-                guard errno == EINTR else {
-                    let reason = String(cString: strerror(errno)).lowercased()
-                    close(descriptor)
-                    throw ISOBMFFError(.io, "could not lock the file: \(reason)")
-                }
-            }
-            var locked = stat(), named = stat()
-            if fstat(descriptor, &locked) == 0, path.withPathCString({ stat($0, &named) }) == 0,
-                locked.st_dev == named.st_dev,
-                locked.st_ino == named.st_ino
-            {
+            // The path names the locked file still (nil: it was removed, so take the lock again).
+            if let named = System.status(path), locked.st_dev == named.st_dev, locked.st_ino == named.st_ino {
                 return
             }
             close(descriptor)
             descriptor = -1
         }
-        throw ISOBMFFError(.io, "could not lock the file: it keeps being replaced")
+        throw .io("could not lock the file: it keeps being replaced")
     }
 
     /// Locks `newFile`, an open descriptor of the file about to be renamed over the locked one,
     /// and keeps it until this lock ends: a run that starts after the rename then waits for this
     /// one's read-back, as one that started before it does. Takes ownership of the descriptor.
-    func adopt(_ newFile: Int32) {
-        // Nobody else can know a temporary file yet: the lock is taken at once.
-        while flock(newFile, LOCK_EX) != 0 && errno == EINTR {}
+    package func adopt(_ newFile: Int32) {
         adopted.append(newFile)
+        // Nobody else can know a temporary file yet, so the lock is taken at once; should it
+        // fail, the run still holds the lock on the file it replaces, which guards the rename.
+        _ = try? System.call { flock(newFile, LOCK_EX) }
     }
 
     deinit {

@@ -1,11 +1,5 @@
 public import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Which files count as media when a directory is walked.
 public enum MediaPaths {
     /// Extensions of the videos and photos vidorient reads, lowercase.
@@ -181,7 +175,7 @@ public struct LibraryWalk {
         }
     }
 
-    func accepts(_ path: String, explicitly: Bool) -> Bool {
+    package func accepts(_ path: String, explicitly: Bool) -> Bool {
         if excluded(path) { return false }
         if let shard = options.shard, !shard.contains(path) { return false }
         if !options.include.isEmpty { return options.include.contains { LibraryWalk.matches($0, path) } }
@@ -193,7 +187,7 @@ public struct LibraryWalk {
     }
 
     /// fnmatch against the whole path and against the last component.
-    static func matches(_ pattern: String, _ path: String) -> Bool {
+    package static func matches(_ pattern: String, _ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return pattern.withPathCString { pattern in
             path.withPathCString { fnmatch(pattern, $0, 0) } == 0
@@ -201,15 +195,15 @@ public struct LibraryWalk {
         }
     }
 
-    static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
+    package static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
 }
 
 /// A directory's identity, to notice a link that leads back up the tree.
-struct DirectoryID: Hashable {
+package struct DirectoryID: Hashable {
     let device: UInt64
     let inode: UInt64
 
-    init(_ status: stat) {
+    package init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
     }
@@ -268,7 +262,7 @@ extension LibraryWalk {
     /// The names in `directory` but `.` and `..`, sorted (so that a walk is reproducible); nil when
     /// it cannot be opened (errno says why). Names are bytes and need not be UTF-8: decoded
     /// losslessly (PathBytes.swift), so every file is listed and opens again from its String.
-    static func sortedNames(in directory: String) -> [String]? {
+    package static func sortedNames(in directory: String) -> [String]? {
         guard let handle = directory.withPathCString({ opendir($0) }) else { return nil }
         defer { closedir(handle) }
         var names: [String] = []

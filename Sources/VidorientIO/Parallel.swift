@@ -1,11 +1,6 @@
 import Dispatch
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import VidorientCore
 
 /// Runs `body` for every index on up to `jobs` threads; each index exactly once.
 public func forEachConcurrently(_ count: Int, jobs: Int, _ body: @Sendable @escaping (Int) -> Void) {

@@ -1,3 +1,5 @@
+public import VidorientIO
+
 /// Where the bytes that carry a HEIF file's item properties and data locations sit: the boxes on
 /// the path `meta` → `iprp` → `ipco`/`ipma`, every property box, every `ipma` association with
 /// its file offset, and every `iloc` offset field with its width. `HEIFStructure` says what the

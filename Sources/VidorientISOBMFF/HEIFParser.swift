@@ -1,3 +1,5 @@
+import VidorientIO
+
 /// Reads a HEIF file's top-level boxes and its `meta` box into a `HEIFStructure`. Every count
 /// is checked against the bytes that must hold it before anything is allocated from it, and
 /// every item, property and reference it names is checked to exist, so a hostile file ends in

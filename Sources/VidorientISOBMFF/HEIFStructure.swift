@@ -1,4 +1,5 @@
 public import VidorientCore
+public import VidorientIO
 
 /// What a HEIF, HEIC or AVIF file's boxes say about its items (ISO/IEC 23008-12): the `meta` box
 /// wherever it sits, every item with its type, data location and properties in `ipma` order, the

@@ -1,12 +1,5 @@
 public import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+public import VidorientIO
 
 /// Everything `vidorient inspect` reports about an MP4, MOV, 3GP or M4A file, read from its boxes
 /// alone: no FFmpeg is loaded or called. Each fact is read as FFmpeg's mov demuxer reads it

@@ -1,4 +1,5 @@
 public import VidorientCore
+public import VidorientIO
 
 extension MovieStructure {
     /// The facts `MediaReport` decides on, from box headers alone: no FFmpeg, no decoding. This

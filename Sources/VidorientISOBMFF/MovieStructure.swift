@@ -1,4 +1,5 @@
 public import VidorientCore
+public import VidorientIO
 
 /// What an MP4 or QuickTime file's boxes say about its movie and tracks, read from the headers
 /// alone: the facts FFmpeg 5.1 hides (the movie and track matrices separately, where they sit in

@@ -1,3 +1,5 @@
+public import VidorientIO
+
 /// One sample of a `mebx` timed-metadata track: the values its keys take from `time` on.
 public struct TimedMetadataSample: Sendable, Hashable {
     /// Media time in seconds, in the track's own timescale (edit lists are not applied).

@@ -1,4 +1,5 @@
 public import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// What an EXIF block (a TIFF structure) says: the metadata a report shows, the IFD0 orientation

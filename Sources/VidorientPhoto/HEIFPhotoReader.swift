@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// HEIF, HEIC and AVIF: the primary item's structure from the box layer (`HEIFStructure`), its
 /// Exif item through the one EXIF reader, its XMP item, and a motion photo's video.

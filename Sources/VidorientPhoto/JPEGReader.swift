@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// Reads a JPEG's markers up to the first scan: the frame header (size, precision, components),
 /// the EXIF APP1 and the XMP APP1. No decoding.

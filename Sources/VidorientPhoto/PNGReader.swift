@@ -1,6 +1,7 @@
 import CZlib
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// Reads a PNG's chunks: `IHDR` (size, depth, alpha), `eXIf`, XMP in `iTXt`, and ImageMagick's
 /// `Raw profile type exif`/`APP1` text chunks. Every chunk's CRC-32 is checked.

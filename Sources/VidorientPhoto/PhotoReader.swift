@@ -1,5 +1,5 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
 
 /// The photo path's entry: what a file is (from its signature), then that format's reader, then
 /// the sidecar beside it. No decoding and no FFmpeg: headers, chunks, boxes and tags only.
@@ -12,7 +12,7 @@ public enum PhotoReader {
         do {
             return MediaFormat(signature: try file.read(at: 0, count: count))
         } catch {
-            throw InputError(path: path, reason: error.reason)
+            throw error.at(path: path)
         }
     }
 
@@ -21,15 +21,16 @@ public enum PhotoReader {
         let file = try Self.open(path)
         let source = ReadAheadBytes(file)
         var evidence: PhotoEvidence
-        do {
-            let format = try known ?? MediaFormat(signature: source.read(at: 0, count: Int(min(64, source.size))))
+        do throws(VidorientError) {
+            let format: MediaFormat
+            if let known {
+                format = known
+            } else {
+                format = MediaFormat(signature: try source.read(at: 0, count: Int(min(64, source.size))))
+            }
             evidence = try read(source, path: path, format: format)
-        } catch let error as PhotoFormatError {
-            throw InputError(path: path, reason: error.reason)
-        } catch let error as ISOBMFFError {
-            throw InputError(path: path, reason: error.reason)
         } catch {
-            throw InputError(path: path, reason: "\(error)")
+            throw error.at(path: path)
         }
         evidence.fileSize = Int(file.size)
         if let sidecar = Sidecar.statement(forPhotoAt: path) { evidence.statements.append(sidecar) }
@@ -54,7 +55,7 @@ public enum PhotoReader {
         do {
             return try FileBytes(path: path)
         } catch {
-            throw InputError(path: path, reason: error.reason)
+            throw error.at(path: path)
         }
     }
 }

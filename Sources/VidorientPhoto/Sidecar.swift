@@ -1,4 +1,5 @@
 public import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// An XMP sidecar beside a photo: darktable writes `name.ext.xmp`; Lightroom, Capture One and

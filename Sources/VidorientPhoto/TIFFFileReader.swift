@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// Reads TIFF files and the TIFF-based raws (DNG, CR2, NEF, ARW, ORF, PEF, RW2, SRW…): IFD0's
 /// Orientation, the main image's size, depth and compression, and the embedded JPEG previews.

@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// Reads a WebP's RIFF chunks: `VP8 `, `VP8L` and `VP8X` for the size, `EXIF` and `XMP ` for the
 /// orientation statements, `ALPH` and `ANIM` for the rest.

@@ -45,14 +45,14 @@ public enum JPEGLosslessTransform {
         }
     }
 
-    public static func header(of jpeg: [UInt8]) throws(JPEGDecodeError) -> Header {
+    public static func header(of jpeg: [UInt8]) throws(VidorientError) -> Header {
         let handle = try Transformer()
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let result = jpeg.withUnsafeBufferPointer {
             tjDecompressHeader3(
                 handle.pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
-        guard result == 0, width > 0, height > 0 else { throw JPEGDecodeError(handle.message) }
+        guard result == 0, width > 0, height > 0 else { throw VidorientError(handle.message) }
         let mcuWidth = Int(vo_tj_mcu_width(subsampling)), mcuHeight = Int(vo_tj_mcu_height(subsampling))
         let names = [
             TJSAMP_444.rawValue: "4:4:4", TJSAMP_422.rawValue: "4:2:2", TJSAMP_420.rawValue: "4:2:0",
@@ -68,17 +68,17 @@ public enum JPEGLosslessTransform {
     /// marker as libjpeg writes them, tables, frame, scans, EOI). `progressive` writes a
     /// progressive scan script, as the input had. Refuses an imperfect transform with `.perfect`.
     public static func apply(_ transform: UprightTransform, to jpeg: [UInt8], edges: Edges, progressive: Bool = false)
-        throws(JPEGDecodeError) -> [UInt8]
+        throws(VidorientError) -> [UInt8]
     {
         let header = try header(of: jpeg)
         guard header.width.multipliedReportingOverflow(by: header.height).partialValue <= JPEGDecoder.maximumPixels
         else {
-            throw JPEGDecodeError(
+            throw .unsupported(
                 "the jpeg claims \(header.width)x\(header.height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed"
             )
         }
         if edges == .perfect, let reason = header.imperfection(of: transform) {
-            throw JPEGDecodeError(
+            throw .unsupported(
                 reason
                     + "; a lossless \(String(transform.rawValue.map { $0 == "_" ? " " : $0 })) would leave a strip unmoved (give --trim to drop the partial blocks)"
             )
@@ -107,7 +107,7 @@ public enum JPEGLosslessTransform {
             if let reserved, reserved != output { tjFree(reserved) }
         }
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {
-            throw JPEGDecodeError(handle.message)
+            throw VidorientError(handle.message)
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
     }
@@ -129,8 +129,8 @@ public enum JPEGLosslessTransform {
     final class Transformer {
         let pointer: tjhandle
 
-        init() throws(JPEGDecodeError) {
-            guard let pointer = tjInitTransform() else { throw JPEGDecodeError("could not start libjpeg-turbo") }
+        init() throws(VidorientError) {
+            guard let pointer = tjInitTransform() else { throw VidorientError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }
 

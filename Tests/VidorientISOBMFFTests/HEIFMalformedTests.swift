@@ -1,5 +1,6 @@
 import Testing
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// HEIF files built byte by byte: `ftyp`, then `mdat` at a known offset, then `meta`, so that

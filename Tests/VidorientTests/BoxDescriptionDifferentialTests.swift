@@ -1,10 +1,9 @@
 import Foundation
 import Testing
+import Vidorient
 import VidorientCore
 import VidorientISOBMFF
 import VidorientTestSupport
-
-@testable import VidorientFFmpeg
 
 /// The box layer's description of an MP4/MOV/M4A/3GP (`MovieDescription`, no FFmpeg) against
 /// FFmpeg's (`Prober.probe`), key by key, on every such file in TestMedia/ and ../shared/media/

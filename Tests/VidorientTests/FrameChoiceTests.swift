@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import Vidorient
 import VidorientCore
-import VidorientFFmpeg
 
 /// Which frame a thumbnail shows, on a clip where every frame shows its own number: 48 frames at
 /// 10 fps, H.264 with a keyframe every 12 frames and always two B-frames between references

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import Vidorient
 import VidorientCore
-import VidorientFFmpeg
 import VidorientTestSupport
 
 /// The upright test picture: red | green over blue | white, in quadrants.

@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// Plans the bytes that give a HEIF, HEIC or AVIF file's primary item the target orientation,
 /// losslessly: only its `irot`/`imir` properties (and their `ipma` associations) change, never a

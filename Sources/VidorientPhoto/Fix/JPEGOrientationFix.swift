@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// JPEG: the EXIF APP1's IFD0 Orientation, and every XMP APP1's `tiff:Orientation`.

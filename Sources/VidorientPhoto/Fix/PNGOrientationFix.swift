@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// PNG: the `eXIf` chunk's IFD0 Orientation (its CRC recomputed), ImageMagick's

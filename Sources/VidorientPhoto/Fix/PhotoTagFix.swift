@@ -1,5 +1,6 @@
 public import VidorientCore
-public import VidorientISOBMFF
+public import VidorientIO
+import VidorientISOBMFF
 
 /// A planned change of a photo's orientation tag: what the file showed, what it will show, each
 /// place that changes (for people), and the bytes (`FileEdit`, against the original file).

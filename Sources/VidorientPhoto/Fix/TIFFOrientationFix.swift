@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// IFD0 of one TIFF structure, read from a byte source for editing its Orientation (tag 274):

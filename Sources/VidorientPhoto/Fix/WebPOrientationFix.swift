@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// WebP: the `EXIF` chunk's IFD0 Orientation and the `XMP ` chunk's `tiff:Orientation`. Without

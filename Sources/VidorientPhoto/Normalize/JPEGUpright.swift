@@ -1,11 +1,5 @@
 public import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A JPEG file as `normalize` rebuilds it: the markers the file carries for itself (every APPn and
 /// COM: JFIF, EXIF, XMP, ICC, MakerNotes, MPF, Adobe, …) in their order, then the turned image's
 /// tables, frame and scans from libjpeg-turbo, then whatever followed the original's end of image

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import VidorientCore
+import VidorientFix
+import VidorientIO
 import VidorientISOBMFF
 import VidorientTestSupport
 
@@ -263,7 +265,7 @@ enum Clip: String, CaseIterable {
         defer { folder.remove() }
         let path = try folder.copy(TestMedia.path("orient-6.mp4"), as: "locked.mp4")
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
-        for mode in [MatrixFix.WriteMode.replace, .inPlace] {
+        for mode in [FileWriteMode.replace, .inPlace] {
             let error = try #require(throws: ISOBMFFError.self) {
                 try MatrixFix.fix(path: path, change: .reset, mode: mode)
             }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import VidorientCore
+import VidorientFix
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 import VidorientTestSupport

@@ -1,12 +1,8 @@
 import ArgumentParser
 import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @main
-struct Vidorient: ParsableCommand {
+struct VidorientCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vidorient",
         abstract: "Tell which way is up for any video or photo, and act on it.",
