@@ -14,11 +14,11 @@ public struct NormalizeResult: Sendable, Encodable {
 
     init(plan: NormalizePlan, dryRun: Bool, preserveMtime: Bool) {
         var kept = plan
-        kept.bytes = nil
+        kept.contents = []
         self.plan = kept
         self.dryRun = dryRun
         self.preserveMtime = preserveMtime
-        sizeAfter = dryRun ? plan.bytes?.count : nil
+        sizeAfter = dryRun && !plan.isUpright ? plan.newSize : nil
     }
 
     /// `normalized`, `already_upright` or, with `--dry-run`, `would_normalize`.

@@ -6,7 +6,7 @@ import VidorientPhotoDecoding
 
 /// What `normalize` will do to one photo: turn its pixels by the transform its orientation names
 /// and set the orientation to 1, so that it shows exactly what it showed, to every viewer.
-/// `bytes` is the whole new file (nil when the photo is already upright).
+/// `contents` is the whole new file, piece after piece (empty when the photo is already upright).
 public struct NormalizePlan: Sendable {
     public enum Method: String, Sendable, Hashable, Encodable {
         /// No pixel is touched: the photo is already upright.
@@ -34,7 +34,11 @@ public struct NormalizePlan: Sendable {
     public var thumbnail: ThumbnailOutcome
     public var warnings: [String]
     public var originalSize: Int
-    public var bytes: [UInt8]?
+    /// The new file in pieces the writer streams one after another (the markers, the turned image,
+    /// the original's trailer, copied from the file by the kernel), never copied into one.
+    var contents: [EditWriter.Piece]
+    /// The size of the new file.
+    public var newSize: Int { Int(contents.reduce(0) { $0 + $1.count }) }
     /// What a decode of the written file must give, for the re-encoded formats.
     var expected: ExpectedPixels?
 
@@ -81,7 +85,7 @@ public enum PhotoNormalizer {
             path: path, format: format, before: before, transform: transform, method: .none,
             storedWidth: report.storedWidth,
             storedHeight: report.storedHeight, width: report.storedWidth, height: report.storedHeight, trimmed: false,
-            changes: [], thumbnail: .absent, warnings: [], originalSize: evidence.fileSize ?? 0, bytes: nil)
+            changes: [], thumbnail: .absent, warnings: [], originalSize: evidence.fileSize ?? 0, contents: [])
         guard transform != .none else { return plan }
         let bytes = try FileBytes.readAll(path, limit: maximumFileSize)
         plan.originalSize = bytes.count
@@ -95,14 +99,18 @@ public enum PhotoNormalizer {
 
     static func planJPEG(_ bytes: [UInt8], trim: Bool, into plan: inout NormalizePlan) throws(VidorientError) {
         let layout = try JPEGUpright.Layout(bytes)
-        // Without a trailer (MPF images) the file is the image: shared, not copied.
-        let image = layout.imageEnd == bytes.count ? bytes : Array(bytes[..<layout.imageEnd])
+        // With a trailer (MPF images) the image is the file's first part: a slice, not copied.
+        let image = bytes[..<layout.imageEnd]
         let transform = plan.transform
-        let header: JPEGLosslessTransform.Header
-        let turned: [UInt8]
-        header = try JPEGLosslessTransform.header(of: image)
-        turned = try JPEGLosslessTransform.apply(
-            transform, to: image, edges: trim ? .trim : .perfect, progressive: layout.isProgressive)
+        let (header, turned) = try image.withUnsafeBytes { raw in
+            Result { () throws(VidorientError) in
+                (
+                    try JPEGLosslessTransform.header(of: raw),
+                    try JPEGLosslessTransform.apply(
+                        transform, to: raw, edges: trim ? .trim : .perfect, progressive: layout.isProgressive)
+                )
+            }
+        }.get()
         let rebuilt = try JPEGUpright.rebuild(original: bytes, layout: layout, turned: turned, transform: transform) {
             thumbnail in
             Result { () throws(VidorientError) in
@@ -122,7 +130,10 @@ public enum PhotoNormalizer {
                 "--trim dropped the partial mcu blocks: \(header.width)x\(header.height) stored became \(after.width)x\(after.height)"
             )
         }
-        plan.bytes = rebuilt.bytes
+        plan.contents = [
+            .bytes(rebuilt.markers[...]), .bytes(rebuilt.image),
+            .original(Int64(rebuilt.trailer.lowerBound)..<Int64(rebuilt.trailer.upperBound)),
+        ]
     }
 
     static func planPNG(_ bytes: [UInt8], into plan: inout NormalizePlan) throws(VidorientError) {
@@ -135,7 +146,7 @@ public enum PhotoNormalizer {
         (plan.width, plan.height) = (still.width, still.height)
         plan.changes = ["pixels: \(plan.transform.rawValue), decoded and re-encoded losslessly"] + rebuilt.changes
         plan.expected = .png(LosslessStillValue(still))
-        plan.bytes = rebuilt.bytes
+        plan.contents = [.bytes(rebuilt.bytes[...])]
     }
 
     static func planWebP(_ bytes: [UInt8], into plan: inout NormalizePlan) throws(VidorientError) {
@@ -153,7 +164,7 @@ public enum PhotoNormalizer {
         plan.changes =
             ["pixels: \(plan.transform.rawValue), decoded and re-encoded losslessly (exact)"] + rebuilt.changes
         plan.expected = .webp(pixels)
-        plan.bytes = rebuilt.bytes
+        plan.contents = [.bytes(rebuilt.bytes[...])]
     }
 
     static func checkPixelCount(_ plan: NormalizePlan) throws(VidorientError) {
@@ -209,8 +220,8 @@ public enum PhotoNormalizer {
         var result = NormalizeResult(plan: plan, dryRun: dryRun, preserveMtime: preserveModificationTime)
         guard !dryRun else { return result }
         let change: EditWriter.Change
-        if let bytes = plan.bytes {
-            change = .contents(bytes)
+        if !plan.contents.isEmpty {
+            change = .contents(plan.contents)
         } else if output != nil {
             change = .edit(.none)  // already upright: the copy -o asks for
         } else {

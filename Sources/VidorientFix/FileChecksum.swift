@@ -1,6 +1,6 @@
 import CZlib
 public import VidorientCore
-public import VidorientIO
+import VidorientIO
 
 /// One state of a file, as the journal records it before and after a fix: enough to tell later
 /// that the file is still exactly that one. `mtimeNanoseconds` is nil when it is not known yet

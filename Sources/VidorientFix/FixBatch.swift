@@ -2,7 +2,7 @@ import Synchronization
 public import Vidorient
 public import VidorientCore
 public import VidorientIO
-public import VidorientISOBMFF
+import VidorientISOBMFF
 import VidorientPhoto
 
 /// One file to fix: from the command line, or from an audit's suggested fix.

@@ -1,4 +1,4 @@
-public import VidorientCore
+import VidorientCore
 public import VidorientIO
 public import VidorientISOBMFF
 

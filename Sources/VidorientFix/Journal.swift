@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 public import VidorientCore
-public import VidorientIO
+import VidorientIO
 
 /// One line of a fix journal (docs/fix.md lists every key). A fix writes two lines: `writing`
 /// before the file is touched (flushed first, so that a fix killed at any moment is on record),

@@ -67,8 +67,9 @@ public struct FileTimes: Sendable {
 ///    throws, puts the old bytes back and rethrows (and says so when that too fails).
 ///    `.replace` and `.copy(to:)`: streams the new file into `.NAME.vidorient-PID-RANDOM.partial`
 ///    beside the destination (for splices, `copy_file_range` between them, so unchanged data can
-///    be shared by the file system), with the original's permissions (and owner, as root),
-///    `fsync`s, calls `verify(temporary)`, checks that the original did not change meanwhile
+///    be shared by the file system), with the original's permissions (and owner, as root), starts
+///    the disk writing it, calls `verify(temporary)`, `fsync`s, checks that the original did not
+///    change meanwhile
 ///    (`.replace`), renames it over the destination, `fsync`s the folder and calls
 ///    `verify(destination)`. Temporary files of killed runs (whose process is gone) are removed first.
 /// 3. With `preservingTimes` (exiftool's `-P`; take them with `FileTimes(path:)` before the
@@ -82,12 +83,27 @@ public struct FileTimes: Sendable {
 ///
 /// Symbolic links are followed: the file the link names is written, the link stays a link.
 public enum EditWriter {
+    /// One run of the new file: bytes from memory, or a run of the file being replaced (copied by
+    /// the kernel, never read into memory).
+    public enum Piece: Sendable, Hashable {
+        case bytes(ArraySlice<UInt8>)
+        case original(Range<Int64>)
+
+        public var count: Int64 {
+            switch self {
+            case .bytes(let bytes): Int64(bytes.count)
+            case .original(let range): Int64(range.count)
+            }
+        }
+    }
+
     /// What is written.
     public enum Change: Sendable, Hashable {
         /// Splices against the file as it is now (every fix); empty writes nothing, except a copy.
         case edit(FileEdit)
-        /// A whole new file in place of the original (normalize): never in place.
-        case contents([UInt8])
+        /// A whole new file in place of the original (normalize), in pieces written one after
+        /// another (so that they need not be copied into one); never in place.
+        case contents([Piece])
 
         var isEdit: Bool {
             if case .edit = self { return true }
@@ -247,23 +263,19 @@ public enum EditWriter {
             if descriptorOpen { close(descriptor) }
             if !renamed { _ = temporary.withPathCString { unlink($0) } }
         }
-        let written: Int64
-        switch change {
-        case .edit(let edit): written = try copy(input, applying: edit, to: descriptor)
-        case .contents(let bytes):
-            try System.write(descriptor, bytes, at: 0)
-            written = Int64(bytes.count)
-        }
+        let written = try write(pieces(of: change, size: input.size), from: input, to: descriptor)
         // The original's permissions; its owner too when we may set it (as root).
         try System.call { fchmod(descriptor, status.st_mode & 0o7777) }
         if geteuid() == 0 { _ = fchown(descriptor, status.st_uid, status.st_gid) }
         try times?.restore(descriptor: descriptor)
+        // The disk writes while the copy is read back; the rename waits for the flush.
+        SafeWrite.startWriteback(descriptor)
+        try verify(temporary)
         try System.call("could not flush the copy") { fsync(descriptor) }
         // The copy is locked before it takes the file's place, so that the lock goes with the name.
         if let lock { lock.adopt(descriptor) } else { close(descriptor) }
         descriptorOpen = false
 
-        try verify(temporary)
         // Someone else wrote the file while it was copied: keep theirs.
         if replacing && !SafeWrite.isUnchanged(destination, since: status) {
             throw .io(
@@ -278,23 +290,40 @@ public enum EditWriter {
         return written
     }
 
-    /// Copies `input` into `descriptor` with each splice's new bytes in place of its old ones.
-    static func copy(_ input: FileBytes, applying edit: FileEdit, to descriptor: Int32) throws(VidorientError)
-        -> Int64
-    {
-        var inPosition: Int64 = 0
-        var outPosition: Int64 = 0
-        for splice in edit.splices {
-            let unchanged = splice.offset - inPosition
-            try SafeWrite.copy(
-                from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: unchanged)
-            outPosition += unchanged
-            try System.write(descriptor, splice.new, at: outPosition)
-            outPosition += Int64(splice.new.count)
-            inPosition = splice.offset + Int64(splice.old.count)
+    /// The new file as pieces: the runs an edit leaves alone and each splice's new bytes between them.
+    static func pieces(of change: Change, size: Int64) -> [Piece] {
+        switch change {
+        case .contents(let pieces): return pieces
+        case .edit(let edit):
+            var pieces: [Piece] = []
+            var position: Int64 = 0
+            for splice in edit.splices {
+                pieces += [.original(position..<splice.offset), .bytes(splice.new[...])]
+                position = splice.offset + Int64(splice.old.count)
+            }
+            return pieces + [.original(position..<size)]
         }
-        try SafeWrite.copy(
-            from: input.descriptor, at: inPosition, to: descriptor, at: outPosition, count: input.size - inPosition)
-        return outPosition + input.size - inPosition
+    }
+
+    /// Writes `pieces` into `descriptor` from its start; runs of the original are copied from
+    /// `input` by the kernel. Returns the bytes written.
+    static func write(_ pieces: [Piece], from input: FileBytes, to descriptor: Int32) throws(VidorientError) -> Int64 {
+        var offset: Int64 = 0
+        for piece in pieces {
+            switch piece {
+            case .bytes(let bytes):
+                try bytes.withUnsafeBytes { raw in
+                    Result { () throws(VidorientError) in try System.write(descriptor, raw, at: offset) }
+                }.get()
+            case .original(let range):
+                guard range.upperBound <= input.size else {
+                    throw .io("the file ended at \(input.size) while it was being copied")
+                }
+                try SafeWrite.copy(
+                    from: input.descriptor, at: range.lowerBound, to: descriptor, at: offset, count: Int64(range.count))
+            }
+            offset += piece.count
+        }
+        return offset
     }
 }

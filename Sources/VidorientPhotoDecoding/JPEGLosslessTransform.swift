@@ -23,6 +23,8 @@ public enum JPEGLosslessTransform {
         public var mcuWidth: Int?
         public var mcuHeight: Int?
         public var subsampling: String
+        /// libjpeg-turbo's code for it (`TJSAMP_…`), for sizing buffers.
+        var subsamplingCode: Int32 = -1
 
         /// Nil when `transform` can be done perfectly at this size; otherwise why not, naming the
         /// MCU and the edge, as a lowercase clause.
@@ -46,12 +48,16 @@ public enum JPEGLosslessTransform {
     }
 
     public static func header(of jpeg: [UInt8]) throws(VidorientError) -> Header {
+        try jpeg.withUnsafeBytes { raw in Result { () throws(VidorientError) in try header(of: raw) } }.get()
+    }
+
+    /// The header of a JPEG in memory that is not an array (a mapped file).
+    public static func header(of jpeg: UnsafeRawBufferPointer) throws(VidorientError) -> Header {
         let handle = try Transformer()
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let result = jpeg.withUnsafeBufferPointer {
-            tjDecompressHeader3(
-                handle.pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
-        }
+        let bytes = jpeg.bindMemory(to: UInt8.self)
+        let result = tjDecompressHeader3(
+            handle.pointer, bytes.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         guard result == 0, width > 0, height > 0 else { throw VidorientError(handle.message) }
         let mcuWidth = Int(vo_tj_mcu_width(subsampling)), mcuHeight = Int(vo_tj_mcu_height(subsampling))
         let names = [
@@ -61,7 +67,8 @@ public enum JPEGLosslessTransform {
         return Header(
             width: Int(width), height: Int(height), mcuWidth: mcuWidth > 0 ? mcuWidth : nil,
             mcuHeight: mcuHeight > 0 ? mcuHeight : nil,
-            subsampling: subsampling >= 0 ? names[UInt32(subsampling)] ?? "unknown" : "unknown")
+            subsampling: subsampling >= 0 ? names[UInt32(subsampling)] ?? "unknown" : "unknown",
+            subsamplingCode: subsampling)
     }
 
     /// `jpeg` with `transform` applied to its coefficients: a complete JPEG (SOI, JFIF or Adobe
@@ -70,7 +77,17 @@ public enum JPEGLosslessTransform {
     public static func apply(_ transform: UprightTransform, to jpeg: [UInt8], edges: Edges, progressive: Bool = false)
         throws(VidorientError) -> [UInt8]
     {
-        let header = try header(of: jpeg)
+        try jpeg.withUnsafeBytes { raw in
+            Result { () throws(VidorientError) in try apply(transform, to: raw, edges: edges, progressive: progressive) }
+        }.get()
+    }
+
+    /// The same for a JPEG in memory that is not an array (the image part of a mapped file), not copied.
+    public static func apply(
+        _ transform: UprightTransform, to raw: UnsafeRawBufferPointer, edges: Edges, progressive: Bool = false
+    ) throws(VidorientError) -> [UInt8] {
+        let jpeg = raw.bindMemory(to: UInt8.self)
+        let header = try header(of: raw)
         guard header.width.multipliedReportingOverflow(by: header.height).partialValue <= JPEGDecoder.maximumPixels
         else {
             throw .unsupported(
@@ -89,23 +106,37 @@ public enum JPEGLosslessTransform {
         var description = tjtransform()
         description.op = Int32(operation(transform).rawValue)
         description.options = Int32(options)
-        // An output buffer the size of the input and some: a turned JPEG is about as large. Without
-        // one, libjpeg-turbo starts at 4 KiB and doubles, copying, up to the whole image. It may
-        // still grow this one (the size it is told is the size allocated); it then leaves ours to us
-        // to free.
-        let reservedSize = Int32(clamping: jpeg.count + jpeg.count / 4 + 65_536)
-        let reserved = tjAlloc(reservedSize)
-        var output: UnsafeMutablePointer<UInt8>? = reserved
-        var outputSize: UInt = reserved == nil ? 0 : UInt(reservedSize)  // the size tjAlloc was given
-        let result = jpeg.withUnsafeBufferPointer { source in
-            tjTransform(
-                handle.pointer, source.baseAddress, UInt(source.count), 1, &output, &outputSize, &description,
-                TJFLAG_LIMITSCANS)
+        // Straight into the array returned, no copy: libjpeg-turbo writes into a buffer of its
+        // worst-case size (`tjBufSize`, which it checks with TJFLAG_NOREALLOC; no marker is copied,
+        // so the worst case holds). The pages it does not write are never touched.
+        let worstCase = [(header.width, header.height), (header.height, header.width)].map {
+            Int(tjBufSize(Int32($0.0), Int32($0.1), header.subsamplingCode))
+        }.max() ?? 0
+        if header.subsamplingCode >= 0, worstCase > 0, worstCase < Int(UInt32.max) {
+            var failure: String?
+            let turned = [UInt8](unsafeUninitializedCapacity: worstCase) { buffer, count in
+                var output: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                var outputSize = UInt(worstCase)
+                let result = tjTransform(
+                    handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
+                    TJFLAG_LIMITSCANS | TJFLAG_NOREALLOC)
+                let fatal = result != 0 && tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue
+                if fatal || output != buffer.baseAddress || outputSize == 0 || Int(outputSize) > worstCase {
+                    failure = handle.message
+                    count = 0
+                } else {
+                    count = Int(outputSize)
+                }
+            }
+            if failure == nil { return turned }
         }
-        defer {
-            if let output { tjFree(output) }
-            if let reserved, reserved != output { tjFree(reserved) }
-        }
+        // libjpeg-turbo allocates (and grows) its own buffer, copied out.
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize: UInt = 0
+        let result = tjTransform(
+            handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
+            TJFLAG_LIMITSCANS)
+        defer { if let output { tjFree(output) } }
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {
             throw VidorientError(handle.message)
         }

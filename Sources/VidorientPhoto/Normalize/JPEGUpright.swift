@@ -90,9 +90,15 @@ public enum JPEGUpright {
         }
     }
 
-    /// The rebuilt file and what changed in it.
+    /// The rebuilt file and what changed in it. The file is the markers, then the image, then the
+    /// original's trailer: three pieces a writer streams one after another, never copied together.
     public struct Rebuilt: Sendable, Hashable {
-        public var bytes: [UInt8]
+        /// SOI and the markers kept (and edited).
+        public var markers: [UInt8]
+        /// The turned image from its first table to its EOI (a part of libjpeg-turbo's output).
+        public var image: ArraySlice<UInt8>
+        /// What followed the original's end of image (MPF images), as offsets in the original.
+        public var trailer: Range<Int>
         public var changes: [String]
         public var thumbnail: ThumbnailOutcome
         public var warnings: [String]
@@ -109,17 +115,31 @@ public enum JPEGUpright {
 
     static let mpfIdentifier: [UInt8] = Array("MPF\0".utf8)
 
+    /// Where the first segment that is not APPn or COM starts in a whole JPEG that libjpeg-turbo
+    /// wrote (SOI, its APPn, tables, frame, scans, EOI at the very end): only the leading segments
+    /// are read, not megabytes of scan data.
+    static func firstTable(ofWhole jpeg: [UInt8]) throws(PhotoFormatError) -> Int {
+        guard jpeg.count >= 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8, jpeg[jpeg.count - 2] == 0xFF,
+            jpeg[jpeg.count - 1] == 0xD9
+        else { throw PhotoFormatError("the turned image is not a whole jpeg") }
+        var offset = 2
+        while offset + 4 <= jpeg.count, jpeg[offset] == 0xFF {
+            let marker = jpeg[offset + 1]
+            guard (0xE0...0xEF).contains(marker) || marker == 0xFE else { return offset }
+            offset += 2 + (Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3]))
+        }
+        throw PhotoFormatError("the turned image has no frame")
+    }
+
     /// `original` with its image replaced by `turned` (a whole JPEG from the lossless transform).
     public static func rebuild(
         original: [UInt8], layout: Layout, turned: [UInt8], transform: UprightTransform,
         turnThumbnail: ([UInt8]) -> Result<[UInt8], PhotoFormatError>
     ) throws(PhotoFormatError) -> Rebuilt {
-        let turnedLayout = try Layout(turned)
         var changes: [String] = []
         var warnings: [String] = []
         var thumbnail = ThumbnailOutcome.absent
         var output: [UInt8] = [0xFF, 0xD8]
-        output.reserveCapacity(original.count + 1024)
         var sawEXIF = false
         var mpf: (segmentStart: Int, originalStart: Int)?
         let firstScan = layout.segments.firstIndex { $0.marker == 0xDA } ?? layout.segments.count
@@ -160,14 +180,8 @@ public enum JPEGUpright {
         let dropped = layout.segments[firstScan...].filter(\.isApplication).count
         if dropped > 0 { warnings.append("\(dropped) app or com segments between the scans were not kept") }
         // The turned image from its first table on: its own APPn (JFIF, Adobe) give way to the original's.
-        guard let firstTable = turnedLayout.segments.first(where: { !$0.isApplication }) else {
-            throw PhotoFormatError("the turned image has no frame")
-        }
-        output += turned[firstTable.start..<turnedLayout.imageEnd]
-        let imageEnd = output.count
-        if layout.imageEnd < original.count {
-            output += original[layout.imageEnd...]
-        }
+        let image = turned[try firstTable(ofWhole: turned)...]
+        let imageEnd = output.count + image.count
         if let mpf {
             let moved = try relocateMPF(
                 in: &output, segmentStart: mpf.segmentStart, originalSegmentStart: mpf.originalStart,
@@ -181,7 +195,10 @@ public enum JPEGUpright {
                 )
             }
         }
-        return Rebuilt(bytes: output, changes: changes, thumbnail: thumbnail, warnings: warnings)
+        // The turned image and the trailer are not copied: the writer streams them after the markers.
+        return Rebuilt(
+            markers: output, image: image, trailer: layout.imageEnd..<original.count, changes: changes,
+            thumbnail: thumbnail, warnings: warnings)
     }
 
     /// Rewrites an MPF index (CIPA DC-007: offsets from the MP header, the `II`/`MM` after
