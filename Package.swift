@@ -48,7 +48,8 @@ let package = Package(
         .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "CZlib"]),
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
         // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
-        .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG", "CWebP"]),
+        .target(
+            name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CTurboJPEG", "CWebP"]),
         // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
         .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
         // Owns every FFmpeg pointer: probing, decoding, scaling, encoding. Used through Vidorient.

@@ -1,5 +1,6 @@
 import CTurboJPEG
 public import VidorientCore
+import VidorientIO
 
 /// Lossless JPEG transforms through libjpeg-turbo's `tjTransform`: the DCT coefficients are moved,
 /// never decoded and re-quantised, so the pixels are exactly those of `jpegtran` with the same
@@ -78,7 +79,8 @@ public enum JPEGLosslessTransform {
         throws(VidorientError) -> [UInt8]
     {
         try jpeg.withUnsafeBytes { raw in
-            Result { () throws(VidorientError) in try apply(transform, to: raw, edges: edges, progressive: progressive) }
+            Result { () throws(VidorientError) in try apply(transform, to: raw, edges: edges, progressive: progressive)
+            }
         }.get()
     }
 
@@ -109,12 +111,17 @@ public enum JPEGLosslessTransform {
         // Straight into the array returned, no copy: libjpeg-turbo writes into a buffer of its
         // worst-case size (`tjBufSize`, which it checks with TJFLAG_NOREALLOC; no marker is copied,
         // so the worst case holds). The pages it does not write are never touched.
-        let worstCase = [(header.width, header.height), (header.height, header.width)].map {
-            Int(tjBufSize(Int32($0.0), Int32($0.1), header.subsamplingCode))
-        }.max() ?? 0
+        let worstCase =
+            [(header.width, header.height), (header.height, header.width)].map {
+                Int(tjBufSize(Int32($0.0), Int32($0.1), header.subsamplingCode))
+            }.max() ?? 0
         if header.subsamplingCode >= 0, worstCase > 0, worstCase < Int(UInt32.max) {
             var failure: String?
             let turned = [UInt8](unsafeUninitializedCapacity: worstCase) { buffer, count in
+                // About the input's size is written: only that part is worth huge pages.
+                System.preferHugePages(
+                    UnsafeMutableRawBufferPointer(
+                        rebasing: UnsafeMutableRawBufferPointer(buffer)[..<min(worstCase, jpeg.count * 2)]))
                 var output: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
                 var outputSize = UInt(worstCase)
                 let result = tjTransform(
