@@ -82,7 +82,7 @@ struct HEIFParser<Source: ByteSource> {
             primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box),
             motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
         try Self.checkDerivationIsAcyclic(structure)
-        if structure.primaryItem.type == "grid" {
+        if structure.primaryItem?.type == "grid" {
             structure.grid = try readGrid(structure)
         }
         return structure
@@ -340,7 +340,7 @@ struct HEIFParser<Source: ByteSource> {
     func readGrid(_ structure: HEIFStructure) throws(ISOBMFFError) -> HEIFStructure.Grid {
         let id = structure.primaryItemID
         let data = try structure.data(of: id, in: source, limit: 64)
-        var cursor = ByteCursor(data, box: "grid", at: structure.primaryItem.extents.first?.offset ?? 0)
+        var cursor = ByteCursor(data, box: "grid", at: structure.primaryItem?.extents.first?.offset ?? 0)
         let version = try cursor.uint8()
         guard version == 0 else { throw .unsupported("grid item \(id) has version \(version)") }
         let flags = try cursor.uint8()

@@ -140,8 +140,9 @@ public struct HEIFStructure: Sendable, Hashable {
 
     public func item(_ id: UInt32) -> Item? { items.first { $0.id == id } }
 
-    /// The primary item; the parser has checked that it exists.
-    public var primaryItem: Item { item(primaryItemID)! }
+    /// The primary item: the parser has checked that it exists, but `primaryItemID` and `items`
+    /// can be changed since, so an ID that names no item is nil, not a trap.
+    public var primaryItem: Item? { item(primaryItemID) }
 
     /// The items that `from` refers to with `type`, in the order written.
     public func referenced(from: UInt32, type: FourCC) -> [UInt32] {
@@ -156,7 +157,7 @@ public struct HEIFStructure: Sendable, Hashable {
     /// The primary item's stored size: its `ispe`, or a grid's output size.
     public var storedSize: (width: Int, height: Int)? {
         if let grid { return (grid.outputWidth, grid.outputHeight) }
-        return primaryItem.spatialExtent
+        return primaryItem?.spatialExtent
     }
 
     /// The primary item's bits per channel (`pixi`, or the first tile's), nil when unstated.
@@ -183,8 +184,9 @@ public struct HEIFStructure: Sendable, Hashable {
     /// The facts `PhotoEvidence.heif` holds for the primary item.
     public var evidence: HEIFEvidence {
         let primary = primaryItem
-        var evidence = HEIFEvidence(primaryItemID: Int(primaryItemID), itemType: primary.type.description)
-        evidence.transforms = primary.properties.compactMap { association in
+        var evidence = HEIFEvidence(
+            primaryItemID: Int(primaryItemID), itemType: primary?.type.description ?? "no item \(primaryItemID)")
+        evidence.transforms = (primary?.properties ?? []).compactMap { association in
             switch association.property {
             case .rotation(let turns): .rotation(anticlockwiseQuarterTurns: turns)
             case .mirror(let axis): .mirror(axis: axis)

@@ -25,12 +25,15 @@ public struct MatrixFix: Sendable, Hashable {
 
     /// The plan as bytes: each changed matrix's 36 bytes, old and new, at its offset. This is what
     /// `EditWriter` writes (and a journal records), as for every other fix.
+    /// Matrices of distinct boxes never overlap; patches that did (a planning bug, or `patches`
+    /// changed by hand) are an error, never an empty edit that would read as "already as asked".
     public var edit: FileEdit {
-        let splices = patches.filter { $0.changedByteCount > 0 }.map {
-            ByteSplice(offset: $0.before.offset, old: $0.before.bytes, new: $0.after.bytes)
+        get throws(VidorientError) {
+            let splices = patches.filter { $0.changedByteCount > 0 }.map {
+                ByteSplice(offset: $0.before.offset, old: $0.before.bytes, new: $0.after.bytes)
+            }
+            do { return try FileEdit(splices) } catch { throw error.context("the planned matrices are inconsistent") }
         }
-        // Matrices of distinct boxes never overlap; a plan that made them would be a bug here.
-        return (try? FileEdit(splices)) ?? .none
     }
 
     /// Plans the change, or refuses what cannot be changed safely: a fragmented file, a file

@@ -8,12 +8,7 @@ public enum HEIFPhotoReader {
     public static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
         -> PhotoEvidence
     {
-        let structure: HEIFStructure
-        do {
-            structure = try HEIFStructure(source)
-        } catch {
-            throw PhotoFormatError(error.reason)
-        }
+        let structure = try HEIFStructure(source)
         var evidence = PhotoEvidence(path: path, format: format)
         let heif = structure.evidence
         evidence.heif = heif

@@ -148,11 +148,7 @@ public enum JPEGReader {
 /// What every reader shares: checked reads, and EXIF and XMP payloads turned into statements.
 enum PhotoBytes {
     static func read(_ source: some ByteSource, at offset: Int, count: Int) throws(PhotoFormatError) -> [UInt8] {
-        do {
-            return try source.read(at: Int64(offset), count: count)
-        } catch {
-            throw PhotoFormatError(error.reason)
-        }
+        try source.read(at: Int64(offset), count: count)
     }
 
     /// Reads an EXIF payload (with or without `Exif\0\0`) into `evidence`: its metadata, its

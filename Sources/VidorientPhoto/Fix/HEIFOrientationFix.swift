@@ -38,14 +38,8 @@ public enum HEIFOrientationFix {
 
     public static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
     {
-        let structure: HEIFStructure
-        let layout: HEIFLayout
-        do {
-            structure = try HEIFStructure(source)
-            layout = try HEIFLayout(source)
-        } catch {
-            throw PhotoFormatError(error.reason)
-        }
+        let structure = try HEIFStructure(source)
+        let layout = try HEIFLayout(source)
         var planner = Planner(source: source, structure: structure, layout: layout)
         try planner.planTransforms(target: target)
         try planner.planEXIF(target: target)
@@ -55,9 +49,9 @@ public enum HEIFOrientationFix {
         do {
             edit = try FileEdit(splices)
         } catch {
-            throw PhotoFormatError("planned changes overlap: \(error.reason)")
+            throw error.context("planned changes overlap")
         }
-        let head = (try? source.read(at: 0, count: Int(min(source.size, Int64(MediaFormat.signatureLength))))) ?? []
+        let head = try source.read(at: 0, count: Int(min(source.size, Int64(MediaFormat.signatureLength))))
         return OrientationEdit(
             format: MediaFormat(signature: head), before: structure.orientation, after: target, places: planner.places,
             edit: edit)
@@ -81,7 +75,7 @@ private struct Planner<Source: ByteSource> {
     var primary: UInt32 { structure.primaryItemID }
 
     func read(_ offset: Int64, _ count: Int) throws(PhotoFormatError) -> [UInt8] {
-        do { return try source.read(at: offset, count: count) } catch { throw PhotoFormatError(error.reason) }
+        try source.read(at: offset, count: count)
     }
 
     // MARK: irot and imir
@@ -98,11 +92,11 @@ private struct Planner<Source: ByteSource> {
         }
         let transforms = slots.indices.filter { [.rotation, .mirror].contains(slots[$0].kind) }
         guard transforms.count <= HEIFOrientationFix.maximumTransforms else {
-            throw PhotoFormatError("primary item \(primary) has \(transforms.count) irot/imir properties")
+            throw .unsupported("primary item \(primary) has \(transforms.count) irot/imir properties")
         }
         let search = HEIFTransformSearch(slots: slots, transforms: transforms, shared: sharedProperties())
         guard let best = search.cheapest(reaching: target, reusable: { existingProperty($0, $1) }) else {
-            throw PhotoFormatError("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
+            throw .unsupported("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
         }
         rewriteTransformValues(best.values, of: search.properties.map { $0.first })
         guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
@@ -221,7 +215,7 @@ private struct Planner<Source: ByteSource> {
                 places.append("new \(name) \(addition.value) (property \(index)) for item \(primary)")
             }
             guard index <= box.maximumIndex else {
-                throw PhotoFormatError(
+                throw .unsupported(
                     "property index \(index) does not fit the \(box.indexWidth)-byte fields of 'ipma'")
             }
             let essential = box.indexWidth == 2 ? 0x8000 : 0x80
@@ -238,7 +232,7 @@ private struct Planner<Source: ByteSource> {
                 let entry = layout.associationBoxes[b].entries[e]
                 let count = entry.associations.count + change
                 guard count <= 255 else {
-                    throw PhotoFormatError("item \(primary) would have \(count) properties, more than 255")
+                    throw .unsupported("item \(primary) would have \(count) properties, more than 255")
                 }
                 splices.append(
                     ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
@@ -291,7 +285,7 @@ private struct Planner<Source: ByteSource> {
         guard change != 0, box.sizeFieldWidth != 0 else { return }
         let size = box.size + change
         guard box.sizeFieldWidth == 8 || size <= Int64(UInt32.max) else {
-            throw PhotoFormatError("'\(box.type)' box would be \(size) bytes, more than its 32-bit size holds")
+            throw .unsupported("'\(box.type)' box would be \(size) bytes, more than its 32-bit size holds")
         }
         splices.append(
             ByteSplice(
@@ -340,7 +334,7 @@ private struct Planner<Source: ByteSource> {
                 let value = Int64(bitPattern: field.value) + delta
                 let limit: Int64 = field.width == 4 ? Int64(UInt32.max) : Int64.max
                 guard value >= 0, value <= limit else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "item \(location.itemID)'s offset \(field.value) moved by \(delta) does not fit its \(field.width)-byte field"
                     )
                 }
@@ -356,7 +350,7 @@ private struct Planner<Source: ByteSource> {
             } else {
                 for (extent, delta) in zip(location.extents, shifts) where delta != 0 {
                     guard let field = extent.offset else {
-                        throw PhotoFormatError(
+                        throw .unsupported(
                             "item \(location.itemID)'s data would move but its 'iloc' entry has no offset to change")
                     }
                     merged.append(try moved(field, by: delta))
@@ -392,7 +386,7 @@ private struct Planner<Source: ByteSource> {
         var result: [ByteSplice] = []
         for position in old.indices where old[position] != new[position] {
             guard let offset = fileOffset(of: index + position, in: id) else {
-                throw PhotoFormatError("item \(id)'s data is not in this file")
+                throw .unsupported("item \(id)'s data is not in this file")
             }
             result.append(ByteSplice(offset: offset, old: [old[position]], new: [new[position]]))
         }

@@ -42,7 +42,7 @@ public enum PhotoTagFix {
         -> OrientationEdit
     {
         switch format {
-        case .movie, .other: throw PhotoFormatError("not a photo (\(format))")
+        case .movie, .other: throw .unsupported("not a photo (\(format))")
         case .heif: return try HEIFOrientationFix.plan(source, target: target)
         default: break
         }
@@ -59,11 +59,11 @@ public enum PhotoTagFix {
         case .png: changes = try PNGOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
         case .webp: changes = try WebPOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
         case .tiff: changes = try TIFFOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
-        default: throw PhotoFormatError("fixing \(format) is not built yet")
+        default: throw .unsupported("fixing \(format) is not built yet")
         }
         let edit: FileEdit
         do { edit = try FileEdit(changes.splices) } catch {
-            throw PhotoFormatError("the planned edit is inconsistent: \(error.reason)")
+            throw error.context("the planned edit is inconsistent")
         }
         return OrientationEdit(format: format, before: before, after: target, places: changes.places, edit: edit)
     }
@@ -91,7 +91,7 @@ public enum PhotoTagFix {
         {
             for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
                 guard digits.count == 1 else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
                 }
                 splices.append(
@@ -111,7 +111,7 @@ public enum PhotoTagFix {
             var places: [String] = []
             for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
                 guard digits.count == 1 else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
                 }
                 copy[digits.lowerBound] = UInt8(ascii: "0") + UInt8(target.exif)
