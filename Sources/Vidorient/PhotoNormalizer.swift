@@ -52,7 +52,7 @@ public struct NormalizePlan: Sendable {
 
 /// Plans and checks `normalize`. The format decides the method; the refusals say what to use instead.
 public enum PhotoNormalizer {
-    /// Files are read whole; larger ones are refused.
+    /// Files are read whole; larger ones are refused (upright ones too).
     public static let maximumFileSize: Int64 = 1 << 30
 
     static let tagOnly = "`vidorient fix` (tag only) is the lossless answer for it"
@@ -77,6 +77,11 @@ public enum PhotoNormalizer {
             )
         }
         let evidence = try PhotoReader.read(path: path, format: format)
+        // Refused whatever its orientation, so that an upright one asked for a copy (`-o`) is not
+        // a success with nothing written.
+        if let size = evidence.fileSize, Int64(size) > maximumFileSize {
+            throw .unsupported("normalize reads a photo whole, up to \(maximumFileSize) bytes; this one is \(size)")
+        }
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
         let before = Orientation(exif: report.exifOrientation) ?? .up

@@ -48,11 +48,7 @@ public struct Thumbnailer: Sendable {
         let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let still = session.isStill
-        let duration =
-            report.format.duration
-            ?? report.video.flatMap { video in
-                report.streams.first { $0.index == video.index }?.duration
-            }
+        let duration = Thumbnailer.duration(of: report)
         if let at = request.at {
             return Frame(
                 try session.grab(at: still ? 0 : at.seconds(in: duration), exact: request.exact), report: report)
@@ -88,7 +84,7 @@ public struct Thumbnailer: Sendable {
         let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let count = max(1, columns * rows)
-        let duration = report.format.duration ?? 0
+        let duration = Thumbnailer.duration(of: report) ?? 0
         var tiles: [Picture] = []
         for index in 0..<count {
             let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
@@ -130,6 +126,13 @@ public struct Thumbnailer: Sendable {
             frame.stored.captioned(stored, pixelSize: size, renderer: font),
             frame.picture.captioned(shown, pixelSize: size, renderer: font),
         ])
+    }
+
+    /// How long a clip is, for choosing its frames: the container's duration, else its video
+    /// stream's (a raw or streamed file may state only the stream's); nil when neither is known.
+    static func duration(of report: MediaReport) -> Double? {
+        report.format.duration
+            ?? report.video.flatMap { video in report.streams.first { $0.index == video.index }?.duration }
     }
 
     static func header(_ report: MediaReport, path: String) -> [String] {

@@ -36,8 +36,7 @@ struct Audit: ParsableCommand {
     @Option(help: "Audit only part K of N, split by a hash of each path: K/N.", transform: Shard.parser(for: "--shard"))
     var shard: Shard?
 
-    @Option(help: "Files probed at once, 1-256 (default: the number of cores).")
-    var jobs: Int?
+    @OptionGroup var parallel: JobsOption
 
     @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")
     var timeout: Double = 30
@@ -50,8 +49,7 @@ struct Audit: ParsableCommand {
         transform: Severity.parser(for: "--fail-on"))
     var failOn = Severity.warning
 
-    @Flag(help: "One JSON document.")
-    var json = false
+    @OptionGroup var jsonOutput: JSONOption
 
     @Flag(help: "One JSON object per line, per file, as files finish.")
     var jsonl = false
@@ -62,8 +60,7 @@ struct Audit: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Human output: list info findings too.")
     var verbose = false
 
-    @Flag(help: "No progress line on stderr.")
-    var noProgress = false
+    @OptionGroup var progressOption: ProgressOption
 
     @Flag(help: "Keep each file's result in a cache and answer unchanged files from it (docs/audit.md).")
     var cache = false
@@ -93,16 +90,17 @@ struct Audit: ParsableCommand {
         guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
         if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
         if nulSeparated && filesFrom == nil { throw ValidationError("-0 goes with --files-from") }
-        if [json, jsonl, csv].filter({ $0 }).count > 1 {
+        if [jsonOutput.json, jsonl, csv].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --json, --jsonl, --csv")
         }
-        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1-256") }
         // A day is far beyond any probe; inf or 1e308 would overflow the deadline.
         guard timeout > 0, timeout <= 86400 else {
             throw ValidationError("--timeout must be above 0 and at most 86400 seconds, got \(timeout)")
         }
         if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
-        if watch && json { throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document") }
+        if watch && jsonOutput.json {
+            throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document")
+        }
         if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
         if html != nil && watch {
             throw ValidationError("--html writes one page at the end; it does not go with --watch")
@@ -118,7 +116,7 @@ struct Audit: ParsableCommand {
         options.walk.exclude = exclude
         options.walk.followSymlinks = followSymlinks
         options.walk.shard = shard
-        options.jobs = jobs ?? processorCount
+        options.jobs = parallel.count
         options.timeout = timeout
         options.deep = deep
         options.failOn = failOn
@@ -131,7 +129,7 @@ struct Audit: ParsableCommand {
             }
         }
 
-        let format: AuditFormat = json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
+        let format: AuditFormat = jsonOutput.json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
         let writer = AuditWriter(format: format, showInfo: verbose, colors: Terminal.standardOutput.colors)
         if watch { return try runWatch(options: options, writer: writer) }
         let source: Auditor.Source
@@ -150,7 +148,7 @@ struct Audit: ParsableCommand {
                 throw ExitStatus.unreadableInput
             }
         }
-        let progress = ProgressLine(enabled: !noProgress && ProgressBar.allowed)
+        let progress = ProgressLine(enabled: progressOption.showProgress && ProgressBar.allowed)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
         write(writer.begin())
@@ -172,7 +170,7 @@ struct Audit: ParsableCommand {
         progress.clear()
         write(writer.end(summary))
         if let page {
-            try finishPage(page, jobs: options.jobs, showProgress: !noProgress)
+            try finishPage(page, jobs: options.jobs, showProgress: progressOption.showProgress)
         }
         if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
     }

@@ -79,9 +79,9 @@ struct Fix: ParsableCommand {
     @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
     var preserveMtime = false
 
-    @OptionGroup var jobs: JobsOption
+    @OptionGroup var parallel: JobsOption
     @OptionGroup var progress: ProgressOption
-    @OptionGroup var output: JSONOption
+    @OptionGroup var jsonOutput: JSONOption
 
     private var change: OrientationChange? {
         if reset { return .reset }
@@ -148,7 +148,7 @@ struct Fix: ParsableCommand {
         }
         let batch = FixBatch(
             mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile,
-            jobs: jobs.count)
+            jobs: parallel.count)
         let bar = ProgressBar(total: list.count, quiet: !progress.showProgress || list.count < 2)
         let outcomes = batch.run(list) { job, outcome in
             switch outcome {
@@ -160,9 +160,9 @@ struct Fix: ParsableCommand {
         }
         bar.finish()
         let results = outcomes.compactMap(\.result)
-        if fromAudit != nil && dryRun && !output.json {
+        if fromAudit != nil && dryRun && !jsonOutput.json {
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
-        } else if output.json {
+        } else if jsonOutput.json {
             let encoder = JSONText()
             print(
                 results.count == 1 && fromAudit == nil && files.count == 1
@@ -185,7 +185,7 @@ struct Fix: ParsableCommand {
         }
         for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
         let bar = ProgressBar(total: plan.files.count, quiet: !progress.showProgress || plan.files.count < 2)
-        let files = Undo.run(plan, jobs: jobs.count) { file in
+        let files = Undo.run(plan, jobs: parallel.count) { file in
             if let refusal = file.refusal { bar.warn("could not undo '\(file.path)': \(refusal.reason)") }
             bar.advance(file.path)
         }

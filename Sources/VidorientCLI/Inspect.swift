@@ -16,8 +16,7 @@ struct Inspect: ParsableCommand {
     @Argument(help: "Video or photo files.", completion: .file())
     var files: [String]
 
-    @Flag(help: "Print JSON instead of the human report.")
-    var json = false
+    @OptionGroup var jsonOutput: JSONOption
 
     @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
     var verbose = false
@@ -39,7 +38,7 @@ struct Inspect: ParsableCommand {
         }
         let terminal = Terminal.standardOutput
         try reportEach(
-            files, json: json, human: { HumanReport(report: $0, terminal: terminal).text },
+            files, json: jsonOutput.json, human: { HumanReport(report: $0, terminal: terminal).text },
             report: { file in
                 do throws(InputError) {
                     return try prober.inspect(file)

@@ -34,8 +34,7 @@ struct Normalize: ParsableCommand {
     @Flag(help: "Keep the file's modification (and access) time, as exiftool -P does.")
     var preserveMtime = false
 
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var jsonOutput: JSONOption
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one photo to normalize") }
@@ -46,7 +45,7 @@ struct Normalize: ParsableCommand {
         FFmpegLog.setVerbose(false)
         let terminal = Terminal.standardOutput
         try reportEach(
-            files, json: json, human: { NormalizeText(result: $0, terminal: terminal).text },
+            files, json: jsonOutput.json, human: { NormalizeText(result: $0, terminal: terminal).text },
             report: { file in
                 do throws(VidorientError) {
                     return try PhotoNormalizer.normalize(

@@ -24,15 +24,11 @@ struct Report: ParsableCommand {
     @Flag(help: "As-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
     var thumbnails = false
 
-    @Option(help: "Thumbnails made at once (default: the number of cores).")
-    var jobs: Int?
-
-    @Flag(help: "No progress line on stderr.")
-    var noProgress = false
+    @OptionGroup var parallel: JobsOption
+    @OptionGroup var progress: ProgressOption
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give the audit JSONL to read (- for standard input)") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
 
     func run() throws {
@@ -61,6 +57,6 @@ struct Report: ParsableCommand {
                 page.add(record)
             }
         }
-        try finishPage(page, jobs: jobs ?? processorCount, showProgress: !noProgress)
+        try finishPage(page, jobs: parallel.count, showProgress: progress.showProgress)
     }
 }

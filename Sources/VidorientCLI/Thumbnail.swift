@@ -75,11 +75,8 @@ struct Thumbnail: ParsableCommand {
         transform: ContactSheetGrid.parser(for: "--grid"))
     var grid: ContactSheetGrid?
 
-    @Option(help: "Files at once (default: the number of cores).")
-    var jobs: Int?
-
-    @Flag(help: "Print what was written as JSON.")
-    var json = false
+    @OptionGroup var parallel: JobsOption
+    @OptionGroup var jsonOutput: JSONOption
 
     @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
     var verbose = false
@@ -113,13 +110,9 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
-        if let jobs, !(1...Thumbnail.maximumJobs).contains(jobs) {
-            throw ValidationError("--jobs must be 1-\(Thumbnail.maximumJobs)")
-        }
     }
 
     /// More workers than this only add memory: each holds a decoder and a picture.
-    static let maximumJobs = 256
 
     private var destination: ThumbnailBatch.Destination {
         if let outDir { return .folder(outDir, names: name) }
@@ -158,7 +151,7 @@ struct Thumbnail: ParsableCommand {
         let failures = Atomic<Int>(0)
         let quality = self.quality
         let progress = ProgressBar(total: jobs.count, quiet: quiet || jobs.count < 2)
-        forEachConcurrently(jobs.count, jobs: self.jobs ?? processorCount) { index in
+        forEachConcurrently(jobs.count, jobs: parallel.count) { index in
             do {
                 let written = try batch.make(jobs[index], request: request, quality: quality)
                 results.withLock { $0[index] = written }
@@ -170,7 +163,7 @@ struct Thumbnail: ParsableCommand {
         }
         progress.finish()
         let written = results.withLock { $0.compactMap { $0 } }
-        if json {
+        if jsonOutput.json {
             print(try JSONText().encode(written))
         } else {
             for item in written {

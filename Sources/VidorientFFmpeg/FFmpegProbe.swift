@@ -137,7 +137,7 @@ package enum FFmpegProbe {
             ? nil : Double(context.duration) / Double(AV_TIME_BASE)
         // FFmpeg's stream-info pass derives these; without it, derive them the same way.
         var bitRate = context.bit_rate > 0 ? Int(context.bit_rate) : nil
-        if bitRate == nil, let duration, size > 0 { bitRate = Int((Double(size) * 8 / duration).rounded(.towardZero)) }
+        if bitRate == nil, let duration { bitRate = FormatReport.averageBitRate(bytes: size, seconds: duration) }
         var startTime = context.start_time == Int64.min ? nil : Double(context.start_time) / Double(AV_TIME_BASE)
         if startTime == nil {
             startTime = file.streams.compactMap { stream -> Double? in

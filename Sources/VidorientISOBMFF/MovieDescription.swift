@@ -108,10 +108,7 @@ public enum MovieDescription {
         let kind = MediaFormat.movieContainer(majorBrand: brands.major)
         return FormatReport(
             name: kind.name, longName: kind.longName, duration: duration, size: Int(structure.fileSize),
-            // A duration that rounds to 0 µs gives no rate (not an infinity to convert).
-            bitRate: duration.flatMap {
-                $0 > 0 ? Int(exactly: (Double(structure.fileSize) * 8 / $0).rounded(.towardZero)) : nil
-            },
+            bitRate: duration.flatMap { FormatReport.averageBitRate(bytes: structure.fileSize, seconds: $0) },
             startTime: 0, creationTime: tags["creation_time"], streamCount: structure.tracks.count,
             location: iso6709.flatMap(Location.init(iso6709:)), tags: tags, ffmpegDemuxer: nil)
     }

@@ -15,7 +15,7 @@ extension MovieStructure {
         let kind = MediaFormat.movieContainer(majorBrand: majorBrand?.description)
         let format = FormatReport(
             name: kind.name, longName: kind.longName, duration: duration, size: Int(fileSize),
-            bitRate: duration.flatMap { Int(exactly: (Double(fileSize) * 8 / $0).rounded(.towardZero)) },
+            bitRate: duration.flatMap { FormatReport.averageBitRate(bytes: fileSize, seconds: $0) },
             startTime: nil,
             creationTime: nil, streamCount: tracks.count, location: iso6709.flatMap(Location.init(iso6709:)),
             tags: tags)
