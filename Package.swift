@@ -84,6 +84,7 @@ let package = Package(
         // runner (tools and the built binary), a seeded random generator, temporary folders.
         .target(name: "VidorientTestSupport", path: "Tests/VidorientTestSupport"),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore", "VidorientTestSupport"]),
+        .testTarget(name: "VidorientIOTests", dependencies: ["VidorientIO", "VidorientCore", "VidorientTestSupport"]),
         .testTarget(
             name: "VidorientISOBMFFTests",
             dependencies: ["VidorientISOBMFF", "VidorientIO", "VidorientCore", "VidorientTestSupport"]),

@@ -19,7 +19,7 @@ work=Fuzz/work
 mkdir -p "$work/build" "$work/$target/corpus" "$work/$target/crashes"
 
 # The package's settings (Swift 6, the same upcoming features), optimised, with debug info.
-flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+flags=(-swift-version 6 -package-name vidorient -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
   -O -g -parse-as-library)
 if [ "$target" = arguments ]; then
   # Here Core is what is fuzzed: instrumented, with the target in the same module build.

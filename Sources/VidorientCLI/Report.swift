@@ -49,9 +49,12 @@ struct Report: ParsableCommand {
             while let line = lines.next() {
                 number += 1
                 guard !line.allSatisfy(\.isWhitespace) else { continue }
-                guard let record = try? decoder.decode(AuditRecord.self, from: Data(line.utf8)) else {
+                let record: AuditRecord
+                do { record = try decoder.decode(AuditRecord.self, from: Data(line.utf8)) } catch {
+                    let detail = (error as? DecodingError)?.summary ?? "\(error)"
                     Terminal.warn(
-                        "could not read '\(input)': line \(number) is not an audit record (audit --jsonl writes them)")
+                        "could not read '\(input)': line \(number) is not an audit record (audit --jsonl writes them): "
+                            + detail)
                     throw ExitStatus.unreadableInput
                 }
                 page.add(record)
