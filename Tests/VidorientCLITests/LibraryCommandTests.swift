@@ -185,8 +185,8 @@ final class WatchProcess: Sendable {
         #expect(refused.status == 2)
         #expect(
             refused.stderr
-                == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them)\n"
-        )
+                == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them): "
+                + "not valid json\n")
     }
 
     @Test(arguments: [
