@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "Vidorient", targets: ["Vidorient", "VidorientFix", "VidorientAudit"]),
         // The orientation algebra, matrices and report types alone: no C library.
         .library(name: "VidorientCore", targets: ["VidorientCore"]),
+        // The content engine (dlib, OpenCV's DNN module), a shared library of its own that the
+        // program opens on first use (CContentEngine); no target links it. Not a Swift API.
+        .library(name: "VidorientContentEngine", type: .dynamic, targets: ["VidorientContentEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -25,6 +28,19 @@ let package = Package(
         .target(name: "CLibraryLoader"),
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         .target(name: "CLibHeif", dependencies: ["CLibraryLoader"]),
+        // The content engine's C surface, and the trampolines that open libVidorientContentEngine.so
+        // (and with it dlib and OpenCV) the first time content is judged.
+        .target(name: "CContentEngine", dependencies: ["CLibraryLoader"]),
+        // The content engine itself: C++ over dlib's HOG face detector and OpenCV's DNN module,
+        // owning every C++ object behind vidorient_content.h. Linked with -static-stdlib so that
+        // the library needs no Swift runtime (it holds no Swift; see ContentEngine.cpp).
+        .target(
+            name: "VidorientContentEngine",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-O2"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
+                .linkedLibrary("dlib"), .unsafeFlags(["-static-stdlib"]),
+            ]),
         // libjpeg-turbo, found through pkg-config.
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
@@ -56,13 +72,16 @@ let package = Package(
         .target(
             name: "VidorientFFmpeg",
             dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "CFFmpeg"]),
+        // Judges which way is up from the pixels: owns the content engine, turns its faces and
+        // scene features into Core's ContentEvidence. No FFmpeg: it is given pictures.
+        .target(name: "VidorientContent", dependencies: ["VidorientCore", "CContentEngine"]),
         // The front door: what a file is and which reader answers (inspect), thumbnails, photo
-        // frames, normalize, thumbnail batches.
+        // frames, the content verdict, normalize, thumbnail batches.
         .target(
             name: "Vidorient",
             dependencies: [
                 "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
-                "VidorientText", "VidorientFFmpeg",
+                "VidorientText", "VidorientFFmpeg", "VidorientContent",
             ]),
         // The whole fix: intent, plans, the write and its read-back, batches, the journal, undo.
         .target(
@@ -71,13 +90,16 @@ let package = Package(
         // Walks a library, reads files in parallel, applies the audit rules, writes the results.
         .target(
             name: "VidorientAudit",
-            dependencies: ["Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "CSQLite"]),
+            dependencies: [
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientContent",
+                "CSQLite",
+            ]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
             name: "VidorientCLI",
             dependencies: [
                 "Vidorient", "VidorientCore", "VidorientIO", "VidorientFFmpeg", "VidorientAudit", "VidorientFix",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "VidorientContent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // What every test target shares: TestMedia and its manifest, ../shared/media, the process
@@ -108,10 +130,11 @@ let package = Package(
         .testTarget(
             name: "VidorientCLITests",
             dependencies: ["VidorientCLI", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientTestSupport"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "VidorientContentEngine" {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

@@ -1,6 +1,7 @@
 import CSQLite
 import FoundationEssentials
 import Synchronization
+import VidorientContent
 import VidorientCore
 
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
@@ -9,8 +10,8 @@ import VidorientCore
 public enum AuditRules {
     // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`;
     // 4: findings carry `suggested_fix`; 5: movies described by the box layer (the first sample's
-    // SEI included) and `box-layer-unreadable`.
-    public static let version = 5
+    // SEI included) and `box-layer-unreadable`; 6: the content verdict (`--content`) and its findings.
+    public static let version = 6
 }
 
 /// What identifies one state of a file without reading it: if none of these changed, its bytes
@@ -118,6 +119,8 @@ public final class AuditCache: Sendable {
     /// which files are audited or how the results are judged, not what a file's record says.
     public static func optionsKey(_ options: AuditOptions, rulesVersion: Int = AuditRules.version) -> String {
         "rules=\(rulesVersion);schema=\(MediaReport.currentSchemaVersion);deep=\(options.deep ? 1 : 0)"
+            // A content verdict depends on its threshold and on the network and head that measured it.
+            + (options.content.map { ";content=\($0.threshold),\(ContentEngine.identity)" } ?? "")
     }
 
     /// The record for `path`: from the cache when the file is unchanged, else audited and stored.
