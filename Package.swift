@@ -98,8 +98,8 @@ let package = Package(
         .executableTarget(
             name: "VidorientCLI",
             dependencies: [
-                "Vidorient", "VidorientCore", "VidorientIO", "VidorientFFmpeg", "VidorientAudit", "VidorientFix",
-                "VidorientContent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientAudit", "VidorientFix", "VidorientContent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // What every test target shares: TestMedia and its manifest, ../shared/media, the process

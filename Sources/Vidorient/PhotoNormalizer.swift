@@ -122,6 +122,7 @@ public enum PhotoNormalizer {
                 JPEGUpright.withoutApplicationSegments(
                     try JPEGLosslessTransform.apply(transform, to: thumbnail, edges: .perfect))
             }
+            // Absent is fine: the size for the report only; the written file is read back and checked whole.
         }
         let after = try? JPEGLosslessTransform.header(of: turned)
         plan.method = .losslessTransform

@@ -16,6 +16,18 @@ public struct Thumbnailer: Sendable {
         self.font = font
     }
 
+    /// Why captions cannot be drawn (no font loads), in one line ending "writing pictures without
+    /// captions"; nil when the system's font loads.
+    public static var captionFontProblem: String? {
+        guard FreeTypeFont.system == nil else { return nil }
+        if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
+            return
+                "could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions"
+        }
+        return "no font found for captions (install fonts-dejavu-core, or set VIDORIENT_FONT to a .ttf): "
+            + "writing pictures without captions"
+    }
+
     /// One frame, as a viewer shows it.
     public struct Frame: Sendable {
         /// The frame upright: mirrored and turned as `report` decides, scaled to the request.

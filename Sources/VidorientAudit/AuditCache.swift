@@ -140,6 +140,7 @@ public final class AuditCache: Sendable {
         // A timeout says more about the machine's load than about the file: try again next time.
         guard !record.findings.contains(where: { $0.code == "timeout" }) else { return record }
         let encoder = JSONText(pretty: false)
+        // Absent is fine: a record that does not encode is not cached, only audited again next time.
         guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
             return record
         }
@@ -150,8 +151,10 @@ public final class AuditCache: Sendable {
     }
 
     private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
+        // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
         if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8)) }
         if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
+        // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
         guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
             return nil
         }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Vidorient
 import VidorientAudit
 import VidorientCore
-import VidorientFFmpeg
 import VidorientIO
 
 /// A value an option takes, read once by its own type's `parse` (in the library, where a library
@@ -13,6 +12,7 @@ protocol OptionValue: ExpressibleByArgument {
 
 extension OptionValue {
     init?(argument: String) {
+        // Absent is fine: ArgumentParser's failable init; `transform:` options report the parse's reason.
         guard let value = try? Self.parse(argument) else { return nil }
         self = value
     }
@@ -54,6 +54,7 @@ extension Severity: OptionValue {
 extension ImageFormat: OptionValue {
     // Spelled out: as a `RawRepresentable` it would otherwise get two (`jpeg` must count as jpg).
     init?(argument: String) {
+        // Absent is fine: ArgumentParser's failable init, which names the option and its values.
         guard let format = try? ImageFormat.parse(argument) else { return nil }
         self = format
     }

@@ -1,8 +1,8 @@
 import ArgumentParser
+import Vidorient
 import VidorientAudit
 import VidorientContent
 import VidorientCore
-import VidorientFFmpeg
 import VidorientIO
 
 struct Audit: ParsableCommand {
@@ -113,7 +113,7 @@ struct Audit: ParsableCommand {
     }
 
     func run() throws {
-        FFmpegLog.setVerbose(false)
+        DecoderLog.setVerbose(false)
         var options = AuditOptions()
         options.walk.include = include
         options.walk.exclude = exclude
@@ -222,7 +222,11 @@ struct Audit: ParsableCommand {
                 fflush(nil)
                 guard let exec else { return }
                 for finding in record.findings where finding.severity >= failOn {
-                    runShell(exec, arguments: [record.path, finding.action ?? "", finding.code])
+                    if let failure = Watcher.runHook(
+                        exec, arguments: [record.path, finding.action ?? "", finding.code])
+                    {
+                        Terminal.warn("could not run --exec: \(failure)")
+                    }
                 }
             },
             event: { event in
@@ -242,22 +246,12 @@ struct Audit: ParsableCommand {
     }
 }
 
-/// Makes the page's thumbnails (with a progress line on a terminal) and closes it.
+/// Makes the page's thumbnails (with a progress bar on a terminal) and closes it.
 func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
     if page.thumbnailFolder != nil {
-        let line = showProgress && isatty(STDERR_FILENO) == 1
-        let failed = page.makeThumbnails(jobs: jobs) { done, total in
-            guard line else { return }
-            let width = 30
-            let filled = total > 0 ? done * width / total : width
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            let text = Array("\r\u{1B}[2Kthumbnails \(bar) \(done)/\(total)".utf8)
-            _ = text.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
-        }
-        if line {
-            let clear = Array("\r\u{1B}[2K".utf8)
-            _ = clear.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
-        }
+        let bar = ProgressBar(total: page.thumbnailPaths.count, quiet: !showProgress)
+        let failed = page.makeThumbnails(jobs: jobs) { _, _ in bar.advance("thumbnails") }
+        bar.finish()
         if failed > 0 { Terminal.warn("\(failed) thumbnails could not be made; their rows show no picture") }
     }
     do { try page.finish() } catch {
@@ -268,21 +262,6 @@ func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
 
 /// Where a signal handler writes to end watch mode (a handler cannot capture anything).
 nonisolated(unsafe) private var watchStopDescriptor: Int32 = -1
-
-/// Runs `/bin/sh -c command sh arguments…` and waits for it; its output goes where ours goes.
-private func runShell(_ command: String, arguments: [String]) {
-    let argv = ["/bin/sh", "-c", command, "sh"] + arguments
-    var cArguments = argv.map { strdup($0) } + [nil]
-    defer { for pointer in cArguments { free(pointer) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ)
-    guard status == 0 else {
-        Terminal.warn("could not run --exec: \(String(cString: strerror(status)).lowercased())")
-        return
-    }
-    var exit: Int32 = 0
-    while waitpid(pid, &exit, 0) < 0 && errno == EINTR {}
-}
 
 /// A one-line progress report on stderr, redrawn in place; only on a terminal.
 final class ProgressLine: @unchecked Sendable {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import VidorientContent
 import VidorientCore
-import VidorientFFmpeg
 
 /// `--content` and `--content-threshold`, as inspect and audit take them.
 struct ContentOptions: ParsableArguments {
@@ -27,25 +25,5 @@ struct ContentOptions: ParsableArguments {
     /// The policy to judge with; nil without --content.
     var policy: ContentPolicy? {
         content ? ContentPolicy(threshold: contentThreshold ?? ContentPolicy.defaultThreshold) : nil
-    }
-}
-
-/// The human report's line for a content verdict.
-func contentLine(_ verdict: ContentVerdict) -> String {
-    let why: String =
-        switch verdict.decidedBy {
-        case .faces: "\(verdict.faces) face\(verdict.faces == 1 ? "" : "s")"
-        case .scene: "the scene"
-        case nil: ""
-        }
-    let sure = verdict.confidence.map { ", confidence \($0.text(decimals: 3))" } ?? ""
-    switch verdict.verdict {
-    case .upright: return "upright as displayed (\(why)\(sure))"
-    case .sideways, .upsideDown:
-        return "upright once turned \(verdict.turnNeeded ?? 0)° clockwise (\(why)\(sure))"
-    case .noOpinion:
-        if verdict.frames == 0 { return "no opinion (nothing to judge: black, flat or tiny)" }
-        let best = verdict.sceneProbabilities?.max().map { ", best turn \($0.text(decimals: 3))" } ?? ""
-        return "no opinion (below the threshold \(verdict.threshold.text(decimals: 3))\(best))"
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
+import Vidorient
 import VidorientCore
-import VidorientFFmpeg
 import VidorientFix
 import VidorientIO
 
@@ -125,7 +125,7 @@ struct Fix: ParsableCommand {
 
     func run() throws {
         // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
-        FFmpegLog.setVerbose(false)
+        DecoderLog.setVerbose(false)
         if let undo { return try undoAll(undo) }
         var journalFile: JournalFile? = nil
         if let journal, !dryRun {

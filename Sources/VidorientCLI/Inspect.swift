@@ -2,7 +2,6 @@ import ArgumentParser
 import Vidorient
 import VidorientContent
 import VidorientCore
-import VidorientFFmpeg
 import VidorientIO
 
 struct Inspect: ParsableCommand {
@@ -33,7 +32,7 @@ struct Inspect: ParsableCommand {
     }
 
     func run() throws {
-        FFmpegLog.setVerbose(verbose)
+        DecoderLog.setVerbose(verbose)
         var prober = Prober(decodesFirstFrame: deep)
         if verbose {
             prober.fallbackNote = { path, reason in
@@ -124,7 +123,7 @@ struct HumanReport {
                     + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
         }
         for stream in report.streams { row("stream \(stream.index)", describe(stream).escapingControlCharacters) }
-        if let content = report.content { row("content", contentLine(content)) }
+        if let content = report.content { row("content", content.line) }
         for finding in report.findings {
             let style: Terminal.Style =
                 finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)

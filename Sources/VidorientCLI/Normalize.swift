@@ -1,7 +1,6 @@
 import ArgumentParser
 import Vidorient
 import VidorientCore
-import VidorientFFmpeg
 
 struct Normalize: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +41,7 @@ struct Normalize: ParsableCommand {
     }
 
     func run() throws {
-        FFmpegLog.setVerbose(false)
+        DecoderLog.setVerbose(false)
         let terminal = Terminal.standardOutput
         try reportEach(
             files, json: jsonOutput.json, human: { NormalizeText(result: $0, terminal: terminal).text },

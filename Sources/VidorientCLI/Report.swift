@@ -1,8 +1,8 @@
 import ArgumentParser
 import FoundationEssentials
+import Vidorient
 import VidorientAudit
 import VidorientCore
-import VidorientFFmpeg
 import VidorientIO
 
 struct Report: ParsableCommand {
@@ -32,7 +32,7 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        FFmpegLog.setVerbose(false)
+        DecoderLog.setVerbose(false)
         let page: HTMLReport
         do { page = try HTMLReport(path: output, thumbnails: thumbnails) } catch {
             Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")

@@ -3,9 +3,7 @@ import Synchronization
 import Vidorient
 import VidorientAudit
 import VidorientCore
-import VidorientFFmpeg
 import VidorientIO
-import VidorientText
 
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -125,7 +123,7 @@ struct Thumbnail: ParsableCommand {
     }
 
     func run() throws {
-        FFmpegLog.setVerbose(verbose)
+        DecoderLog.setVerbose(verbose)
         let batch: ThumbnailBatch
         do {
             batch = try ThumbnailBatch(inputs: inputs, destination: destination, format: imageFormat, layout: layout)
@@ -143,7 +141,7 @@ struct Thumbnail: ParsableCommand {
                 throw ExitStatus.unreadableInput
             }
         }
-        if layout != .frame { Thumbnail.checkFont() }
+        if layout != .frame, let problem = Thumbnailer.captionFontProblem { Terminal.warn(problem) }
 
         let request = ThumbnailRequest(at: at, exact: exact, width: box.width, height: box.height, asStored: asStored)
         let jobs = batch.jobs
@@ -173,19 +171,6 @@ struct Thumbnail: ParsableCommand {
             }
         }
         if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
-    }
-
-    /// Captions need a font: when none loads, say once why the pictures have no captions.
-    static func checkFont() {
-        guard FreeTypeFont.system == nil else { return }
-        if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
-            Terminal.warn(
-                "could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions")
-        } else {
-            Terminal.warn(
-                "no font found for captions (install fonts-dejavu-core, or set VIDORIENT_FONT to a .ttf): writing pictures without captions"
-            )
-        }
     }
 
     static func seconds(_ value: Double) -> String {

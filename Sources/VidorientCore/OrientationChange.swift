@@ -13,6 +13,7 @@ public enum OrientationChange: Sendable, Hashable {
     /// (`+90`, `-90`) composes with the current orientation; `mirrored` mirrors first in both.
     /// nil unless the number is a multiple of 90.
     public init?(rotate text: String, mirrored: Bool) {
+        // Absent is fine: a failable init, the parse's reason is for `parse` callers.
         guard let rotation = try? RotationChoice.parse(text) else { return nil }
         self.init(rotation: rotation, mirrored: mirrored)
     }

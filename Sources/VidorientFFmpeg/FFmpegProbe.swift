@@ -168,6 +168,7 @@ package enum FFmpegProbe {
             let kind = MediaFormat.movieContainer(majorBrand: tags["major_brand"])
             return (kind.name, kind.longName)
         }
+        // Absent is fine: only a friendlier name for the format; FFmpeg's stands otherwise.
         if case .other(let name?)? = try? PhotoReader.format(of: file.path) { return (name, nil) }
         return (
             file.formatName.split(separator: ",").first.map(String.init) ?? file.formatName,

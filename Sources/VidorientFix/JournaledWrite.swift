@@ -52,6 +52,7 @@ extension JournalFile {
         do { result = try write() } catch {
             // `not_written` only when the file is still the original: a writer that failed after
             // its rename (a read-back that failed) did write, and its `writing` line stands.
+            // Absent is fine: a file that cannot be read now keeps its `writing` line, which undo checks.
             if let still = try? EditChecksums(path: planned.path, edit: planned.edit), still.holdsOldBytes,
                 still.size == entry.before.size, still.current == entry.before.crc32
             {

@@ -38,6 +38,7 @@ public struct Shard: Sendable, Hashable {
 
     /// `K/N` with 1 ≤ K ≤ N.
     public init?(_ text: String) {
+        // Absent is fine: a failable init, the parse's reason is for `parse` callers.
         guard let shard = try? Shard.parse(text) else { return nil }
         self = shard
     }

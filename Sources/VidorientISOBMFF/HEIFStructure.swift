@@ -316,6 +316,7 @@ public struct HEIFStructure: Sendable, Hashable {
     public func motionVideoProbe(path: String, source: some ByteSource) -> MediaProbe? {
         guard let range = motionVideoRange else { return nil }
         let video = SubrangeBytes(source, range: range)
+        // Absent is fine: a motion photo's video is extra; the still's report does not depend on it.
         guard let movie = try? MovieStructure(video) else { return nil }
         return movie.mediaProbe(path: path, source: video)
     }

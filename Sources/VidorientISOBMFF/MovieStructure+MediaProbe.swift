@@ -31,6 +31,7 @@ extension MovieStructure {
     public func timedVideoOrientation(in source: some ByteSource) -> [TimedOrientation] {
         let key = "com.apple.quicktime.video-orientation"
         for track in tracks where track.timedMetadataKeys.contains(where: { $0.name == key }) {
+            // Absent is fine: timed orientation is informative (the matrix decides), documented above as empty.
             guard let samples = try? track.timedMetadataSamples(in: source) else { continue }
             return samples.compactMap { sample in
                 guard let item = sample.items.first(where: { $0.key == key }), case .integer(let value) = item.value

@@ -72,6 +72,7 @@ public enum EXIFReader {
         metadata.imageWidth = ifd0[TIFFTag.imageWidth].flatMap(tiff.integer)
         metadata.imageHeight = ifd0[TIFFTag.imageLength].flatMap(tiff.integer)
 
+        // Absent is fine: `visit` records a finding for a loop or a limit; the Exif IFD holds no orientation.
         if let pointer = ifd0[TIFFTag.exifIFD].flatMap(tiff.integer),
             let exif = try? walk.visit(pointer, name: "Exif IFD", required: false)
         {
@@ -82,11 +83,13 @@ public enum EXIFReader {
             metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
             metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
         }
+        // Absent is fine: the GPS IFD holds no orientation; only `has_gps` is lost.
         if let pointer = ifd0[TIFFTag.gpsIFD].flatMap(tiff.integer),
             let gps = try? walk.visit(pointer, name: "GPS IFD", required: false)
         {
             metadata.hasGPS = gps[TIFFTag.gpsLatitude] != nil || gps[TIFFTag.gpsLongitude] != nil
         }
+        // Absent is fine: IFD1 is the thumbnail's; the photo's orientation is IFD0's.
         if let next = ifd0.nextIFDOffset, let ifd1 = try? walk.visit(next, name: "IFD1", required: false) {
             metadata.thumbnail = thumbnail(in: ifd1, of: tiff, fileOffset: fileOffset, location: "IFD1")
         }

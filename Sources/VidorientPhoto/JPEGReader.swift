@@ -89,6 +89,7 @@ public enum JPEGReader {
     /// The first frame header; nil when there is none before the scan or the bytes are not a JPEG.
     /// Used for embedded JPEGs (EXIF thumbnails, raw previews), whose failure must not fail the file.
     public static func frameHeader(in source: some ByteSource) -> FrameHeader? {
+        // Absent is fine: an embedded JPEG's failure must not fail the file (see above).
         guard let segments = try? segments(in: source),
             let segment = segments.first(where: { isFrameHeader($0.marker) })
         else { return nil }

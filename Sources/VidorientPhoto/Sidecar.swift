@@ -21,6 +21,7 @@ public enum Sidecar {
     /// located by the sidecar's file name; nil when there is none.
     public static func statement(forPhotoAt path: String) -> OrientationStatement? {
         for candidate in candidates(forPhotoAt: path) {
+            // Absent is fine: a sidecar that cannot be read states nothing; the photo's own tags decide.
             guard let file = try? FileBytes(path: candidate), file.size <= Int64(XMPOrientation.maximumLength),
                 let bytes = try? file.read(at: 0, count: Int(file.size))
             else { continue }

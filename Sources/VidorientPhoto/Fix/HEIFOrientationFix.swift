@@ -273,6 +273,7 @@ private struct Planner<Source: ByteSource> {
         let type: FourCC = kind == .rotation ? "irot" : "imir"
         for (position, property) in layout.properties.enumerated()
         where property.type == type && property.size == 9 && property.headerSize == 8 {
+            // Absent is fine: a property that cannot be read is not reused; a new one is written.
             if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] {
                 return position + 1
             }
@@ -396,6 +397,7 @@ private struct Planner<Source: ByteSource> {
     /// IFD0 Orientation of the Exif item, set to the target where it exists. An Exif item that
     /// cannot be read is left alone: the reader reports it, and irot/imir decide anyway.
     mutating func planEXIF(target: Orientation) throws(PhotoFormatError) {
+        // Absent is fine: in HEIF the EXIF inside is informative only (irot/imir decide); an unreadable block is left as it is.
         guard let id = structure.describing(type: "Exif"),
             let data = try? structure.data(of: id, in: source),
             let exif = try? structure.exifTIFF(in: source),
@@ -417,6 +419,7 @@ private struct Planner<Source: ByteSource> {
     /// Every `tiff:Orientation` of the XMP item, rewritten in its own digits where it exists
     /// (zero-padded to the same length: `06` becomes `01`).
     mutating func planXMP(target: Orientation) throws(PhotoFormatError) {
+        // Absent is fine: the XMP inside a HEIF is informative only; an unreadable packet is left as it is.
         guard let id = structure.describing(type: "mime", contentType: "application/rdf+xml"),
             let packet = try? structure.data(of: id, in: source)
         else { return }

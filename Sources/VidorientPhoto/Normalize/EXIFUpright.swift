@@ -48,6 +48,7 @@ public struct EXIFUpright: Sendable, Hashable {
             if try editor.swap(ifd0[TIFFTag.imageWidth], ifd0[TIFFTag.imageLength]) {
                 changes.append("IFD0 ImageWidth and ImageLength swapped")
             }
+            // Absent is fine: the Exif IFD's sizes are only kept in step; IFD0's orientation is what is changed.
             if let pointer = ifd0[TIFFTag.exifIFD].flatMap(structure.integer),
                 let exif = try? structure.directory(at: pointer), pointer != structure.firstIFDOffset
             {
@@ -57,6 +58,7 @@ public struct EXIFUpright: Sendable, Hashable {
             }
         }
         var thumbnail = ThumbnailOutcome.absent
+        // Absent is fine: no thumbnail to turn (reported as absent).
         if let next = ifd0.nextIFDOffset, next != ifd0.offset, let ifd1 = try? structure.directory(at: next),
             let startEntry = ifd1[TIFFTag.jpegInterchangeFormat],
             let lengthEntry = ifd1[TIFFTag.jpegInterchangeFormatLength],

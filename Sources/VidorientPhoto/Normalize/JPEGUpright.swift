@@ -107,6 +107,7 @@ public enum JPEGUpright {
     /// `jpeg` without its APPn and COM segments: libjpeg-turbo's output for an embedded image
     /// (an EXIF thumbnail) carries a JFIF segment the original did not have.
     public static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
+        // Absent is fine: libjpeg-turbo's own output; one that does not parse is kept whole.
         guard let layout = try? Layout(jpeg), let first = layout.segments.first(where: { !$0.isApplication }) else {
             return jpeg
         }
@@ -212,6 +213,7 @@ public enum JPEGUpright {
         let originalHeader = originalSegmentStart + 4 + mpfIdentifier.count
         let length = Int(output[segmentStart + 2]) << 8 | Int(output[segmentStart + 3])
         let tiffBytes = Array(output[header..<segmentStart + 2 + length])
+        // Absent is fine: an MPF that does not parse pointed nowhere already; it is kept as it was.
         guard let structure = try? TIFFStructure(tiff: tiffBytes),
             let ifd = try? structure.directory(at: structure.firstIFDOffset),
             let entries = ifd[0xB002], entries.count % 16 == 0

@@ -45,6 +45,7 @@ public enum PNGUpright {
     /// Why normalize cannot rebuild this PNG, or nil: an animation (its frames would each need
     /// turning) or a critical chunk it does not know.
     public static func refusal(_ bytes: [UInt8]) -> String? {
+        // Absent is fine: a refusal is for files that read; a damaged one fails in `rebuild` with its reason.
         guard let chunks = try? chunks(bytes) else { return nil }
         if chunks.contains(where: { $0.name == "acTL" }) { return "an animated png (apng): its frames are not turned" }
         if let unknown = chunks.first(where: { $0.isCritical && !["IHDR", "PLTE", "IDAT", "IEND"].contains($0.name) }) {

@@ -34,6 +34,7 @@ public enum WebPUpright {
 
     /// Why normalize cannot turn this WebP losslessly, or nil.
     public static func refusal(_ bytes: [UInt8]) -> String? {
+        // Absent is fine: a refusal is for files that read; a damaged one fails in `rebuild` with its reason.
         guard let chunks = try? chunks(bytes) else { return nil }
         let names = Set(chunks.map(\.name))
         if names.contains("ANIM") || names.contains("ANMF") { return "an animated webp: its frames are not turned" }
