@@ -21,7 +21,7 @@ let package = Package(
     // `ArchitectureTests` holds to this file and to the sources' `import` lines.
     targets: [
         // FFmpeg and libheif are opened on first use, never linked: these C targets include their
-        // headers (found on the compiler's include path: see docs/install.md) and define the
+        // headers (found on the compiler's include path; .ci/setup installs the -dev packages) and define the
         // functions Swift calls, by the libraries' own names, as trampolines resolved with dlopen.
         // A command that needs neither (`--version`, `orientation`, a photo's `inspect`)
         // never maps their ~140 shared libraries. CLibraryLoader is the one place that opens them.

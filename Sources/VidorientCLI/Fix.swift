@@ -190,27 +190,22 @@ struct Fix: ParsableCommand {
             bar.advance(file.path)
         }
         bar.finish()
-        var restored = 0, neverWritten = 0
-        for file in files {
-            for (entry, outcome) in file.undone {
-                let name = entry.path.escapingControlCharacters
-                switch outcome {
-                case .restored:
-                    restored += 1
-                    let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
-                    let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
-                    print(
-                        "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
-                    )
-                case .neverWritten:
-                    neverWritten += 1
-                    print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
-                }
+        for (entry, outcome) in files.flatMap(\.undone) {
+            let name = entry.path.escapingControlCharacters
+            switch outcome {
+            case .restored:
+                let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
+                let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
+                print(
+                    "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+                )
+            case .neverWritten:
+                print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
             }
         }
-        let refused = files.filter { $0.refusal != nil }.count
-        Terminal.warn("restored \(restored), nothing to undo \(neverWritten), refused \(refused)")
-        if refused > 0 { throw ExitStatus.unreadableInput }
+        let summary = Undo.Summary(files)
+        Terminal.warn(summary.line)
+        if summary.refused > 0 { throw ExitStatus.unreadableInput }
     }
 }
 

@@ -114,7 +114,7 @@ struct HumanReport {
             if let duration = format.duration { container += ", \(fixed(duration, 3)) s" }
             if let size = format.size { container += ", \(size) bytes" }
             row("container", container)
-            captureRows(tags: format.tags, row: row)
+            for (label, value) in format.captureFacts { row(label, value) }
         }
         if let location = format.location {
             row(
@@ -122,7 +122,7 @@ struct HumanReport {
                 "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
                     + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
         }
-        for stream in report.streams { row("stream \(stream.index)", describe(stream).escapingControlCharacters) }
+        for stream in report.streams { row("stream \(stream.index)", stream.summary.escapingControlCharacters) }
         if let content = report.content { row("content", content.line) }
         for finding in report.findings {
             let style: Terminal.Style =
@@ -179,16 +179,6 @@ struct HumanReport {
         if let size = report.format.size { row("file", "\(size) bytes", .dim) }
     }
 
-    /// Make, model and date of a video, from the tags phones write.
-    private func captureRows(tags: [String: String], row: (String, String, Terminal.Style) -> Void) {
-        let make = tags["com.apple.quicktime.make"] ?? tags["com.android.manufacturer"] ?? tags["make"]
-        let model = tags["com.apple.quicktime.model"] ?? tags["com.android.model"] ?? tags["model"]
-        let device = [make, model].compactMap { $0 }.joined(separator: " ")
-        if !device.isEmpty { row("device", device, .dim) }
-        if let lens = tags["com.apple.quicktime.camera.lens_model"] { row("lens", lens, .dim) }
-        if let date = tags["com.apple.quicktime.creationdate"] ?? tags["creation_time"] { row("taken", date, .dim) }
-    }
-
     private func orientation(_ video: VideoReport) -> String {
         guard let rotation = video.rotation else { return terminal.paint("unknown (invalid matrix)", .red) }
         let turn = rotation == 0 ? "no rotation" : "rotate \(number(rotation))° clockwise"
@@ -208,21 +198,6 @@ struct HumanReport {
 
     private func matrix(_ m: [Double]) -> String {
         stride(from: 0, to: 9, by: 3).map { m[$0..<$0 + 3].map(number).joined(separator: " ") }.joined(separator: " | ")
-    }
-
-    private func describe(_ stream: StreamReport) -> String {
-        var parts = [stream.type, stream.codec ?? stream.codecTag.map { "'\($0)'" } ?? "unknown codec"]
-        if let profile = stream.profile { parts[1] += " (\(profile))" }
-        if let width = stream.codedWidth, let height = stream.codedHeight { parts.append("\(width)x\(height)") }
-        if let pixelFormat = stream.pixelFormat { parts.append(pixelFormat) }
-        if let hdr = stream.hdr { parts.append(hdr.uppercased()) }
-        if let profile = stream.dolbyVision { parts.append("Dolby Vision \(profile)") }
-        if let rate = stream.frameRate { parts.append("\(fixed(rate, 3)) fps") }
-        if let sampleRate = stream.sampleRate { parts.append("\(sampleRate) Hz") }
-        if let channels = stream.channels { parts.append("\(channels) ch") }
-        if let language = stream.language, language != "und" { parts.append(language) }
-        if stream.isAttachedPicture { parts.append("cover art") }
-        return parts.joined(separator: ", ")
     }
 
     private func number(_ value: Double) -> String {

@@ -41,8 +41,7 @@ struct OrientationCommand: ParsableCommand {
         transform: PixelSize.parser(for: "--size"))
     var size = PixelSize(width: 1920, height: 1080)
 
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var jsonOutput: JSONOption
 
     private var given: [(Orientation.Representation, String)] {
         let all: [(Orientation.Representation, String?)] = [
@@ -68,7 +67,7 @@ struct OrientationCommand: ParsableCommand {
         let descriptions = orientations.map {
             OrientationDescription($0, storedWidth: size.width, storedHeight: size.height)
         }
-        if json {
+        if jsonOutput.json {
             let encoder = JSONText()
             print(descriptions.count == 1 ? try encoder.encode(descriptions[0]) : try encoder.encode(descriptions))
             return

@@ -80,6 +80,27 @@ public enum Undo {
         public var refusal: VidorientError?
     }
 
+    /// How many fixes an undo restored, found never written, and how many files it refused: the
+    /// line `fix --undo` ends with.
+    public struct Summary: Sendable, Hashable {
+        public var restored = 0, neverWritten = 0, refused = 0
+
+        public init(_ files: [FileOutcome]) {
+            for file in files {
+                if file.refusal != nil { refused += 1 }
+                for (_, outcome) in file.undone {
+                    switch outcome {
+                    case .restored: restored += 1
+                    case .neverWritten: neverWritten += 1
+                    }
+                }
+            }
+        }
+
+        /// `restored 2, nothing to undo 1, refused 0`.
+        public var line: String { "restored \(restored), nothing to undo \(neverWritten), refused \(refused)" }
+    }
+
     /// What a journal asks to undo: each file's fixes, newest first, files in the order they first
     /// appear in the journal's newest-first list; and the journal's warnings (a last line cut short).
     public struct Plan: Sendable {

@@ -1,22 +1,22 @@
 import CTurboJPEG
-public import VidorientCore
+package import VidorientCore
 
 /// JPEG pixels through libjpeg-turbo, shrunk while decoding: the DCT scaling that libvips uses
 /// (1/2, 1/4, 1/8, …) picks the smallest scale whose picture still covers what is needed, so a
 /// 320-pixel thumbnail of a 12 MP photo decodes an eighth of the pixels.
-public enum JPEGDecoder {
+package enum JPEGDecoder {
     /// Pixels this decoder agrees to produce at most (a JPEG header can claim 65535×65535).
-    public static let maximumPixels = 256 * 1024 * 1024
+    package static let maximumPixels = 256 * 1024 * 1024
 
     /// The stored size the header states, without decoding.
-    public static func size(of jpeg: [UInt8]) throws(VidorientError) -> (width: Int, height: Int) {
+    package static func size(of jpeg: [UInt8]) throws(VidorientError) -> (width: Int, height: Int) {
         let handle = try Handle()
         return try handle.header(jpeg)
     }
 
     /// Decodes `jpeg` at the smallest DCT scale whose size is at least `minimumWidth`×`minimumHeight`
     /// (nil: full size). The picture is the stored pixels: no orientation is applied.
-    public static func decode(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
+    package static func decode(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
         throws(VidorientError) -> Picture
     {
         let handle = try Handle()

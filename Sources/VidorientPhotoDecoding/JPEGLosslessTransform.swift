@@ -1,15 +1,15 @@
 import CTurboJPEG
-public import VidorientCore
+package import VidorientCore
 import VidorientIO
 
 /// Lossless JPEG transforms through libjpeg-turbo's `tjTransform`: the DCT coefficients are moved,
 /// never decoded and re-quantised, so the pixels are exactly those of `jpegtran` with the same
 /// operation. Only the image comes out: no marker of the input is copied (`TJXOPT_COPYNONE`);
 /// the caller re-attaches the segments it keeps.
-public enum JPEGLosslessTransform {
+package enum JPEGLosslessTransform {
     /// What to do with partial MCU blocks on an edge that the transform would have to move to the
     /// top or left, which cannot be done losslessly (`jpegtran -perfect` and `-trim`).
-    public enum Edges: Sendable, Hashable {
+    package enum Edges: Sendable, Hashable {
         /// Refuse: the result must show every pixel.
         case perfect
         /// Drop the partial blocks (the picture loses up to one MCU less a pixel on those edges).
@@ -17,19 +17,19 @@ public enum JPEGLosslessTransform {
     }
 
     /// What the header says, without decoding.
-    public struct Header: Sendable, Hashable {
-        public var width: Int
-        public var height: Int
+    package struct Header: Sendable, Hashable {
+        package var width: Int
+        package var height: Int
         /// The MCU block size for the chroma subsampling; nil when libjpeg-turbo does not know it.
-        public var mcuWidth: Int?
-        public var mcuHeight: Int?
-        public var subsampling: String
+        package var mcuWidth: Int?
+        package var mcuHeight: Int?
+        package var subsampling: String
         /// libjpeg-turbo's code for it (`TJSAMP_…`), for sizing buffers.
         var subsamplingCode: Int32 = -1
 
         /// Nil when `transform` can be done perfectly at this size; otherwise why not, naming the
         /// MCU and the edge, as a lowercase clause.
-        public func imperfection(of transform: UprightTransform) -> String? {
+        package func imperfection(of transform: UprightTransform) -> String? {
             guard let mcuWidth, let mcuHeight else { return nil }
             let partialRight = width % mcuWidth != 0, partialBottom = height % mcuHeight != 0
             let (right, bottom): (Bool, Bool)
@@ -48,12 +48,12 @@ public enum JPEGLosslessTransform {
         }
     }
 
-    public static func header(of jpeg: [UInt8]) throws(VidorientError) -> Header {
+    package static func header(of jpeg: [UInt8]) throws(VidorientError) -> Header {
         try jpeg.withUnsafeBytes { raw in Result { () throws(VidorientError) in try header(of: raw) } }.get()
     }
 
     /// The header of a JPEG in memory that is not an array (a mapped file).
-    public static func header(of jpeg: UnsafeRawBufferPointer) throws(VidorientError) -> Header {
+    package static func header(of jpeg: UnsafeRawBufferPointer) throws(VidorientError) -> Header {
         let handle = try Transformer()
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let bytes = jpeg.bindMemory(to: UInt8.self)
@@ -75,7 +75,7 @@ public enum JPEGLosslessTransform {
     /// `jpeg` with `transform` applied to its coefficients: a complete JPEG (SOI, JFIF or Adobe
     /// marker as libjpeg writes them, tables, frame, scans, EOI). `progressive` writes a
     /// progressive scan script, as the input had. Refuses an imperfect transform with `.perfect`.
-    public static func apply(_ transform: UprightTransform, to jpeg: [UInt8], edges: Edges, progressive: Bool = false)
+    package static func apply(_ transform: UprightTransform, to jpeg: [UInt8], edges: Edges, progressive: Bool = false)
         throws(VidorientError) -> [UInt8]
     {
         try jpeg.withUnsafeBytes { raw in
@@ -85,7 +85,7 @@ public enum JPEGLosslessTransform {
     }
 
     /// The same for a JPEG in memory that is not an array (the image part of a mapped file), not copied.
-    public static func apply(
+    package static func apply(
         _ transform: UprightTransform, to raw: UnsafeRawBufferPointer, edges: Edges, progressive: Bool = false
     ) throws(VidorientError) -> [UInt8] {
         let jpeg = raw.bindMemory(to: UInt8.self)

@@ -1,24 +1,24 @@
 import CWebP
-public import VidorientCore
+package import VidorientCore
 
 /// Lossless WebP pixels through libwebp: decoding to RGBA and encoding back with `exact` set, so
 /// that even the colour under fully transparent pixels survives (libwebp's simple lossless API,
 /// and FFmpeg's wrapper, which cannot set `exact`, replace it).
-public enum WebPLossless {
+package enum WebPLossless {
     /// An RGBA picture, four bytes a pixel, rows top to bottom.
-    public struct Pixels: Sendable, Hashable {
-        public var width: Int
-        public var height: Int
-        public var rgba: [UInt8]
+    package struct Pixels: Sendable, Hashable {
+        package var width: Int
+        package var height: Int
+        package var rgba: [UInt8]
 
-        public init(width: Int, height: Int, rgba: [UInt8]) {
+        package init(width: Int, height: Int, rgba: [UInt8]) {
             self.width = width
             self.height = height
             self.rgba = rgba
         }
     }
 
-    public static func decode(_ webp: [UInt8]) throws(VidorientError) -> Pixels {
+    package static func decode(_ webp: [UInt8]) throws(VidorientError) -> Pixels {
         var width: Int32 = 0, height: Int32 = 0
         guard WebPGetInfo(webp, webp.count, &width, &height) != 0, width > 0, height > 0 else {
             throw VidorientError("libwebp could not read the webp header")
@@ -37,7 +37,7 @@ public enum WebPLossless {
     }
 
     /// A lossless WebP (a simple-format `RIFF`/`VP8L` file) of `pixels`, every RGBA value kept.
-    public static func encode(_ pixels: Pixels) throws(VidorientError) -> [UInt8] {
+    package static func encode(_ pixels: Pixels) throws(VidorientError) -> [UInt8] {
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else { throw VidorientError("libwebp version mismatch") }
         config.lossless = 1

@@ -6,9 +6,6 @@ import VidorientTestSupport
 
 /// `vidorient fix`, run as a user runs it, on copies in a temporary folder.
 enum FixFixture {
-    /// The command is registered in `Vidorient.swift`; until it is, these tests are skipped.
-    static let isRegistered = (try? Run.vidorient(["fix", "--help"]).status) == 0
-
     /// Runs as nobody when we are root, since root may write anything.
     static let nobody = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
 
@@ -68,7 +65,7 @@ enum FixFixture {
     }
 }
 
-@Suite(.enabled(if: FixFixture.isRegistered, "`fix` is not registered in Vidorient.swift yet"))
+@Suite
 struct FixCommandTests {
     @Test func setsTheOrientationAndSaysWhatChanged() throws {
         let folder = try FixFixture.folder("set")

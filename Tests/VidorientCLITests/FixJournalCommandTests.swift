@@ -62,7 +62,7 @@ enum JournalFixture {
     }
 }
 
-@Suite(.enabled(if: FixFixture.isRegistered, "`fix` is not registered in Vidorient.swift yet"))
+@Suite
 struct FixJournalCommandTests {
     /// Videos (matrix) and photos (a tag changed in place, a new APP1 inserted), replaced and in
     /// place: the journal holds one `writing` and one `written` line a file, and `--undo` gives

@@ -7,7 +7,7 @@ import VidorientTestSupport
 
 /// `vidorient fix` on HEIC and AVIF copies: the photo path plans through `HEIFOrientationFix`,
 /// writes, and verifies by reading back.
-@Suite(.enabled(if: FixFixture.isRegistered, "`fix` is not registered in Vidorient.swift yet"))
+@Suite
 struct HEIFFixCommandTests {
     /// From no transform to a turn (an insertion: a copy renamed over) and back (bytes only).
     @Test(arguments: ["orient-1.heic", "orient-1.avif", "heic-meta-last.heic"])

@@ -5,7 +5,7 @@ import VidorientISOBMFF
 import VidorientTestSupport
 
 /// `vidorient fix` on photos, run as a user runs it, on copies in a temporary folder.
-@Suite(.enabled(if: FixFixture.isRegistered, "`fix` is not registered in Vidorient.swift yet"))
+@Suite
 struct PhotoFixCommandTests {
     static func exifOrientation(_ path: String) throws -> Int? {
         let process = Process()
