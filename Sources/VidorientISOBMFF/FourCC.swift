@@ -1,23 +1,23 @@
 /// A four-character code: a box type, a brand, a handler or a sample-entry format.
-public struct FourCC: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral,
+package struct FourCC: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
-    public var rawValue: UInt32
+    package var rawValue: UInt32
 
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Four characters, each Latin-1 (so `©` is the byte 0xA9 that QuickTime's `©nam` uses).
-    public init(stringLiteral text: String) {
+    package init(stringLiteral text: String) {
         let scalars = Array(text.unicodeScalars)
         precondition(scalars.count == 4 && scalars.allSatisfy { $0.value < 256 }, "a FourCC is four Latin-1 characters")
         rawValue = scalars.reduce(0) { $0 << 8 | $1.value }
     }
 
-    public var bytes: [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: rawValue >> $0) } }
+    package var bytes: [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: rawValue >> $0) } }
 
     /// The four characters when they are printable (`©` included), otherwise `0x` and eight hex
     /// digits: QuickTime item lists use key indices such as 1 as box types.
-    public var description: String {
+    package var description: String {
         let characters = bytes
         guard characters.allSatisfy({ (0x20...0x7E).contains($0) || $0 == 0xA9 }) else {
             let hex = String(rawValue, radix: 16)
@@ -26,7 +26,7 @@ public struct FourCC: RawRepresentable, Hashable, Sendable, Comparable, Expressi
         return String(String.UnicodeScalarView(characters.map { Unicode.Scalar($0) }))
     }
 
-    public static func < (lhs: FourCC, rhs: FourCC) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: FourCC, rhs: FourCC) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Big-endian fields read one after another from a box payload already in memory. Every read is

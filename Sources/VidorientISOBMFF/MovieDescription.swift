@@ -1,5 +1,5 @@
-public import VidorientCore
-public import VidorientIO
+package import VidorientCore
+package import VidorientIO
 
 /// Everything `vidorient inspect` reports about an MP4, MOV, 3GP or M4A file, read from its boxes
 /// alone: no FFmpeg is loaded or called. Each fact is read as FFmpeg's mov demuxer reads it
@@ -9,15 +9,15 @@ public import VidorientIO
 ///
 /// What it does not follow it refuses with `ISOBMFFError.unsupported` (fragmented files, codecs
 /// outside its table, cover art, timecode tracks…): the caller then asks FFmpeg, and says so.
-public enum MovieDescription {
+package enum MovieDescription {
     /// The facts `MediaReport(probe:)` decides on, for the file at `path`.
-    public static func probe(path: String) throws(ISOBMFFError) -> MediaProbe {
+    package static func probe(path: String) throws(ISOBMFFError) -> MediaProbe {
         let source = ReadAheadBytes(try FileBytes(path: path))
         let structure = try MovieStructure(source)
         return try probe(structure, path: path, source: source)
     }
 
-    public static func probe(_ structure: MovieStructure, path: String, source: some ByteSource)
+    package static func probe(_ structure: MovieStructure, path: String, source: some ByteSource)
         throws(ISOBMFFError) -> MediaProbe
     {
         guard !structure.isFragmented else { throw .unsupported("a fragmented file") }

@@ -1,11 +1,11 @@
-public import VidorientCore
-public import VidorientIO
+package import VidorientCore
+package import VidorientIO
 import VidorientISOBMFF
 
 /// HEIF, HEIC and AVIF: the primary item's structure from the box layer (`HEIFStructure`), its
 /// Exif item through the one EXIF reader, its XMP item, and a motion photo's video.
-public enum HEIFPhotoReader {
-    public static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
+package enum HEIFPhotoReader {
+    package static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
         -> PhotoEvidence
     {
         let structure = try HEIFStructure(source)

@@ -1,12 +1,12 @@
-public import VidorientCore
-public import VidorientIO
+package import VidorientCore
+package import VidorientIO
 
 /// The photo path's entry: what a file is (from its signature), then that format's reader, then
 /// the sidecar beside it. No decoding and no FFmpeg: headers, chunks, boxes and tags only.
-public enum PhotoReader {
+package enum PhotoReader {
     /// The format of the file at `path`, from its first bytes. Missing files, directories,
     /// FIFOs, devices, unreadable and empty files are errors naming the reason.
-    public static func format(of path: String) throws(InputError) -> MediaFormat {
+    package static func format(of path: String) throws(InputError) -> MediaFormat {
         let file = try Self.open(path)
         let count = Int(min(Int64(MediaFormat.signatureLength), file.size))
         do {
@@ -17,7 +17,7 @@ public enum PhotoReader {
     }
 
     /// Everything the file (and its sidecar) states, for `PhotoReport` to decide on.
-    public static func read(path: String, format known: MediaFormat? = nil) throws(InputError) -> PhotoEvidence {
+    package static func read(path: String, format known: MediaFormat? = nil) throws(InputError) -> PhotoEvidence {
         let file = try Self.open(path)
         let source = ReadAheadBytes(file)
         var evidence: PhotoEvidence
@@ -38,7 +38,7 @@ public enum PhotoReader {
     }
 
     /// Reads a photo of a known format from any byte source (the fuzzer and tests use memory).
-    public static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
+    package static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
         -> PhotoEvidence
     {
         switch format {

@@ -1,16 +1,16 @@
-public import VidorientCore
-public import VidorientIO
+package import VidorientCore
+package import VidorientIO
 import VidorientISOBMFF
 
 /// Reads TIFF files and the TIFF-based raws (DNG, CR2, NEF, ARW, ORF, PEF, RW2, SRW…): IFD0's
 /// Orientation, the main image's size, depth and compression, and the embedded JPEG previews.
-public enum TIFFFileReader {
+package enum TIFFFileReader {
     /// The first read: raws keep their IFDs in the first kilobytes, before the sensor data.
     static let headLength = 4 << 20
     /// libtiff writes the IFDs after the image data; such a file is read whole, up to this size.
-    public static let maximumLength = 256 << 20
+    package static let maximumLength = 256 << 20
 
-    public static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
+    package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         let size = Int(source.size)
         var walked: (tiff: TIFFStructure, images: [Image], block: EXIFBlock, findings: [Finding])
         do {

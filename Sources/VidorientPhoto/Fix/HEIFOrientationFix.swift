@@ -1,5 +1,5 @@
-public import VidorientCore
-public import VidorientIO
+package import VidorientCore
+package import VidorientIO
 import VidorientISOBMFF
 
 /// Plans the bytes that give a HEIF, HEIC or AVIF file's primary item the target orientation,
@@ -31,12 +31,12 @@ import VidorientISOBMFF
 /// it would move the crop). The Exif item's IFD0 Orientation and an XMP item's
 /// `tiff:Orientation` are set to the target where they exist (same length), as HEIF readers
 /// expect them to agree; where absent they stay absent.
-public enum HEIFOrientationFix {
+package enum HEIFOrientationFix {
     /// At most this many `irot`/`imir` associations on one item are planned for (real files have
     /// at most two).
     static let maximumTransforms = 4
 
-    public static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
+    package static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
     {
         let structure = try HEIFStructure(source)
         let layout = try HEIFLayout(source)

@@ -1,20 +1,20 @@
-public import VidorientCore
-public import VidorientIO
+package import VidorientCore
+package import VidorientIO
 import VidorientISOBMFF
 
 /// A planned change of a photo's orientation tag: what the file showed, what it will show, each
 /// place that changes (for people), and the bytes (`FileEdit`, against the original file).
-public struct OrientationEdit: Sendable, Hashable {
-    public var format: MediaFormat
+package struct OrientationEdit: Sendable, Hashable {
+    package var format: MediaFormat
     /// What the file showed before, by `PhotoReport`'s decision; nil when not one of the eight.
-    public var before: Orientation?
-    public var after: Orientation
+    package var before: Orientation?
+    package var after: Orientation
     /// Each place written, for a person: `APP1 EXIF IFD0 Orientation: 6 -> 1`,
     /// `new eXIf chunk before IDAT`, `irot of item 1: 3 -> 0`, `XMP tiff:Orientation: 6 -> 1`.
-    public var places: [String]
-    public var edit: FileEdit
+    package var places: [String]
+    package var edit: FileEdit
 
-    public init(format: MediaFormat, before: Orientation?, after: Orientation, places: [String], edit: FileEdit) {
+    package init(format: MediaFormat, before: Orientation?, after: Orientation, places: [String], edit: FileEdit) {
         self.format = format
         self.before = before
         self.after = after
@@ -35,9 +35,9 @@ public struct OrientationEdit: Sendable, Hashable {
 /// - A file with no EXIF gets a minimal one, unless XMP already states its orientation (then the
 ///   XMP digits change and nothing is inserted: the smallest edit that shows `target`).
 /// - Nothing to do (the file shows `target` and no statement disagrees) is an empty edit.
-public enum PhotoTagFix {
+package enum PhotoTagFix {
     /// `source` is the whole file; `format` is `MediaFormat(signature:)`'s answer for it.
-    public static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation)
+    package static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation)
         throws(PhotoFormatError)
         -> OrientationEdit
     {
@@ -70,7 +70,7 @@ public enum PhotoTagFix {
 
     /// What the file shows by `PhotoReport`'s decision: nil when the deciding statement holds a
     /// value that is not one of the eight, `.up` when nothing states an orientation.
-    public static func shown(_ evidence: PhotoEvidence) -> Orientation? {
+    package static func shown(_ evidence: PhotoEvidence) -> Orientation? {
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
         if report.orientationSource != .none { return report.orientation }

@@ -23,16 +23,16 @@ public enum ThumbnailOutcome: Sendable, Hashable {
 /// IFD0 and, when there, IFD1), the stated sizes swapped when the turn swaps the axes, the
 /// thumbnail turned too (or dropped). Every other byte stays where it was, so offsets into the
 /// block (MakerNotes, which some makers address absolutely) keep pointing at the same data.
-public struct EXIFUpright: Sendable, Hashable {
+package struct EXIFUpright: Sendable, Hashable {
     /// The edited TIFF bytes.
-    public var tiff: [UInt8]
+    package var tiff: [UInt8]
     /// Each change, for a person: `IFD0 Orientation: 6 -> 1`.
-    public var changes: [String]
-    public var thumbnail: ThumbnailOutcome
+    package var changes: [String]
+    package var thumbnail: ThumbnailOutcome
 
     /// Edits `tiff` for pixels moved by `transform`. `turnThumbnail` turns the thumbnail's JPEG
     /// (it is stored as the main picture is, so the same transform applies), or says why not.
-    public init(
+    package init(
         tiff original: [UInt8], transform: UprightTransform,
         turnThumbnail: ([UInt8]) -> Result<[UInt8], PhotoFormatError>
     ) throws(PhotoFormatError) {

@@ -1,34 +1,34 @@
-public import VidorientCore
+package import VidorientCore
 
 /// A JPEG file as `normalize` rebuilds it: the markers the file carries for itself (every APPn and
 /// COM: JFIF, EXIF, XMP, ICC, MakerNotes, MPF, Adobe, …) in their order, then the turned image's
 /// tables, frame and scans from libjpeg-turbo, then whatever followed the original's end of image
 /// (the MPF images of a phone's photo). libjpeg-turbo is asked to copy no marker, so that every
 /// one is kept exactly (and JFIF is not added to a file that had none, as jpegtran does).
-public enum JPEGUpright {
+package enum JPEGUpright {
     /// One marker segment of a whole file in memory: `start` is the 0xFF of its marker, `length`
     /// counts the marker, the length field and the payload.
-    public struct Segment: Sendable, Hashable {
-        public var marker: UInt8
-        public var start: Int
-        public var length: Int
+    package struct Segment: Sendable, Hashable {
+        package var marker: UInt8
+        package var start: Int
+        package var length: Int
 
-        public var payloadStart: Int { start + 4 }
-        public var payloadLength: Int { length - 4 }
+        package var payloadStart: Int { start + 4 }
+        package var payloadLength: Int { length - 4 }
         /// APPn or COM: a segment the file carries for itself, not part of the coded image.
-        public var isApplication: Bool { (0xE0...0xEF).contains(marker) || marker == 0xFE }
+        package var isApplication: Bool { (0xE0...0xEF).contains(marker) || marker == 0xFE }
     }
 
     /// The segments of the first image, and where its end-of-image marker ends.
-    public struct Layout: Sendable, Hashable {
+    package struct Layout: Sendable, Hashable {
         /// From after SOI to the end of the image, scans' entropy-coded data left out.
-        public var segments: [Segment]
+        package var segments: [Segment]
         /// The offset just past EOI: the image is `bytes[0..<imageEnd]`, a trailer the rest.
-        public var imageEnd: Int
+        package var imageEnd: Int
         /// True for SOF2 and SOF10, a progressive image.
-        public var isProgressive: Bool
+        package var isProgressive: Bool
 
-        public init(_ bytes: [UInt8]) throws(PhotoFormatError) {
+        package init(_ bytes: [UInt8]) throws(PhotoFormatError) {
             var segments: [Segment] = []
             var progressive = false
             let count = bytes.count
@@ -92,21 +92,21 @@ public enum JPEGUpright {
 
     /// The rebuilt file and what changed in it. The file is the markers, then the image, then the
     /// original's trailer: three pieces a writer streams one after another, never copied together.
-    public struct Rebuilt: Sendable, Hashable {
+    package struct Rebuilt: Sendable, Hashable {
         /// SOI and the markers kept (and edited).
-        public var markers: [UInt8]
+        package var markers: [UInt8]
         /// The turned image from its first table to its EOI (a part of libjpeg-turbo's output).
-        public var image: ArraySlice<UInt8>
+        package var image: ArraySlice<UInt8>
         /// What followed the original's end of image (MPF images), as offsets in the original.
-        public var trailer: Range<Int>
-        public var changes: [String]
-        public var thumbnail: ThumbnailOutcome
-        public var warnings: [String]
+        package var trailer: Range<Int>
+        package var changes: [String]
+        package var thumbnail: ThumbnailOutcome
+        package var warnings: [String]
     }
 
     /// `jpeg` without its APPn and COM segments: libjpeg-turbo's output for an embedded image
     /// (an EXIF thumbnail) carries a JFIF segment the original did not have.
-    public static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
+    package static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
         // Absent is fine: libjpeg-turbo's own output; one that does not parse is kept whole.
         guard let layout = try? Layout(jpeg), let first = layout.segments.first(where: { !$0.isApplication }) else {
             return jpeg
@@ -133,7 +133,7 @@ public enum JPEGUpright {
     }
 
     /// `original` with its image replaced by `turned` (a whole JPEG from the lossless transform).
-    public static func rebuild(
+    package static func rebuild(
         original: [UInt8], layout: Layout, turned: [UInt8], transform: UprightTransform,
         turnThumbnail: ([UInt8]) -> Result<[UInt8], PhotoFormatError>
     ) throws(PhotoFormatError) -> Rebuilt {
