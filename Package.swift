@@ -116,7 +116,10 @@ let package = Package(
         .testTarget(name: "VidorientTextTests", dependencies: ["VidorientText", "VidorientCore"]),
         .testTarget(
             name: "VidorientTests",
-            dependencies: ["Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientTestSupport"]),
+            dependencies: [
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
+                "VidorientTestSupport",
+            ]),
         .testTarget(
             name: "VidorientFixTests",
             dependencies: [
