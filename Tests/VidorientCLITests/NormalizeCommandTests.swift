@@ -21,30 +21,16 @@ enum NormalizeFixture {
     /// A tool's standard output; the test fails when it exits non-zero.
     @discardableResult
     static func tool(_ executable: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "failed: \(executable) \(arguments.joined(separator: " "))")
-        return data
+        let run = try run(executable, arguments)
+        try #require(run.status == 0, "failed: \(executable) \(arguments.joined(separator: " "))")
+        return run.stdout
     }
 
     static func shell(_ command: String) throws { try tool("sh", ["-c", command]) }
 
     /// True when the shell command exits 0; its failure is an answer here, not a test failure.
     static func succeeds(_ command: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? run("sh", ["-c", command]).status) == 0
     }
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }

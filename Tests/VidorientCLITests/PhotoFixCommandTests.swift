@@ -8,14 +8,7 @@ import VidorientTestSupport
 @Suite
 struct PhotoFixCommandTests {
     static func exifOrientation(_ path: String) throws -> Int? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["exiftool", "-s3", "-n", "-Orientation", path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: try run("exiftool", ["-s3", "-n", "-Orientation", path]).stdout, as: UTF8.self)
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
