@@ -14,9 +14,7 @@ enum LoadedObjects {
     /// loader writes them to `LD_DEBUG_OUTPUT.<pid>`, not stderr: FFmpeg's ~140 libraries would
     /// fill the stderr pipe while the test still reads stdout.
     static func of(_ arguments: [String], environment: [String: String] = [:]) throws -> (run: Run, objects: [String]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-ld-debug-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("ld-debug")
         defer { try? FileManager.default.removeItem(at: folder) }
         var environment = environment
         environment["LD_DEBUG"] = "files"
@@ -44,9 +42,7 @@ enum LoadedObjects {
 @Suite struct LazyLibraryTests {
     /// A scratch copy, so that a `fix` (even a dry run) never meets the shared TestMedia file.
     static func copy(_ name: String) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-lazy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("lazy")
         let copy = folder.appendingPathComponent(name).path
         try FileManager.default.copyItem(atPath: Run.media(name), toPath: copy)
         return copy
@@ -80,9 +76,7 @@ enum LoadedObjects {
     }
 
     @Test func pixelsStillLoadFFmpegAndLibheif() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-lazy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("lazy")
         defer { try? FileManager.default.removeItem(at: folder) }
 
         // --deep decodes the first frame, so it needs FFmpeg.
@@ -127,9 +121,7 @@ enum LoadedObjects {
         ("orient-6.heic", "libheif is not installed (/nonexistent/vidorient-no-libraries/libheif.so.1: "),
     ])
     func withoutTheLibrariesPixelsAreOneClearLine(name: String, reason: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "vidorient-lazy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("lazy")
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("thumbnail.png").path
         let run = try Run.vidorient(["thumbnail", Run.media(name), "-o", output], environment: LoadedObjects.missing)
