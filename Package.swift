@@ -118,7 +118,7 @@ let package = Package(
             name: "VidorientTests",
             dependencies: [
                 "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
-                "VidorientTestSupport",
+                "VidorientContent", "VidorientTestSupport",
             ]),
         .testTarget(
             name: "VidorientFixTests",

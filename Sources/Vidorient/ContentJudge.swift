@@ -19,7 +19,7 @@ public struct ContentJudge: Sendable {
 
     public var policy: ContentPolicy
 
-    public init(policy: ContentPolicy = ContentPolicy()) {
+    public init(policy: ContentPolicy = ContentEngine.policy) {
         self.policy = policy
     }
 
