@@ -214,8 +214,8 @@ import VidorientTestSupport
         #expect(run.status == 1)
         #expect(!run.stderr.contains("\r"), "no progress line when stderr is not a terminal")
         let lines = run.stdout.split(separator: "\n")
-        // Folders (TestMedia/content, whose photos are made by its script and git-ignored) hold no
-        // media the audit reads here.
+        // A folder in TestMedia would be walked too; none holds media today, so folders are not
+        // counted as files.
         let media = try FileManager.default.contentsOfDirectory(atPath: Run.media("")).filter { name in
             !name.hasSuffix(".m4a") && !name.hasSuffix(".json") && !name.hasSuffix(".md") && !name.hasSuffix(".py")
                 && !name.hasSuffix(".sh") && !name.hasSuffix(".xmp") && !isFolder(Run.media(name))
