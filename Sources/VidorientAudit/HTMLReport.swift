@@ -161,7 +161,7 @@ public final class HTMLReport {
                 try f.encode(finding.severity.rawValue, forKey: .v)
                 try f.encode(finding.code, forKey: .r)
                 try f.encode(finding.message, forKey: .m)
-                try f.encode(HTMLReport.command(finding.action, path: record.path), forKey: .a)
+                try f.encode(HTMLReport.command(finding.action), forKey: .a)
                 try f.encode(HTMLReport.condition(finding.action), forKey: .n)
             }
             try c.encode(thumbnail, forKey: .t)
@@ -217,13 +217,13 @@ public final class HTMLReport {
             separator: ", ")
     }
 
-    /// The `vidorient …` command of an action, with the path quoted for a POSIX shell; other
+    /// The `vidorient …` command of an action, as the action says it: Core quoted its path once
+    /// (`MediaReport.shellQuoted`), and quoting it again here would undo that (issue 23). Other
     /// actions as they are.
-    static func command(_ action: String?, path: String) -> String? {
+    static func command(_ action: String?) -> String? {
         guard let action else { return nil }
         guard let start = action.firstRange(of: "vidorient ") else { return action }
-        let command = String(action[start.lowerBound...])
-        return command.replacing(path, with: shellQuoted(path))
+        return String(action[start.lowerBound...])
     }
 
     /// What an action says before its command ("if the mirror is unintended"), shown beside it.
@@ -236,10 +236,6 @@ public final class HTMLReport {
         return lead.isEmpty ? nil : String(lead)
     }
 
-    static func shellQuoted(_ text: String) -> String {
-        let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+,:@%".contains($0)) }
-        return safe && !text.isEmpty ? text : "'" + text.replacing("'", with: "'\\''") + "'"
-    }
 }
 
 /// A thumbnail beside the page, written as every output is (`OutputFile`: flushed, then renamed).
