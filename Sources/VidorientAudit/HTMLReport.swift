@@ -13,8 +13,9 @@ public final class HTMLReport {
     public let thumbnailFolder: String?
     private let descriptor: Int32
     private var buffer: [UInt8] = []
-    private var rows = 0
-    private var files = 0
+    /// Files with findings (the page's rows), and files seen.
+    public private(set) var rows = 0
+    public private(set) var files = 0
     private var byCode: [String: Int] = [:]
     private var bySeverity: [String: Int] = [:]
     /// Flagged files to make thumbnails of, by row number, with the turn a content finding
@@ -152,9 +153,9 @@ public final class HTMLReport {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(record.path.pathForDisplay, forKey: .p)  // \xHH for bytes that are not UTF-8 text
             try c.encode(HTMLReport.format(record.path), forKey: .f)
-            try c.encode(record.video?.codec, forKey: .c)
-            try c.encode(record.video.map(HTMLReport.stored), forKey: .s)
-            try c.encode(record.video.map(HTMLReport.displayed), forKey: .d)
+            try c.encode(record.video?.codec ?? record.photo?.codec, forKey: .c)
+            try c.encode(HTMLReport.Shape(record).map(\.stored), forKey: .s)
+            try c.encode(HTMLReport.Shape(record).map(\.displayed), forKey: .d)
             var list = c.nestedUnkeyedContainer(forKey: .x)
             for finding in record.findings {
                 var f = list.nestedContainer(keyedBy: FindingKeys.self)
@@ -195,26 +196,56 @@ public final class HTMLReport {
         return path[path.index(after: dot)...].lowercased()
     }
 
-    /// How the pixels are stored: coded size and shape.
-    static func stored(_ video: VideoReport) -> String {
-        guard let width = video.codedWidth, let height = video.codedHeight else { return "?" }
-        return "\(width)×\(height) " + Layout(width: width, height: height).rawValue
-    }
+    /// A file's picture as stored and as displayed, for the Stored and Displayed columns: a
+    /// video's or a photo's, from the record's report (photos had none before: issue 24).
+    struct Shape {
+        var storedSize: (width: Int, height: Int)?
+        var displayedSize: (width: Int, height: Int)?
+        var rotation: Double?
+        var mirrored: Bool
+        var exifOrientation: Int?
 
-    /// How a viewer shows them: displayed size, shape, and the turn that gets there.
-    static func displayed(_ video: VideoReport) -> String {
-        var text = ""
-        if let width = video.displayWidth, let height = video.displayHeight {
-            text = "\(width)×\(height) " + Layout(width: width, height: height).rawValue
+        init?(_ record: AuditRecord) {
+            if let video = record.video {
+                storedSize = Shape.size(video.codedWidth, video.codedHeight)
+                displayedSize = Shape.size(video.displayWidth, video.displayHeight)
+                rotation = video.rotation
+                mirrored = video.mirrored == true
+                exifOrientation = video.exifOrientation
+            } else if let photo = record.photo {
+                storedSize = Shape.size(photo.storedWidth, photo.storedHeight)
+                displayedSize = Shape.size(photo.displayWidth, photo.displayHeight)
+                rotation = Double(photo.rotation)
+                mirrored = photo.mirrored
+                exifOrientation = photo.exifOrientation
+            } else {
+                return nil
+            }
         }
-        var turn: [String] = []
-        if video.mirrored == true { turn.append("mirrored") }
-        if let rotation = video.rotation, rotation != 0 {
-            turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
+
+        private static func size(_ width: Int?, _ height: Int?) -> (width: Int, height: Int)? {
+            guard let width, let height else { return nil }
+            return (width, height)
         }
-        if let exif = video.exifOrientation { turn.append("orientation \(exif)") }
-        return ([text] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")])).filter { !$0.isEmpty }.joined(
-            separator: ", ")
+
+        private static func describe(_ size: (width: Int, height: Int)) -> String {
+            "\(size.width)×\(size.height) " + Layout(width: size.width, height: size.height).rawValue
+        }
+
+        /// How the pixels are stored: size and shape.
+        var stored: String { storedSize.map(Shape.describe) ?? "?" }
+
+        /// How a viewer shows them: displayed size, shape, and the turn that gets there.
+        var displayed: String {
+            var turn: [String] = []
+            if mirrored { turn.append("mirrored") }
+            if let rotation, rotation != 0 {
+                turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
+            }
+            if let exifOrientation { turn.append("orientation \(exifOrientation)") }
+            return ([displayedSize.map(Shape.describe) ?? ""] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")]))
+                .filter { !$0.isEmpty }.joined(separator: ", ")
+        }
     }
 
     /// The `vidorient …` command of an action, as the action says it: Core quoted its path once
