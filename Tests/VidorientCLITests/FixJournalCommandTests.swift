@@ -102,6 +102,41 @@ struct FixJournalCommandTests {
         #expect(try JournalFixture.snapshot(folder) == original)
     }
 
+    /// `--undo --dry-run` checks every file and writes none; `--undo` run twice says "already
+    /// undone" for a file that is the original again (issue 24: it said "changed since the fix"
+    /// and exited 2), also for a file fixed twice, whose newest fix alone cannot tell.
+    @Test func undoDryRunThenUndoTwice() throws {
+        let folder = try FixFixture.folder("undo-twice")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let once = try FixFixture.copy("orient-6.mp4", to: folder)
+        let twice = try FixFixture.copy("orient-6.jpg", to: folder)
+        let original = try JournalFixture.snapshot(folder)
+        let journal = folder.appendingPathComponent("fixes.jsonl").path
+        #expect(try Run.vidorient(["fix", "--orientation", "8", "--journal", journal, once, twice]).status == 0)
+        #expect(try Run.vidorient(["fix", "--orientation", "3", "--journal", journal, twice]).status == 0)
+        let fixed = try JournalFixture.snapshot(folder)
+
+        let dry = try Run.vidorient(["fix", "--undo", journal, "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stderr == "vidorient: would restore 3, nothing to undo 0, refused 0\n")
+        #expect(
+            dry.stdout.split(separator: "\n").filter { $0.contains(": would restore (") }.count == 3, "\(dry.stdout)")
+        #expect(try JournalFixture.snapshot(folder) == fixed, "a dry run writes nothing")
+
+        let undo = try Run.vidorient(["fix", "--undo", journal])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(undo.stderr == "vidorient: restored 3, nothing to undo 0, refused 0\n")
+        #expect(try JournalFixture.snapshot(folder) == original)
+
+        let again = try Run.vidorient(["fix", "--undo", journal])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr == "vidorient: restored 0, nothing to undo 3, refused 0\n")
+        #expect(
+            again.stdout.split(separator: "\n").filter { $0.contains(": already undone (it is the original") }.count
+                == 3)
+        #expect(try JournalFixture.snapshot(folder) == original)
+    }
+
     /// A file changed after its fix is refused with one line, the others are restored, exit 2.
     @Test func undoRefusesAFileChangedSinceAndGoesOn() throws {
         let folder = try FixFixture.folder("undo-changed")
@@ -289,7 +324,7 @@ struct FixJournalCommandTests {
 
     @Test(arguments: [
         ["--undo", "j.jsonl", "x.mp4"], ["--undo", "j.jsonl", "--reset"], ["--from-audit", "-", "--orientation", "1"],
-        ["--from-audit", "-", "--undo", "j.jsonl"], ["--undo", "j.jsonl", "--dry-run"],
+        ["--from-audit", "-", "--undo", "j.jsonl"], ["--undo", "j.jsonl", "--in-place"],
         ["x.mp4", "--reset", "-o", "y.mp4", "--journal", "j"],
         ["--from-audit", "-", "--jobs", "0"],
     ])
