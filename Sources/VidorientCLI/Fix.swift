@@ -164,10 +164,7 @@ struct Fix: ParsableCommand {
         if fromAudit != nil && dryRun && !jsonOutput.json {
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
         } else if jsonOutput.json {
-            let encoder = JSONText()
-            print(
-                results.count == 1 && fromAudit == nil && files.count == 1
-                    ? try encoder.encode(results[0]) : try encoder.encode(results))
+            try printJSON(results, oneFile: fromAudit == nil && files.count == 1)
         } else {
             let terminal = Terminal.standardOutput
             print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")

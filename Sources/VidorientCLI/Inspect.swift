@@ -8,7 +8,8 @@ struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Report how each file is stored, how it is displayed, and why.",
         discussion: """
-            With --json, one object for one file and an array for several (keys in docs/json.md). \
+            With --json, one object for one file and an array for several (keys in docs/json.md); nothing \
+            on stdout for one file that cannot be read. \
             A file that cannot be read gets one line on stderr; the others are still reported, \
             and the exit status is 2.
             """

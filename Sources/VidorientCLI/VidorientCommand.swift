@@ -41,7 +41,19 @@ enum ExitStatus {
     static let unreadableInput = ExitCode(2)
 }
 
-/// What `inspect` and `fix` share: each file on its own, a failed one reported by `body` (one
+/// The JSON shape of a per-file command (`inspect`, `normalize`, `fix`), the one rule: one file
+/// asked for gives its object, or nothing on stdout when it could not be done (never `[]`, which a
+/// consumer's `jq .video` would fail on); several, or a batch, give the array of those done.
+func printJSON<Result: Encodable>(_ results: [Result], oneFile: Bool) throws {
+    let encoder = JSONText()
+    if oneFile {
+        if let only = results.first { print(try encoder.encode(only)) }
+    } else {
+        print(try encoder.encode(results))
+    }
+}
+
+/// What `inspect` and `normalize` share: each file on its own, a failed one reported by `body` (one
 /// stderr line) and skipped; then JSON (an object for one file, an array for several) or the
 /// human text; exit status 2 when any failed.
 func reportEach<Result: Encodable>(
@@ -49,8 +61,7 @@ func reportEach<Result: Encodable>(
 ) throws {
     let results = files.compactMap(body)
     if json {
-        let encoder = JSONText()
-        print(results.count == 1 && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
+        try printJSON(results, oneFile: files.count == 1)
     } else {
         print(results.map(human).joined(separator: "\n"), terminator: "")
     }

@@ -59,6 +59,16 @@ import VidorientTestSupport
         #expect(array.map { $0["path"] as? String } == [Run.media("orient-3.mp4")])
     }
 
+    /// One file that cannot be read: nothing on stdout, not `[]` (issue 24: `inspect --json
+    /// missing.mp4 | jq .video` failed on an array where one file gives an object).
+    @Test(arguments: [["inspect", "--json"], ["fix", "--json", "--reset", "--dry-run"]])
+    func oneUnreadableFileGivesNoJSONAtAll(command: [String]) throws {
+        let run = try Run.vidorient(command + [Run.media("missing.mp4")])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty, "\(run.stdout)")
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+    }
+
     @Test func reasonsAreSpecific() throws {
         #expect(try Run.vidorient(["inspect", Run.media("bad-empty.mp4")]).stderr.contains("file is empty"))
         #expect(try Run.vidorient(["inspect", Run.media("")]).stderr.contains("is a directory"))
