@@ -115,8 +115,11 @@ struct Fix: ParsableCommand {
             return
         }
         guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
+        // Said first: `fix w.jpg --mirror` is a mirror asked for without its rotation.
+        if mirror && rotate == nil {
+            throw ValidationError("--mirror goes with --rotate (--rotate 0 --mirror: a mirror alone)")
+        }
         guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
-        if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
         if copy != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
         if copy != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
         if copy != nil && journal != nil {

@@ -41,10 +41,11 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
     var exact = false
 
-    @Option(help: "Width in pixels (the height follows the displayed aspect).")
+    // `.unconditional`: `--width -5` is a width (refused as out of range), not a missing value.
+    @Option(parsing: .unconditional, help: "Width in pixels (the height follows the displayed aspect).")
     var width: Int?
 
-    @Option(help: "Height in pixels (the width follows the displayed aspect).")
+    @Option(parsing: .unconditional, help: "Height in pixels (the width follows the displayed aspect).")
     var height: Int?
 
     @Option(

@@ -8,8 +8,9 @@ struct VidorientCommand: ParsableCommand {
         abstract: "Tell which way is up for any video or photo, and act on it.",
         discussion: """
             Orientation is one of the eight EXIF orientations: an optional horizontal mirror, then a \
-            clockwise rotation. Exit status: 0 success, 2 an input could not be read or an output (stdout \
-            included) not written, 64 bad usage or a number out of range.
+            clockwise rotation. Exit status: 0 success, 1 audit found problems (at or above --fail-on), 2 an \
+            input could not be read or an output (stdout included) not written, 64 bad usage or a number out \
+            of range.
             """,
         version: "0.1.0",
         subcommands: [

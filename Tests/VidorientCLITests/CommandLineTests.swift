@@ -309,3 +309,31 @@ private func isFolder(_ path: String) -> Bool {
     var folder: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
 }
+
+/// Usage errors and help that point the right way (issue 24): each said what the user did not
+/// do, or in the wrong tense.
+@Suite struct PointingTheRightWayTests {
+    @Test(arguments: [
+        (["thumbnail", "TestMedia/orient-6.mp4", "--width", "-5", "-o", "x.png"], "--width must be 1-16384"),
+        (["fix", "TestMedia/orient-6.jpg", "--mirror"], "--mirror goes with --rotate"),
+    ])
+    func usageErrorsSayWhatIsWrong(arguments: [String], said: String) throws {
+        let run = try Run.vidorient(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(said), "\(run.stderr)")
+    }
+
+    @Test func theTopLevelHelpListsEveryExitStatus() throws {
+        let help = try Run.vidorient(["--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for status in ["0 success", "1 audit found problems", "2 an input could not be read", "64 bad usage"] {
+            #expect(help.contains(status), "\(status)")
+        }
+    }
+
+    @Test func aDryRunSpeaksOfWhatWouldBe() throws {
+        let run = try Run.vidorient(["normalize", "--dry-run", "--trim", Run.media("orient-6.jpg")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("to change"), "\(run.stdout)")
+        #expect(!run.stdout.contains("changed"), "\(run.stdout)")
+    }
+}
