@@ -37,6 +37,14 @@ public enum Undo {
     /// every check, nothing written.
     public static func undo(_ entry: JournalEntry, write: Writer?) throws(VidorientError) -> Outcome {
         guard let status = fileStatus(entry.path) else { throw .io("it is gone") }
+        // Never through a link the fix did not go through: a symbolic link put in the file's place
+        // since (to a copy of the fixed file elsewhere) leads somewhere the fix never wrote.
+        if let target = entry.target, case let now = SafeWrite.resolved(entry.path), now != target {
+            throw .io(
+                "it is not the file the fix wrote: it leads to '\(now.pathForDisplay)' now, the fix wrote "
+                    + "'\(target.pathForDisplay)' (a symbolic link put in its place?); undo writes only to the files it fixed"
+            )
+        }
         let inverse = entry.edit.inverse
         if entry.status == .writing {
             // Killed between the journal's `writing` line and its `written` one: either state.

@@ -137,6 +137,45 @@ struct FixJournalCommandTests {
         #expect(try JournalFixture.snapshot(folder) == original)
     }
 
+    /// The journal as input (issue 23): a symbolic link put in a fixed file's place, leading to a
+    /// copy of the fixed file, is refused (undo wrote through it before); a file fixed through a
+    /// link from the start is undone through it.
+    @Test func undoNeverWritesThroughALinkTheFixDidNotGoThrough() throws {
+        let folder = try FixFixture.folder("undo-link")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manager = FileManager.default
+        let swapped = try FixFixture.copy("orient-6.jpg", to: folder)
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try manager.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let real = elsewhere.appendingPathComponent("real.jpg").path
+        try manager.copyItem(atPath: Run.media("orient-5.jpg"), toPath: real)
+        let linked = folder.appendingPathComponent("linked.jpg").path
+        try manager.createSymbolicLink(atPath: linked, withDestinationPath: real)
+        let journal = folder.appendingPathComponent("fixes.jsonl").path
+        #expect(try Run.vidorient(["fix", "--orientation", "1", "--journal", journal, swapped, linked]).status == 0)
+        let fixedReal = try FixFixture.contents(real)
+
+        // The fixed file moved away, a link to it left in its place: the same bytes, another file.
+        let moved = elsewhere.appendingPathComponent("moved.jpg").path
+        try manager.moveItem(atPath: swapped, toPath: moved)
+        try manager.createSymbolicLink(atPath: swapped, withDestinationPath: moved)
+        let fixedMoved = try FixFixture.contents(moved)
+
+        let undo = try Run.vidorient(["fix", "--undo", journal])
+        #expect(undo.status == 2)
+        #expect(
+            undo.stderrLines.first?.hasPrefix(
+                "vidorient: could not undo '\(swapped)': it is not the file the fix wrote: it leads to '\(moved)' now")
+                == true, "\(undo.stderr)")
+        #expect(undo.stderrLines.last == "vidorient: restored 1, nothing to undo 0, refused 1")
+        #expect(try FixFixture.contents(moved) == fixedMoved, "nothing written through the new link")
+        #expect(try manager.destinationOfSymbolicLink(atPath: swapped) == moved)
+        // Fixed through its link, undone through it: the file behind it is the original again.
+        #expect(try FixFixture.contents(real) != fixedReal)
+        #expect(try FixFixture.contents(real) == FixFixture.contents(Run.media("orient-5.jpg")))
+        #expect(try manager.destinationOfSymbolicLink(atPath: linked) == real)
+    }
+
     /// A file changed after its fix is refused with one line, the others are restored, exit 2.
     @Test func undoRefusesAFileChangedSinceAndGoesOn() throws {
         let folder = try FixFixture.folder("undo-changed")
