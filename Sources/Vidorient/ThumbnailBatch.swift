@@ -43,7 +43,7 @@ public struct ThumbnailBatch: Sendable {
     /// Expands `inputs` and names each output. Refuses several inputs for one `.file`, and
     /// two inputs named to the same output.
     public init(inputs: [String], destination: Destination, format: ImageFormat, layout: Layout) throws(PlanError) {
-        let (files, notes) = ThumbnailBatch.expand(inputs)
+        let (files, notes) = LibraryWalk.expand(inputs)
         var jobs: [Job] = []
         for (index, file) in files.enumerated() {
             switch destination {
@@ -66,25 +66,6 @@ public struct ThumbnailBatch: Sendable {
         self.notes = notes
         self.format = format
         self.layout = layout
-    }
-
-    /// Files as given, directories walked for media files (the same walk as `audit`). A file
-    /// that is missing or unreadable stays in the list: `make` reports it, in order.
-    public static func expand(_ inputs: [String]) -> (files: [String], notes: [WalkNote]) {
-        var files: [String] = []
-        var notes: [WalkNote] = []
-        let walk = LibraryWalk(options: WalkOptions())
-        for input in inputs {
-            var status = stat()
-            if input.withPathCString({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
-                let found = walk.files([input])
-                files += found.files
-                notes += found.notes
-            } else {
-                files.append(input)
-            }
-        }
-        return (files, notes)
     }
 
     /// What was written for one input.

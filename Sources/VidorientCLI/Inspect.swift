@@ -15,7 +15,10 @@ struct Inspect: ParsableCommand {
             """
     )
 
-    @Argument(help: "Video or photo files.", completion: .file())
+    @Argument(
+        help:
+            "Video or photo files; folders are walked for media as audit walks them; - reads one file from standard input.",
+        completion: .file())
     var files: [String]
 
     @OptionGroup var jsonOutput: JSONOption
@@ -75,6 +78,22 @@ struct Inspect: ParsableCommand {
             }
         }
         let judge = contentOptions.policy.map(ContentJudge.init(policy:))
+        // Folders walked as `audit` walks them; `-` is standard input, spooled to a file (a
+        // pipe cannot seek), reported as `-`.
+        let (inputs, notes) = LibraryWalk.expand(files)
+        var unreadable = false
+        for note in notes where note.kind != .symlinkSkipped {
+            Terminal.warn("could not read '\(note.path)': \(note.reason)")
+            unreadable = true
+        }
+        var spooled: SpooledInput?
+        if inputs.contains("-") {
+            do throws(VidorientError) { spooled = try SpooledInput() } catch {
+                Terminal.warn("could not read standard input: \(error.reason)")
+                throw ExitStatus.unreadableInput
+            }
+        }
+        defer { spooled?.remove() }
         let human: (MediaReport) -> String
         if let fields {
             human = { report in
@@ -86,18 +105,25 @@ struct Inspect: ParsableCommand {
             human = { HumanReport(report: $0, terminal: terminal).text }
         }
         try reportEach(
-            files, json: jsonOutput.json, separator: fields == nil ? "\n" : "", human: human,
+            inputs, oneFile: files.count == 1 && inputs == files, json: jsonOutput.json,
+            separator: fields == nil ? "\n" : "", human: human,
             report: { file in
                 var report: MediaReport
                 do throws(InputError) {
-                    report = try prober.inspect(file)
+                    if file == "-", let spooled {
+                        report = try prober.inspect(spooled.path)
+                        report.path = "-"
+                    } else {
+                        report = try prober.inspect(file)
+                    }
                 } catch {
-                    Terminal.warn(error.description)
+                    Terminal.warn(file == "-" ? "could not read standard input: \(error.reason)" : error.description)
                     return nil
                 }
                 if let judge, let engine {
                     do throws(InputError) {
-                        report.judgeContent(try judge.verdict(file, engine: engine))
+                        report.judgeContent(
+                            try judge.verdict(file == "-" ? spooled?.path ?? file : file, engine: engine))
                     } catch {
                         Terminal.warn("could not judge the content of '\(file)': \(error.reason)")
                         contentFailed = true
@@ -105,7 +131,7 @@ struct Inspect: ParsableCommand {
                 }
                 return report
             })
-        if contentFailed { throw ExitStatus.unreadableInput }
+        if contentFailed || unreadable { throw ExitStatus.unreadableInput }
     }
 }
 

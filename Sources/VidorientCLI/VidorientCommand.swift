@@ -58,12 +58,13 @@ func printJSON<Result: Encodable>(_ results: [Result], oneFile: Bool) throws {
 /// stderr line) and skipped; then JSON (an object for one file, an array for several) or the
 /// human text; exit status 2 when any failed.
 func reportEach<Result: Encodable>(
-    _ files: [String], json: Bool, separator: String = "\n", human: (Result) -> String,
+    _ files: [String], oneFile: Bool? = nil, json: Bool, separator: String = "\n", human: (Result) -> String,
     report body: (String) -> Result?
 ) throws {
     let results = files.compactMap(body)
     if json {
-        try printJSON(results, oneFile: files.count == 1)
+        // A folder given alone is several files, even when it holds one.
+        try printJSON(results, oneFile: oneFile ?? (files.count == 1))
     } else {
         print(results.map(human).joined(separator: separator), terminator: "")
     }

@@ -100,6 +100,26 @@ public struct LibraryWalk {
         self.options = options
     }
 
+    /// The files a per-file command (`inspect`, `thumbnail`) is given: each file as given, each
+    /// directory walked for media as `audit` walks it. A missing or unreadable file stays in the
+    /// list, for the command to report in its place.
+    public static func expand(_ inputs: [String]) -> (files: [String], notes: [WalkNote]) {
+        var files: [String] = []
+        var notes: [WalkNote] = []
+        let walk = LibraryWalk(options: WalkOptions())
+        for input in inputs {
+            var status = stat()
+            if input.withPathCString({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                let found = walk.files([input])
+                files += found.files
+                notes += found.notes
+            } else {
+                files.append(input)
+            }
+        }
+        return (files, notes)
+    }
+
     /// Every file the walk finds, in order, with what it passed over.
     public func files(_ roots: [String]) -> (files: [String], notes: [WalkNote]) {
         var files: [String] = []

@@ -47,9 +47,8 @@ import VidorientTestSupport
         #expect(array.compactMap { ($0["photo"] as? [String: Any])?["exif_orientation"] as? Int } == [5])
     }
 
-    @Test(arguments: ["bad-empty.mp4", "bad-truncated.mp4", "bad-random.mp4", "bad-text.mp4", "", "missing.mp4"])
+    @Test(arguments: ["bad-empty.mp4", "bad-truncated.mp4", "bad-random.mp4", "bad-text.mp4", "missing.mp4"])
     func badInputIsOneLineExitTwoAndTheOthersStillReported(name: String) throws {
-        // "" is the TestMedia folder itself: a directory.
         let bad = Run.media(name)
         let run = try Run.vidorient(["inspect", "--json", bad, Run.media("orient-3.mp4")])
         #expect(run.status == 2)
@@ -71,7 +70,7 @@ import VidorientTestSupport
 
     @Test func reasonsAreSpecific() throws {
         #expect(try Run.vidorient(["inspect", Run.media("bad-empty.mp4")]).stderr.contains("file is empty"))
-        #expect(try Run.vidorient(["inspect", Run.media("")]).stderr.contains("is a directory"))
+        // A folder is walked now (InspectInputsTests), not refused as "is a directory".
         #expect(try Run.vidorient(["inspect", Run.media("missing.mp4")]).stderr.contains("no such file"))
         #expect(try Run.vidorient(["inspect", Run.media("bad-random.mp4")]).stderr.contains("invalid data"))
     }
@@ -375,5 +374,47 @@ private func isFolder(_ path: String) -> Bool {
         #expect(shown[1]?["exif_orientation"] as? Int == 8 && shown[1]?["kind"] as? String == "photo")
         #expect(shown[1]?["rotation"] as? Double == 270 && shown[1]?["mirrored"] as? Bool == false)
         #expect(reports[2]["orientation"] is NSNull)
+    }
+}
+
+/// `inspect` takes what `audit` and `thumbnail` take (issue 24): a folder is walked for media, and
+/// `-` is one file on standard input.
+@Suite struct InspectInputsTests {
+    @Test func aFolderIsWalkedAndAlwaysAnArray() throws {
+        let folder = try scratchFolder("inspect-folder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inner = folder.appendingPathComponent("inner")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-6.mp4"), toPath: inner.appendingPathComponent("a.mp4").path)
+        try Data("not media".utf8).write(to: inner.appendingPathComponent("notes.txt"))
+        let one = try Run.vidorient(["inspect", "--json", folder.path])
+        #expect(one.status == 0, "\(one.stderr)")
+        let reports = try #require(one.json as? [[String: Any]], "a folder is several files, even with one inside")
+        #expect(reports.map { $0["path"] as? String } == [inner.appendingPathComponent("a.mp4").path])
+        let printed = try Run.vidorient(["inspect", "--print", "orientation", folder.path, Run.media("orient-8.jpg")])
+        #expect(printed.stdout == "6\n8\n", "\(printed.stderr)")
+    }
+
+    @Test(arguments: ["orient-7.heic", "orient-5.mp4", "orient-3.png"])
+    func standardInputIsOneFile(name: String) throws {
+        let run = try Run.vidorient(
+            [],
+            prefix: [
+                "sh", "-c", "\"$0\" inspect --print path,orientation,kind - < \"$1\"", Run.binary.path, Run.media(name),
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Run.vidorient(["inspect", "--print", "orientation,kind", Run.media(name)]).stdout
+        #expect(run.stdout == "-\t" + expected)
+        let json = try Run.vidorient(
+            [], prefix: ["sh", "-c", "\"$0\" inspect --json - < \"$1\"", Run.binary.path, Run.media(name)])
+        #expect((json.json as? [String: Any])?["path"] as? String == "-")
+    }
+
+    @Test func emptyStandardInputIsOneLineAndExitTwo() throws {
+        let run = try Run.vidorient([], prefix: ["sh", "-c", "\"$0\" inspect - < /dev/null", Run.binary.path])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderrLines == ["vidorient: could not read standard input: file is empty"], "\(run.stderr)")
     }
 }

@@ -209,6 +209,7 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
         #expect(
             Set(object.keys) == [
                 "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "content", "findings",
+                "orientation",
             ])
         #expect(object["schema_version"] as? Int == 4)
         #expect(object["photo"] is NSNull)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vidorient
 import VidorientCore
+import VidorientIO
 import VidorientTestSupport
 
 /// A contact sheet spaces its tiles by the clip's duration, the stream's when the container
@@ -58,7 +59,7 @@ import VidorientTestSupport
         defer { folder.remove() }
         _ = try folder.copy(TestMedia.path("orient-6.jpg"), as: "a.jpg")
         try Data("text".utf8).write(to: URL(fileURLWithPath: folder.path("notes.txt")))
-        let (files, notes) = ThumbnailBatch.expand([folder.path, folder.path("missing.mp4")])
+        let (files, notes) = LibraryWalk.expand([folder.path, folder.path("missing.mp4")])
         #expect(files == [folder.path("a.jpg"), folder.path("missing.mp4")])
         #expect(notes.isEmpty)
     }
