@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,17 +6,66 @@ import Glibc
 import Musl
 #endif
 
-/// Runs `body` for every index on up to `jobs` threads; each index exactly once.
+/// Runs `body` for every index on up to `jobs` threads; each index exactly once, taken from one
+/// atomic counter (no lock, no wake-up per index).
 public func forEachConcurrently(_ count: Int, jobs: Int, _ body: @Sendable @escaping (Int) -> Void) {
     let next = Atomic<Int>(0)
-    let workers = max(1, min(jobs, count))
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+    let work: @Sendable (Int) -> Void = { _ in
         while true {
             let index = next.add(1, ordering: .relaxed).oldValue
             guard index < count else { return }
             body(index)
         }
     }
+    // This thread is one of the workers, so the work gets done even if no thread can be started.
+    let others = WorkerThreads(count: max(1, min(jobs, count)) - 1, work)
+    work(0)
+    others.join()
+}
+
+/// Threads of our own, each running `body(index)` once, for `index` in `0..<count`.
+///
+/// Not Dispatch's pool: it runs about one block per core, so `--jobs 16` on 2 cores would get 2
+/// workers, and a worker waiting on a disk, a lock or a timeout would leave its core idle.
+public final class WorkerThreads: Sendable {
+    /// How many threads started: fewer than asked only when the system refused a thread.
+    public let started: Int
+    private let threads: Mutex<[pthread_t]>
+
+    public init(count: Int, _ body: @Sendable @escaping (Int) -> Void) {
+        var threads: [pthread_t] = []
+        for index in 0..<max(0, count) {
+            let box = Unmanaged.passRetained(ThreadBody { body(index) }).toOpaque()
+            var thread = pthread_t()
+            let status = pthread_create(
+                &thread, nil,
+                { raw in
+                    Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
+                    return nil
+                }, box)
+            guard status == 0 else {
+                Unmanaged<ThreadBody>.fromOpaque(box).release()
+                break
+            }
+            threads.append(thread)
+        }
+        started = threads.count
+        self.threads = Mutex(threads)
+    }
+
+    /// Waits until every thread has returned.
+    public func join() {
+        let all = threads.withLock { threads in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in all { pthread_join(thread, nil) }
+    }
+}
+
+private final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
 
 /// The number of processors online.
