@@ -379,6 +379,12 @@ private final class Database: @unchecked Sendable {
     }
 
     static func open(_ path: String, warn: @Sendable (String) -> Void) throws(SQLiteError) -> Database {
+        // SQLite is opened here, the first time a cache is (Sources/CSQLite/SQLiteLoader.c).
+        var error = [CChar](repeating: 0, count: 512)
+        guard vo_sqlite_load(&error, error.count) == 0 else {
+            let reason = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw SQLiteError(code: SQLITE_CANTOPEN, reason: reason)
+        }
         try makeParentDirectories(of: path)
         do throws(SQLiteError) {
             return try connect(path)

@@ -110,10 +110,6 @@ enum LibHeif {
     /// Opens libheif once per process; throws why it cannot be used, for `path`'s error line:
     /// `libheif is not installed (libheif.so.1: cannot open shared object file: ...)`.
     static func load(for path: String) throws(InputError) {
-        var error = [CChar](repeating: 0, count: 512)
-        guard vo_libheif_load(&error, error.count) != 0 else { return }
-        throw InputError(
-            path: path,
-            reason: String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        if let reason = OpenedLibrary.libheif.failure { throw InputError(path: path, reason: reason) }
     }
 }

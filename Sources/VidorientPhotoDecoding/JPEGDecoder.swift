@@ -66,6 +66,7 @@ public enum JPEGDecoder {
         let pointer: tjhandle
 
         init() throws(JPEGDecodeError) {
+            if let reason = OpenedLibrary.turbojpeg.failure { throw JPEGDecodeError(reason) }
             guard let pointer = tjInitDecompress() else { throw JPEGDecodeError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }

@@ -130,6 +130,7 @@ public enum JPEGLosslessTransform {
         let pointer: tjhandle
 
         init() throws(JPEGDecodeError) {
+            if let reason = OpenedLibrary.turbojpeg.failure { throw JPEGDecodeError(reason) }
             guard let pointer = tjInitTransform() else { throw JPEGDecodeError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }

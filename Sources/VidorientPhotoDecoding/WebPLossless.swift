@@ -18,6 +18,7 @@ public enum WebPLossless {
     }
 
     public static func decode(_ webp: [UInt8]) throws(WebPError) -> Pixels {
+        if let reason = OpenedLibrary.webp.failure { throw WebPError(reason) }
         var width: Int32 = 0, height: Int32 = 0
         guard WebPGetInfo(webp, webp.count, &width, &height) != 0, width > 0, height > 0 else {
             throw WebPError("libwebp could not read the webp header")
@@ -37,6 +38,7 @@ public enum WebPLossless {
 
     /// A lossless WebP (a simple-format `RIFF`/`VP8L` file) of `pixels`, every RGBA value kept.
     public static func encode(_ pixels: Pixels) throws(WebPError) -> [UInt8] {
+        if let reason = OpenedLibrary.webp.failure { throw WebPError(reason) }
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else { throw WebPError("libwebp version mismatch") }
         config.lossless = 1

@@ -187,7 +187,9 @@ struct Thumbnail: ParsableCommand {
     /// Captions need a font: when none loads, say once why the pictures have no captions.
     static func checkFont() {
         guard FreeTypeFont.system == nil else { return }
-        if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
+        if let reason = FreeTypeFont.unavailable {
+            Terminal.warn("captions need FreeType: \(reason): writing pictures without captions")
+        } else if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
             Terminal.warn(
                 "could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions")
         } else {
