@@ -1,4 +1,5 @@
 import Synchronization
+import VidorientCore
 
 #if canImport(Glibc)
 import Glibc
@@ -68,5 +69,6 @@ private final class ThreadBody: Sendable {
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
 
-/// The number of processors online.
-public var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+/// The processors this process may run on (its affinity mask; `Processors.available`): the
+/// default `--jobs`.
+public var processorCount: Int { Processors.available }
