@@ -78,7 +78,11 @@ let package = Package(
         // runner (tools and the built binary), a seeded random generator, temporary folders.
         .target(name: "VidorientTestSupport", path: "Tests/VidorientTestSupport"),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore", "VidorientTestSupport"]),
-        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
+        .testTarget(
+            name: "VidorientFFmpegTests",
+            dependencies: [
+                "VidorientFFmpeg", "VidorientCore", "VidorientISOBMFF", "VidorientPhotoDecoding", "VidorientTestSupport",
+            ]),
         .testTarget(
             name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore", "VidorientTestSupport"]),
         .testTarget(
