@@ -39,7 +39,7 @@ struct Audit: ParsableCommand {
     @Option(help: "Audit only part K of N, split by a hash of each path: K/N.", transform: Shard.parser(for: "--shard"))
     var shard: Shard?
 
-    @Option(help: "Files probed at once, 1-256 (default: the number of cores).")
+    @Option(help: "Files probed at once, 1-256 (default: the cores this process may use).")
     var jobs: Int?
 
     @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")

@@ -81,7 +81,7 @@ struct Fix: ParsableCommand {
     @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
     var preserveMtime = false
 
-    @Option(help: "Files fixed at once (default: the number of cores).")
+    @Option(help: "Files fixed at once (default: the cores this process may use).")
     var jobs: Int?
 
     @Flag(help: "No progress bar on stderr.")

@@ -27,7 +27,7 @@ struct Report: ParsableCommand {
     @Flag(help: "As-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
     var thumbnails = false
 
-    @Option(help: "Thumbnails made at once (default: the number of cores).")
+    @Option(help: "Thumbnails made at once (default: the cores this process may use).")
     var jobs: Int?
 
     @Flag(help: "No progress line on stderr.")

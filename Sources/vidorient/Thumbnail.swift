@@ -77,7 +77,7 @@ struct Thumbnail: ParsableCommand {
         transform: ContactSheetGrid.parser(for: "--grid"))
     var grid: ContactSheetGrid?
 
-    @Option(help: "Files at once (default: the number of cores).")
+    @Option(help: "Files at once (default: the cores this process may use).")
     var jobs: Int?
 
     @Flag(help: "Print what was written as JSON.")

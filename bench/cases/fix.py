@@ -59,7 +59,7 @@ EXIF = "exiftool -Rotation=90 -overwrite_original"
 GROUPS = [{
     "title": f"Fixing a {MIB} MiB file", "ref": EXIF, "after": rotated, "written": True,
     "before": f"sh -c '{B}/fix-in-place {BIG} reset && rm -f {REMUX} && sync'",
-    "targets": [("ratio", "vidorient fix --rotate 90 --in-place", EXIF, 0.01)],
+    "targets": [("ratio", "vidorient fix --rotate 90 --in-place", EXIF, round(1 / 300, 5))],
     "commands": {
         "vidorient fix --rotate 90": f"{{vidorient}} fix {BIG} --rotate 90",
         "vidorient fix --rotate 90 --in-place": f"{{vidorient}} fix {BIG} --rotate 90 --in-place",
