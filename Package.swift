@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "VidorientAudit", targets: ["VidorientAudit"]),
         .library(name: "VidorientText", targets: ["VidorientText"]),
         .library(name: "VidorientFix", targets: ["VidorientFix"]),
+        // The content engine (dlib, OpenCV's DNN module), a shared library of its own that the
+        // program opens on first use (CContentEngine); no target links it.
+        .library(name: "VidorientContentEngine", type: .dynamic, targets: ["VidorientContentEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -26,6 +29,19 @@ let package = Package(
         .target(name: "CLibraryLoader"),
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         .target(name: "CLibHeif", dependencies: ["CLibraryLoader"]),
+        // The content engine's C surface, and the trampolines that open libVidorientContentEngine.so
+        // (and with it dlib and OpenCV) the first time content is judged.
+        .target(name: "CContentEngine", dependencies: ["CLibraryLoader"]),
+        // The content engine itself: C++ over dlib's HOG face detector and OpenCV's DNN module,
+        // owning every C++ object behind vidorient_content.h. Linked with -static-stdlib so that
+        // the library needs no Swift runtime (it holds no Swift; see ContentEngine.cpp).
+        .target(
+            name: "VidorientContentEngine",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-O2"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
+                .linkedLibrary("dlib"), .unsafeFlags(["-static-stdlib"]),
+            ]),
         // libjpeg-turbo's TurboJPEG API: DCT-scaled decoding, lossless transforms.
         .target(name: "CTurboJPEG", dependencies: ["CLibraryLoader"]),
         // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`).
@@ -47,7 +63,8 @@ let package = Package(
         .target(
             name: "VidorientFFmpeg",
             dependencies: [
-                "VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding", "VidorientText", "CFFmpeg",
+                "VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding", "VidorientText",
+                "VidorientContent", "CFFmpeg",
             ]),
         // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
         .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
@@ -59,10 +76,15 @@ let package = Package(
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
         // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
         .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG", "CWebP"]),
+        // Judges which way is up from the pixels: owns the content engine, turns its faces and
+        // scene features into Core's ContentEvidence. No FFmpeg: it is given pictures.
+        .target(name: "VidorientContent", dependencies: ["VidorientCore", "CContentEngine"]),
         // Walks a library, probes files in parallel, applies the audit rules, writes the results.
         .target(
             name: "VidorientAudit",
-            dependencies: ["VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "CSQLite"]),
+            dependencies: [
+                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "VidorientContent", "CSQLite",
+            ]),
         // What a fix leaves behind and how it is taken back: the journal, its checksums, undo, and
         // the fixes an audit suggests. No FFmpeg: it works on bytes and `FileEdit`s.
         .target(name: "VidorientFix", dependencies: ["VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "CZlib"]),
@@ -71,7 +93,7 @@ let package = Package(
             name: "vidorient",
             dependencies: [
                 "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit", "VidorientText", "VidorientFix",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "VidorientContent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // What every test target shares: TestMedia and its manifest, ../shared/media, the process
@@ -81,7 +103,8 @@ let package = Package(
         .testTarget(
             name: "VidorientFFmpegTests",
             dependencies: [
-                "VidorientFFmpeg", "VidorientCore", "VidorientISOBMFF", "VidorientPhotoDecoding", "VidorientTestSupport",
+                "VidorientFFmpeg", "VidorientContent", "VidorientCore", "VidorientISOBMFF", "VidorientPhotoDecoding",
+                "VidorientTestSupport",
             ]),
         .testTarget(
             name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore", "VidorientTestSupport"]),
@@ -95,10 +118,11 @@ let package = Package(
         // Runs the built `vidorient` binary end to end.
         .testTarget(
             name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "VidorientContentEngine" {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

@@ -39,7 +39,7 @@ root="$out/deb/root"
 rm -rf "$out/deb"
 mkdir -p "$root/DEBIAN"
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr >/dev/null
-strip --strip-unneeded "$root/usr/bin/vidorient"
+strip --strip-unneeded "$root/usr/bin/vidorient" "$root/usr/lib/vidorient/libVidorientContentEngine.so"
 gzip -9n "$root"/usr/share/man/man1/*.1
 
 # dpkg-shlibdeps reads debian/control from the directory it runs in: give it a minimal one.
@@ -73,6 +73,16 @@ for library in "${OPENED[@]}"; do
   depends="$depends, $entry"
 done
 
+# The content engine links dlib and OpenCV; it is opened only for --content, so its libraries are
+# recommended, not required: without them --content says so in one line and nothing else changes.
+recommends=$(cd "$shlib" && dpkg-shlibdeps -O "$OLDPWD/$root/usr/lib/vidorient/libVidorientContentEngine.so" 2>/dev/null \
+  | sed -n 's/^shlibs:Depends=//p' | tr ',' '\n' | sed 's/^ *//' | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)( |$)' \
+  | paste -sd, - | sed 's/,/, /g')
+if [ -z "$recommends" ]; then
+  echo "build-deb: dpkg-shlibdeps found no libraries for the content engine" >&2
+  exit 1
+fi
+
 maintainer=$(git log -1 --format='%an <%ae>' 2>/dev/null || echo "vidorient maintainers <root@localhost>")
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: vidorient
@@ -81,7 +91,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: fonts-dejavu-core
+Recommends: fonts-dejavu-core, $recommends
 Section: video
 Priority: optional
 Description: tell which way is up for any video or photo, and act on it

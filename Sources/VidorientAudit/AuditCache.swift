@@ -1,6 +1,7 @@
 import CSQLite
 import FoundationEssentials
 import Synchronization
+import VidorientContent
 import VidorientCore
 
 #if canImport(Glibc)
@@ -15,8 +16,8 @@ import Musl
 public enum AuditRules {
     // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`;
     // 4: findings carry `suggested_fix`; 5: movies described by the box layer (the first sample's
-    // SEI included) and `box-layer-unreadable`.
-    public static let version = 5
+    // SEI included) and `box-layer-unreadable`; 6: the content verdict (`--content`) and its findings.
+    public static let version = 6
 }
 
 /// What identifies one state of a file without reading it: if none of these changed, its bytes
@@ -137,12 +138,9 @@ public final class AuditCache: Sendable {
     /// that changes what a record says (a check of the pictures' content, say) adds its word here,
     /// and its rows then stand apart from the others.
     public static func optionsKey(_ options: AuditOptions, rulesVersion: Int = AuditRules.version) -> String {
-        let components: [(name: String, value: String)] = [
-            ("rules", String(rulesVersion)),
-            ("schema", String(MediaReport.currentSchemaVersion)),
-            ("deep", options.deep ? "1" : "0"),
-        ]
-        return components.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+        "rules=\(rulesVersion);schema=\(MediaReport.currentSchemaVersion);deep=\(options.deep ? 1 : 0)"
+            // A content verdict depends on its threshold and on the network and head that measured it.
+            + (options.content.map { ";content=\($0.threshold),\(ContentEngine.identity)" } ?? "")
     }
 
     /// A reader for one worker thread: its own connection, its own batch of rows to store.
@@ -253,7 +251,9 @@ public final class AuditCache: Sendable {
             let rows = pending
             let optionsKey = self.optionsKey
             let written: Void? = cache.withDatabase { database throws(SQLiteError) in
-                for row in rows { try database.store(row.path, optionsKey: optionsKey, key: row.key, result: row.result) }
+                for row in rows {
+                    try database.store(row.path, optionsKey: optionsKey, key: row.key, result: row.result)
+                }
                 try database.commit()
             }
             if written != nil { counters.stored += rows.count }

@@ -1,4 +1,5 @@
 import Synchronization
+public import VidorientContent
 public import VidorientCore
 import VidorientFFmpeg
 import VidorientISOBMFF
@@ -23,6 +24,8 @@ public struct AuditOptions: Sendable {
     public var failOn: Severity = .warning
     /// Results kept between runs: an unchanged file is answered without being opened.
     public var cache: AuditCache?
+    /// Judge each file's pixels too (`--content`): the content verdict and its findings.
+    public var content: ContentPolicy?
 
     public init() {}
 }
@@ -34,6 +37,8 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var video: VideoReport?
     public var photo: PhotoReport?
     public var findings: [Finding]
+    /// The content verdict, with `--content`; nil otherwise.
+    public var content: ContentVerdict?
     /// The record's exact JSON line when it went through the audit cache (replayed from it, or
     /// just stored in it): writers write it instead of encoding the record again, byte for byte.
     /// Not part of the record's value; reset it (`CachedLine()`) after changing a record.
@@ -47,9 +52,10 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         self.findings = findings
     }
 
-    /// The record of a report: its video or photo, and its findings.
+    /// The record of a report: its video or photo, its findings and its content verdict.
     public init(_ report: MediaReport) {
         self.init(path: report.path, video: report.video, photo: report.photo, findings: report.findings)
+        self.content = report.content
     }
 
     /// The codes that mean the file itself could not be probed.
@@ -58,7 +64,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var isUnreadable: Bool { findings.contains { AuditRecord.unreadableCodes.contains($0.code) } }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings
+        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings, content
     }
 
     // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
@@ -69,6 +75,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         video = try c.decodeIfPresent(VideoReport.self, forKey: .video)
         photo = try c.decodeIfPresent(PhotoReport.self, forKey: .photo)
         findings = try c.decode([Finding].self, forKey: .findings)
+        content = try c.decodeIfPresent(ContentVerdict.self, forKey: .content)
     }
 
     // Hand-written for `path_bytes`, a key computed from the path.
@@ -80,6 +87,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         try c.encode(video, forKey: .video)
         try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
+        try c.encode(content, forKey: .content)
     }
 }
 
@@ -320,17 +328,9 @@ public struct Auditor: Sendable {
     /// cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
         do {
-            let format = try PhotoReader.format(of: path)
-            if !options.deep, format.isPhoto {
-                return AuditRecord(MediaReport(photo: try PhotoReader.read(path: path, format: format)))
-            }
-            if !options.deep, format == .movie, let probe = movieProbe(path) {
-                return AuditRecord(MediaReport(probe: probe))
-            }
-            // Not a movie, --deep, or boxes the box layer could not read: FFmpeg's reading, which
-            // for a movie carries the box layer's reason as a `box-layer-unreadable` finding.
-            let prober = Prober(timeout: options.timeout, decodesFirstFrame: options.deep)
-            return AuditRecord(format == .movie ? MediaReport(probe: try prober.probe(path)) : try prober.inspect(path))
+            var report = try Auditor.report(path, options: options)
+            if let policy = options.content { judgeContent(&report, policy: policy) }
+            return AuditRecord(report)
         } catch {
             let timedOut = error.reason.hasPrefix("timed out")
             return AuditRecord(
@@ -343,6 +343,54 @@ public struct Auditor: Sendable {
         }
     }
 }
+
+extension Auditor {
+    /// What `inspect` would say of the file, read as cheaply as the options allow.
+    fileprivate static func report(_ path: String, options: AuditOptions) throws(InputError) -> MediaReport {
+        let format = try PhotoReader.format(of: path)
+        if !options.deep, format.isPhoto {
+            return MediaReport(photo: try PhotoReader.read(path: path, format: format))
+        }
+        if !options.deep, format == .movie, let probe = movieProbe(path) {
+            return MediaReport(probe: probe)
+        }
+        // Not a movie, --deep, or boxes the box layer could not read: FFmpeg's reading, which
+        // for a movie carries the box layer's reason as a `box-layer-unreadable` finding.
+        let prober = Prober(timeout: options.timeout, decodesFirstFrame: options.deep)
+        return format == .movie ? MediaReport(probe: try prober.probe(path)) : try prober.inspect(path)
+    }
+
+    /// The pixels' verdict and its findings; pixels that cannot be judged (a file whose tags read
+    /// but whose picture does not decode) are a `content-unreadable` finding, the rest of the
+    /// record kept.
+    fileprivate static func judgeContent(_ report: inout MediaReport, policy: ContentPolicy) {
+        guard report.video != nil || report.photo != nil else { return }
+        do {
+            let verdict = try contentEngines.withEngine(for: report.path) { engine throws(InputError) in
+                try ContentJudge(policy: policy).verdict(report.path, engine: engine)
+            }
+            report.judgeContent(verdict)
+        } catch {
+            report.findings.append(
+                Finding(
+                    code: "content-unreadable", severity: .warning,
+                    message: "the pixels could not be judged: \(error.reason)"))
+        }
+    }
+}
+
+extension Auditor {
+    /// Makes sure content can be judged here before a run with `content` starts, so that a missing
+    /// engine or model is one line, not one finding per file: loads the engine and makes the first
+    /// one, and gives OpenCV one thread per pass when several workers judge at once.
+    public static func prepareContent(jobs: Int) throws(ContentUnavailable) {
+        try ContentEngine.setThreadsPerPass(jobs > 1 ? 1 : processorCount)
+        contentEngines.add(try ContentEngine())
+    }
+}
+
+/// The engines every audit in this process judges content with, one per worker at a time.
+private let contentEngines = ContentEnginePool()
 
 /// A movie from its boxes alone: the whole description (the codec's SEI included) when the box
 /// layer can give it, else what the headers say (enough for the orientation: a fragmented file,
@@ -417,7 +465,8 @@ private struct RunOutput: @unchecked Sendable {
         lastProgress = now
         progress(
             AuditProgress(
-                done: summary.files, found: max(found, summary.files), walkFinished: walkFinished, seconds: now - start))
+                done: summary.files, found: max(found, summary.files), walkFinished: walkFinished, seconds: now - start)
+        )
     }
 
     mutating func take(_ walkNote: WalkNote) {

@@ -22,8 +22,10 @@ public final class HTMLReport {
     private var files = 0
     private var byCode: [String: Int] = [:]
     private var bySeverity: [String: Int] = [:]
-    /// Flagged files to make thumbnails of, by row number.
+    /// Flagged files to make thumbnails of, by row number, with the turn a content finding
+    /// suggests (a third picture, "as suggested").
     public private(set) var thumbnailPaths: [String] = []
+    private var suggestedTurns: [Int?] = []
     private let encoder = JSONText(pretty: false)
 
     /// Creates the page. Fails with one line when the folder is missing or not writable.
@@ -60,6 +62,7 @@ public final class HTMLReport {
         if thumbnailFolder != nil, !record.isUnreadable {
             thumbnail = thumbnailPaths.count
             thumbnailPaths.append(record.path)
+            suggestedTurns.append(HTMLReport.suggestedTurn(record))
         } else {
             thumbnail = nil
         }
@@ -115,6 +118,7 @@ public final class HTMLReport {
         guard let folder = thumbnailFolder, !thumbnailPaths.isEmpty else { return 0 }
         _ = folder.withPathCString { mkdir($0, 0o755) }
         let paths = thumbnailPaths
+        let turns = suggestedTurns
         let done = Atomic<Int>(0)
         let failures = Atomic<Int>(0)
         forEachConcurrently(paths.count, jobs: jobs) { index in
@@ -122,7 +126,11 @@ public final class HTMLReport {
                 let frame = try Thumbnailer().frame(
                     paths[index], request: ThumbnailRequest(width: width, height: width))
                 // `stored` is at the displayed picture's scale already.
-                for (picture, suffix) in [(frame.stored, "s"), (frame.picture, "d")] {
+                var pictures = [(frame.stored, "s"), (frame.picture, "d")]
+                if let turn = turns[index], let orientation = Orientation(rotation: turn, mirrored: false) {
+                    pictures.append((frame.picture.oriented(orientation), "u"))
+                }
+                for (picture, suffix) in pictures {
                     let bytes = try ImageFormat.jpg.encode(picture, quality: 80)
                     try writeFile(folder + "/\(index)-\(suffix).jpg", bytes)
                 }
@@ -144,7 +152,7 @@ public final class HTMLReport {
             self.thumbnail = thumbnail
         }
 
-        enum Keys: String, CodingKey { case p, f, c, s, d, x, t }
+        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u }
         enum FindingKeys: String, CodingKey { case v, r, m, a, n }
 
         // Hand-written: a different shape (one-letter keys, values computed from the record).
@@ -165,6 +173,7 @@ public final class HTMLReport {
                 try f.encode(HTMLReport.condition(finding.action), forKey: .n)
             }
             try c.encode(thumbnail, forKey: .t)
+            try c.encode(HTMLReport.suggestedTurn(record), forKey: .u)
         }
     }
 
@@ -178,6 +187,14 @@ public final class HTMLReport {
         enum CodingKeys: String, CodingKey {
             case files, flagged, byCode = "by_code", bySeverity = "by_severity", thumbnails
         }
+    }
+
+    /// The clockwise turn a content finding suggests (`content-sideways`, `content-upside-down`).
+    static func suggestedTurn(_ record: AuditRecord) -> Int? {
+        guard record.findings.contains(where: { $0.code.hasPrefix("content-") && $0.code != "content-unreadable" }),
+            let turn = record.content?.turnNeeded, turn != 0
+        else { return nil }
+        return turn
     }
 
     /// The file's kind as its name says (`mp4`, `mov`, `jpg`…).

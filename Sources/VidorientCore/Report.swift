@@ -4,7 +4,7 @@
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
     /// Bumped when a key changes meaning or disappears; new keys do not bump it.
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
 
     public var schemaVersion: Int
     /// The path as given.
@@ -18,6 +18,8 @@ public struct MediaReport: Sendable, Hashable, Codable {
     /// A photo's orientation; nil for videos and audio.
     public var photo: PhotoReport?
     public var findings: [Finding]
+    /// Which way the pixels say is up (`--content`); nil when not asked.
+    public var content: ContentVerdict?
 
     public init(
         path: String, format: FormatReport, streams: [StreamReport], video: VideoReport?, photo: PhotoReport? = nil,
@@ -34,6 +36,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", path, pathBytes = "path_bytes", format, streams, video, photo, findings
+        case content
     }
 
     // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
@@ -46,6 +49,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
         video = try c.decodeIfPresent(VideoReport.self, forKey: .video)
         photo = try c.decodeIfPresent(PhotoReport.self, forKey: .photo)
         findings = try c.decode([Finding].self, forKey: .findings)
+        content = try c.decodeIfPresent(ContentVerdict.self, forKey: .content)
     }
 
     // Hand-written for `path_bytes`, a key computed from the path.
@@ -59,6 +63,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
         try c.encode(video, forKey: .video)
         try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
+        try c.encode(content, forKey: .content)
     }
 }
 
@@ -374,7 +379,8 @@ public struct Finding: Sendable, Hashable, Codable {
 /// A fix as `vidorient fix` takes it: `--orientation N`, and `--reset-movie-matrix` for a movie
 /// whose `mvhd` matrix is not the identity. In JSON `{"orientation": 6, "reset_movie_matrix": false}`.
 public struct SuggestedFix: Sendable, Hashable, Codable {
-    /// The EXIF orientation (1-8) the file is to show: the one it shows now.
+    /// The EXIF orientation (1-8) the file is to show: the one it shows now, for the findings
+    /// about how it is stored; the upright one, for the content findings (`content-sideways`).
     public var orientation: Int
     public var resetMovieMatrix: Bool
 

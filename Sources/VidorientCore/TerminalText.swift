@@ -33,3 +33,14 @@ extension String {
 extension Unicode.Scalar {
     fileprivate var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }
+
+extension Double {
+    /// The number rounded to `decimals` places, without a trailing `.0`: `0.998`, `12.5`, `3`.
+    public func text(decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        var text = String((self * scale).rounded() / scale)
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VidorientAudit
+import VidorientContent
 import VidorientCore
 import VidorientFFmpeg
 
@@ -47,6 +48,8 @@ struct Audit: ParsableCommand {
 
     @Flag(help: "Decode each video's first frame (finds H.264/HEVC orientation SEI): slower.")
     var deep = false
+
+    @OptionGroup var contentOptions: ContentOptions
 
     @Option(
         help: "Exit 1 when a finding is at or above this severity: error, warning or info (default: warning).",
@@ -125,6 +128,13 @@ struct Audit: ParsableCommand {
         options.timeout = timeout
         options.deep = deep
         options.failOn = failOn
+        if let policy = contentOptions.policy {
+            do throws(ContentUnavailable) { try Auditor.prepareContent(jobs: options.jobs) } catch {
+                Terminal.warn("content cannot be judged: \(error)")
+                throw ExitStatus.unreadableInput
+            }
+            options.content = policy
+        }
         if cache || cachePath != nil {
             if let path = cachePath ?? AuditCache.defaultPath {
                 // The page needs each flagged file's video object, which hits otherwise skip.

@@ -1,4 +1,6 @@
 import ArgumentParser
+import VidorientAudit
+import VidorientContent
 import VidorientCore
 import VidorientFFmpeg
 
@@ -24,6 +26,8 @@ struct Inspect: ParsableCommand {
     @Flag(help: "Decode the first video frame (H.264/HEVC SEI is otherwise read without decoding).")
     var deep = false
 
+    @OptionGroup var contentOptions: ContentOptions
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file to inspect") }
     }
@@ -37,16 +41,40 @@ struct Inspect: ParsableCommand {
             }
         }
         let terminal = Terminal.standardOutput
+        // --content: one engine for every file, OpenCV's threads on every core for each pass.
+        var engine: ContentEngine?
+        var contentFailed = false
+        if contentOptions.policy != nil {
+            do throws(ContentUnavailable) {
+                try ContentEngine.setThreadsPerPass(processorCount)
+                engine = try ContentEngine()
+            } catch {
+                Terminal.warn("content cannot be judged: \(error)")
+                contentFailed = true
+            }
+        }
+        let judge = contentOptions.policy.map(ContentJudge.init(policy:))
         try reportEach(
             files, json: json, human: { HumanReport(report: $0, terminal: terminal).text },
             report: { file in
+                var report: MediaReport
                 do throws(InputError) {
-                    return try prober.inspect(file)
+                    report = try prober.inspect(file)
                 } catch {
                     Terminal.warn(error.description)
                     return nil
                 }
+                if let judge, let engine {
+                    do throws(InputError) {
+                        report.judgeContent(try judge.verdict(file, engine: engine))
+                    } catch {
+                        Terminal.warn("could not judge the content of '\(file)': \(error.reason)")
+                        contentFailed = true
+                    }
+                }
+                return report
             })
+        if contentFailed { throw ExitStatus.unreadableInput }
     }
 }
 
@@ -96,6 +124,7 @@ struct HumanReport {
                     + (location.altitude.map { ", \(fixed($0, 1)) m" } ?? ""))
         }
         for stream in report.streams { row("stream \(stream.index)", describe(stream).escapingControlCharacters) }
+        if let content = report.content { row("content", contentLine(content)) }
         for finding in report.findings {
             let style: Terminal.Style =
                 finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)
@@ -201,14 +230,7 @@ struct HumanReport {
         value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : fixed(value, 4)
     }
 
-    private func fixed(_ value: Double, _ digits: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        var text = String(rounded)
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        return text
-    }
+    private func fixed(_ value: Double, _ digits: Int) -> String { value.text(decimals: digits) }
 }
 
 extension String {

@@ -228,7 +228,8 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
             let line = jsonl.record(record, first: false)
             #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == ["schema_version", "path", "path_bytes", "video", "photo", "findings"])
+            #expect(
+                Set(object.keys) == ["schema_version", "path", "path_bytes", "video", "photo", "content", "findings"])
         }
         // JSON: one document whatever the number of files.
         let json = AuditWriter(format: .json)

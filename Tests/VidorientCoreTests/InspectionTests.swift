@@ -208,9 +208,9 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
             try JSONSerialization.jsonObject(with: Data(JSONText().encode(r).utf8)) as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "findings",
+                "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "content", "findings",
             ])
-        #expect(object["schema_version"] as? Int == 3)
+        #expect(object["schema_version"] as? Int == 4)
         #expect(object["photo"] is NSNull)
         let video = try #require(object["video"] as? [String: Any])
         for key in [

@@ -142,8 +142,10 @@ enum LoadedObjects {
         let cases: [(arguments: [String], opens: Set<String>, loadsFFmpeg: Bool)] = [
             (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")], ["libturbojpeg"], true),
             (["thumbnail", "--grid", "2x1", Run.media("orient-6.mp4"), "-o", out("sheet.png")], ["libfreetype"], true),
-            (["audit", "--jsonl", "--no-progress", "--cache-path", out("cache.sqlite"), Run.media("orient-6.jpg")],
-             ["libsqlite3"], false),
+            (
+                ["audit", "--jsonl", "--no-progress", "--cache-path", out("cache.sqlite"), Run.media("orient-6.jpg")],
+                ["libsqlite3"], false
+            ),
             (["normalize", Run.media("orient-6.webp"), "-o", out("upright.webp")], ["libwebp"], false),
         ]
         for (arguments, opens, loadsFFmpeg) in cases {

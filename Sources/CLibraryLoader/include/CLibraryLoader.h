@@ -18,4 +18,9 @@ void *vo_library_open(const char *soname, char *error, size_t length);
 // The address of `name` in `library`; on failure NULL, with "<soname> has no <name>" in `error`.
 void *vo_library_symbol(void *library, const char *soname, const char *name, char *error, size_t length);
 
+// Opens one of vidorient's own libraries (the content engine), which ships beside the program:
+// from VIDORIENT_LIBRARY_DIR when that is set, else from the program's own directory (a build
+// folder), else from ../lib/vidorient beside it (an install), else by the loader's search path.
+void *vo_library_open_private(const char *name, char *error, size_t length);
+
 #endif

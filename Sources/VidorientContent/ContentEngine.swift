@@ -1,0 +1,217 @@
+import CContentEngine
+import Synchronization
+public import VidorientCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why content cannot be judged here: the engine's library, dlib or OpenCV, or the scene model
+/// is missing. One line, for the file's error line or the command's.
+public struct ContentUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+/// The scene network's file: EfficientNet-Lite0 as ONNX, made from its PyPI package by
+/// `models/make-scene-model.py` (at setup in a checkout, by `make install` for an install).
+public enum SceneModel {
+    public static let fileName = "scene-efficientnet-lite0.onnx"
+    /// The converter's output is the same bytes every time; another size is another network,
+    /// which the upright head was not trained on.
+    public static let byteCount = 18_543_668
+
+    /// Where the model is looked for, first match wins: `$VIDORIENT_MODEL_DIR`; `../share/vidorient`
+    /// beside the program (an install); `.build-models` in the program's folder or one above it
+    /// (a checkout: the program is in `.build/<triple>/<configuration>`).
+    public static func candidates(
+        environment: String? = ProcessEnvironment.value("VIDORIENT_MODEL_DIR"),
+        programFolder: String? = ProcessEnvironment.programFolder
+    ) -> [String] {
+        if let environment, !environment.isEmpty { return [environment + "/" + fileName] }
+        guard let programFolder else { return [] }
+        var places = [programFolder + "/../share/vidorient/" + fileName]
+        var folder = programFolder
+        for _ in 0..<5 {
+            places.append(folder + "/.build-models/" + fileName)
+            folder += "/.."
+        }
+        return places
+    }
+
+    /// The first candidate that is a regular file of the expected size.
+    public static func locate() throws(ContentUnavailable) -> String {
+        let places = candidates()
+        var found: [String] = []
+        for place in places {
+            var status = stat()
+            guard place.withPathCString({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                continue
+            }
+            if Int(status.st_size) == byteCount { return place }
+            found.append("\(place) has \(status.st_size) bytes, not \(byteCount)")
+        }
+        if let wrong = found.first {
+            throw ContentUnavailable("the content model is not the one vidorient was trained with (\(wrong))")
+        }
+        throw ContentUnavailable(
+            "the content model is not installed (no \(fileName) in $VIDORIENT_MODEL_DIR, ../share/vidorient or "
+                + ".build-models; run models/make-scene-model.py)")
+    }
+}
+
+/// The process's environment and its program's folder, read once.
+public enum ProcessEnvironment {
+    public static func value(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    /// The folder of the running program (`/proc/self/exe`), symbolic links resolved.
+    public static let programFolder: String? = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(pathBytes: buffer[0..<count].map { UInt8(bitPattern: $0) })
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }()
+}
+
+/// dlib's faces and the scene network's say on one picture, with the upright head applied. Owns
+/// one engine of libVidorientContentEngine.so, which one thread uses at a time: a batch gives each
+/// worker its own (`ContentEnginePool`); hence `@unchecked Sendable`, to pass it to that worker.
+public final class ContentEngine: @unchecked Sendable {
+    /// The longest side faces are looked for at (the picture is scaled down to it first), and the
+    /// detector's upsampling: together they set the smallest face found (about 40 px at upsample 1).
+    public static let faceSide = UprightHead.faceSide
+    public static let faceUpsample = UprightHead.faceUpsample
+    /// The side of the square the scene network is shown, and whether its mirror image is shown
+    /// too (the two scores averaged): what the upright head was fitted for.
+    public static let sceneSide = UprightHead.sceneSide
+    public static let sceneMirror = UprightHead.sceneMirror
+    /// The verdict's numbers, chosen with the head; `threshold` is the default `--content-threshold`.
+    public static let policy = UprightHead.policy
+
+    /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
+    /// A cached verdict with another identity is stale.
+    public static let identity = "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)"
+
+    private let engine: OpaquePointer
+
+    /// Loads the engine's library (once per process) and the scene model.
+    public init() throws(ContentUnavailable) {
+        try ContentEngine.loadLibrary()
+        let model = try SceneModel.locate()
+        var error = [CChar](repeating: 0, count: 600)
+        guard let engine = model.withPathCString({ vo_content_engine_create($0, &error, error.count) }) else {
+            throw ContentUnavailable("the content model cannot be read (\(ContentEngine.text(error)))")
+        }
+        self.engine = engine
+    }
+
+    deinit { vo_content_engine_destroy(engine) }
+
+    /// Opens libVidorientContentEngine.so, and with it dlib and OpenCV, once per process.
+    public static func loadLibrary() throws(ContentUnavailable) {
+        var error = [CChar](repeating: 0, count: 600)
+        guard vo_content_load(&error, error.count) != 0 else { return }
+        throw ContentUnavailable(text(error))
+    }
+
+    /// How many threads OpenCV may use inside one pass of the scene network, for the whole
+    /// process: all cores for one file, 1 when each worker has its own engine.
+    public static func setThreadsPerPass(_ threads: Int) throws(ContentUnavailable) {
+        try loadLibrary()
+        vo_content_set_threads(Int32(clamping: threads))
+    }
+
+    /// The evidence of one picture as displayed: faces and scene in each of its four quarter turns.
+    public func evidence(of picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> ContentEvidence {
+        var turns: [ContentEvidence.Turn] = []
+        for k in 0..<4 {
+            let turned = k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!)
+            let faces = try faces(in: turned, floor: policy.faceFloor)
+            let scene = try sceneLogit(of: turned)
+            turns.append(ContentEvidence.Turn(faces: faces, scene: scene))
+        }
+        return ContentEvidence(turns: turns)
+    }
+
+    /// The score of every face at `floor` or above, best first.
+    public func faces(in picture: Picture, floor: Double) throws(ContentUnavailable) -> [Double] {
+        var found = [vo_content_face](repeating: vo_content_face(), count: 64)
+        var error = [CChar](repeating: 0, count: 600)
+        let count = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_faces(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                Int32(ContentEngine.faceSide), Int32(ContentEngine.faceUpsample), Float(floor), &found,
+                Int32(found.count), &error, error.count)
+        }
+        guard count >= 0 else { throw ContentUnavailable("face detection failed (\(ContentEngine.text(error)))") }
+        return found.prefix(Int(count)).map { Double($0.score) }
+    }
+
+    /// The upright head's score for the picture (averaged with its mirror image's, `sceneMirror`).
+    public func sceneLogit(of picture: Picture) throws(ContentUnavailable) -> Double {
+        let length = Int(VO_CONTENT_FEATURES)
+        let passes = ContentEngine.sceneMirror ? 2 : 1
+        var features = [Float](repeating: 0, count: passes * length)
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_scene(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                Int32(ContentEngine.sceneSide), ContentEngine.sceneMirror ? 1 : 0, &features, &error, error.count)
+        }
+        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
+        let scores = (0..<passes).map { UprightHead.logit(features[($0 * length)..<(($0 + 1) * length)]) }
+        return scores.reduce(0, +) / Double(passes)
+    }
+
+    /// The scene network's ImageNet classes for the picture, most likely first (class numbers in
+    /// ImageNet's order, 0-999): how a test proves the network survived its conversion.
+    public func imageNetClasses(of picture: Picture, count: Int = 5) throws(ContentUnavailable) -> [Int] {
+        var logits = [Float](repeating: 0, count: Int(VO_CONTENT_CLASSES))
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_classes(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                &logits, &error, error.count)
+        }
+        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
+        return Array(logits.indices.sorted { logits[$0] > logits[$1] }.prefix(count))
+    }
+
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Engines for a batch: each worker takes one, uses it alone, and gives it back; one is made when
+/// none is idle, so a run holds as many as it has workers judging at once.
+public final class ContentEnginePool: Sendable {
+    private let idle = Mutex<[ContentEngine]>([])
+
+    public init() {}
+
+    /// An engine made beforehand (to learn early whether engines can be made at all).
+    public func add(_ engine: ContentEngine) { idle.withLock { $0.append(engine) } }
+
+    /// Runs `body` with an engine no other caller holds meanwhile; an engine that cannot be made
+    /// is `path`'s error.
+    public func withEngine<Result>(for path: String, _ body: (ContentEngine) throws(InputError) -> Result)
+        throws(InputError) -> Result
+    {
+        let engine: ContentEngine
+        if let idle = idle.withLock({ $0.popLast() }) {
+            engine = idle
+        } else {
+            do { engine = try ContentEngine() } catch { throw InputError(path: path, reason: error.description) }
+        }
+        defer { idle.withLock { $0.append(engine) } }
+        return try body(engine)
+    }
+}

@@ -1,0 +1,230 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// Which way is up, from the pixels alone (docs/content.md). The content engine (VidorientContent)
+// measures; everything here decides, and is tested without it.
+//
+// A turn is a clockwise quarter turn of the picture *as displayed* (the orientation inspect decided,
+// applied): turn 1 is the displayed picture turned 90° clockwise. "Turn needed: 90" means the
+// displayed picture shows upright once turned 90° clockwise.
+
+/// What the pixels of a picture (or of a few frames of a clip) say, turn by turn.
+public struct ContentEvidence: Sendable, Hashable {
+    /// One quarter turn's measurements.
+    public struct Turn: Sendable, Hashable {
+        /// dlib's score of every face found in the picture turned this way, best first (a score of
+        /// 0 is dlib's own threshold; weaker candidates down to `ContentPolicy.faceFloor` are kept
+        /// so that the turns can be compared).
+        public var faces: [Double]
+        /// The upright head's log-odds that the picture turned this way is upright, the picture and
+        /// its mirror image averaged; for several frames, the frames' log-probabilities summed.
+        /// nil when the scene was not measured.
+        public var scene: Double?
+
+        public init(faces: [Double], scene: Double?) {
+            self.faces = faces.sorted(by: >)
+            self.scene = scene
+        }
+
+        /// The strongest face, or nil.
+        public var bestFace: Double? { faces.first }
+    }
+
+    /// Index k: the displayed picture turned k quarter turns clockwise. Always four.
+    public var turns: [Turn]
+    /// How many pictures were judged: 1 for a photo, the frames kept for a clip.
+    public var frames: Int
+
+    public init(turns: [Turn], frames: Int = 1) {
+        precondition(turns.count == 4, "content evidence has one entry per quarter turn")
+        self.turns = turns
+        self.frames = frames
+    }
+
+    /// Several frames of one clip as one piece of evidence: each frame's scene turned into
+    /// log-probabilities and summed (independent witnesses), every face kept.
+    public init?(frames: [ContentEvidence], policy: ContentPolicy) {
+        guard !frames.isEmpty else { return nil }
+        var turns = (0..<4).map { _ in Turn(faces: [], scene: nil) }
+        for frame in frames {
+            let logProbabilities = frame.sceneProbabilities(policy: policy)?.map { log(max($0, 1e-12)) }
+            for k in 0..<4 {
+                turns[k].faces += frame.turns[k].faces
+                if let logProbability = logProbabilities?[k] {
+                    turns[k].scene = (turns[k].scene ?? 0) + logProbability * policy.sceneTemperature
+                }
+            }
+        }
+        self.init(
+            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene) }, frames: frames.reduce(0) { $0 + $1.frames })
+    }
+
+    /// The scene's probability of each turn being the upright one; nil when not measured.
+    public func sceneProbabilities(policy: ContentPolicy) -> [Double]? {
+        let logits = turns.compactMap(\.scene)
+        guard logits.count == 4 else { return nil }
+        return ContentEvidence.softmax(logits.map { $0 / policy.sceneTemperature })
+    }
+
+    /// The faces' probability of each turn being the upright one, from each turn's strongest face
+    /// (a turn with none counts as `faceFloor`); nil when no turn has a face at `faceScore` or above.
+    public func faceProbabilities(policy: ContentPolicy) -> [Double]? {
+        let best = turns.map { max($0.bestFace ?? policy.faceFloor, policy.faceFloor) }
+        guard best.contains(where: { $0 >= policy.faceScore }) else { return nil }
+        return ContentEvidence.softmax(best.map { $0 / policy.faceTemperature })
+    }
+
+    static func softmax(_ values: [Double]) -> [Double] {
+        let top = values.max() ?? 0
+        let exponentials = values.map { exp($0 - top) }
+        let sum = exponentials.reduce(0, +)
+        return exponentials.map { $0 / sum }
+    }
+}
+
+/// The numbers the verdict is decided with. Those vidorient uses (`ContentEngine.policy`) were
+/// chosen with the upright head on the validation split of models/photos (models/upright-head.md).
+public struct ContentPolicy: Sendable, Hashable {
+    /// The least probability of the winning turn for an opinion (`--content-threshold`).
+    public var threshold: Double
+    /// A face at least this strong takes part in the faces' say.
+    public var faceScore: Double
+    /// What a turn without a face counts as, and the weakest candidate the engine reports.
+    public var faceFloor: Double
+    /// How sharply face scores separate the turns (a softmax temperature).
+    public var faceTemperature: Double
+    /// How sharply the scene's log-odds separate the turns (a softmax temperature).
+    public var sceneTemperature: Double
+
+    public init(
+        threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double
+    ) {
+        self.threshold = threshold
+        self.faceScore = faceScore
+        self.faceFloor = faceFloor
+        self.faceTemperature = faceTemperature
+        self.sceneTemperature = sceneTemperature
+    }
+
+    /// `--content-threshold`: a probability above 0.25 (below that every picture has an opinion)
+    /// and below 1.
+    public static func parseThreshold(_ text: String) throws(ValueError) -> Double {
+        guard let value = Double(text), value > 0.25, value < 1 else {
+            throw ValueError("must be a probability above 0.25 and below 1, for example 0.95")
+        }
+        return value
+    }
+}
+
+/// Which way the pixels say is up, with how sure, and why. In `inspect --content --json` as
+/// the `content` object (docs/json.md).
+public struct ContentVerdict: Sendable, Hashable, Codable {
+    public enum Verdict: String, Sendable, Hashable, Codable {
+        case upright
+        case sideways
+        case upsideDown = "upside-down"
+        case noOpinion = "no-opinion"
+    }
+
+    public enum Signal: String, Sendable, Hashable, Codable {
+        case faces, scene
+    }
+
+    public var verdict: Verdict
+    /// Clockwise degrees (0, 90, 180, 270) that turn the displayed picture upright; nil without an opinion.
+    public var turnNeeded: Int?
+    /// The winning turn's probability under the deciding signal; nil without an opinion.
+    public var confidence: Double?
+    public var decidedBy: Signal?
+    /// Faces at `faceScore` or above in the upright turn (the displayed picture without an opinion).
+    public var faces: Int
+    /// Each turn's strongest face (0°, 90°, 180°, 270° clockwise), nil where none was found.
+    public var faceScores: [Double?]
+    /// The scene's probability of each turn being upright; nil when the scene was not measured.
+    public var sceneProbabilities: [Double]?
+    /// Pictures judged: 1 for a photo, the frames kept for a clip.
+    public var frames: Int
+    /// The threshold the opinion was held to.
+    public var threshold: Double
+
+    public init(evidence: ContentEvidence, policy: ContentPolicy) {
+        let scene = evidence.sceneProbabilities(policy: policy)
+        var decision: (turn: Int, confidence: Double, signal: Signal)?
+        // Faces first: a face is the surest sign of up there is, when one turn alone has one.
+        if let faces = evidence.faceProbabilities(policy: policy),
+            let best = faces.indices.max(by: { faces[$0] < faces[$1] }),
+            faces[best] >= policy.threshold
+        {
+            decision = (best, faces[best], .faces)
+        } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }),
+            scene[best] >= policy.threshold
+        {
+            decision = (best, scene[best], .scene)
+        }
+        let shown = decision?.turn ?? 0
+        self.verdict =
+            switch decision?.turn {
+            case nil: .noOpinion
+            case 0: .upright
+            case 2: .upsideDown
+            default: .sideways
+            }
+        self.turnNeeded = decision.map { $0.turn * 90 }
+        self.confidence = decision.map { ContentVerdict.tidy($0.confidence) }
+        self.decidedBy = decision?.signal
+        self.faces = evidence.turns[shown].faces.filter { $0 >= policy.faceScore }.count
+        self.faceScores = evidence.turns.map { $0.bestFace.map(ContentVerdict.tidy) }
+        self.sceneProbabilities = scene?.map(ContentVerdict.tidy)
+        self.frames = evidence.frames
+        self.threshold = policy.threshold
+    }
+
+    /// The orientation that shows the picture upright, for a file that displays as `displayed`
+    /// now: nil without an opinion, and `displayed` itself when it is upright already.
+    public func uprightOrientation(from displayed: Orientation) -> Orientation? {
+        guard let turnNeeded, let turn = Orientation(rotation: turnNeeded, mirrored: false) else { return nil }
+        return displayed.followed(by: turn)
+    }
+
+    /// Six decimals: enough for a probability, and stable across platforms in the JSON.
+    static func tidy(_ value: Double) -> Double { (value * 1_000_000).rounded() / 1_000_000 }
+
+    enum CodingKeys: String, CodingKey {
+        case verdict, turnNeeded = "turn_needed", confidence, decidedBy = "decided_by", faces
+        case faceScores = "face_scores", sceneProbabilities = "scene_probabilities", frames, threshold
+    }
+}
+
+extension MediaReport {
+    /// Keeps the content verdict and, when the pixels disagree with the orientation decided from
+    /// the tags (the picture looks turned as displayed), adds `content-sideways` or
+    /// `content-upside-down`: what is seen, which signal says so, and the orientation that shows
+    /// it upright as the fix, a tag or a matrix (docs/findings.md).
+    public mutating func judgeContent(_ verdict: ContentVerdict) {
+        content = verdict
+        guard let turn = verdict.turnNeeded, turn != 0, let confidence = verdict.confidence,
+            let signal = verdict.decidedBy
+        else { return }
+        let displayed = (photo?.exifOrientation ?? video?.exifOrientation).flatMap(Orientation.init(exif:))
+        let upright = displayed.flatMap(verdict.uprightOrientation(from:))
+        let why = signal == .faces ? "faces (\(verdict.faces)) say" : "the scene says"
+        let looks = turn == 180 ? "upside down" : "on its side"
+        var message =
+            "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise "
+            + "(confidence \(confidence.text(decimals: 3)))"
+        if let upright { message += "; EXIF \(upright.exif) shows it so" }
+        // A tag (photos) or a matrix (MP4/QuickTime) turns it losslessly; other containers only get a look.
+        let fixable = photo != nil || MediaFormat.movieContainerNames.contains(format.name)
+        let file = MediaReport.shellQuoted(path)
+        findings.append(
+            Finding(
+                code: turn == 180 ? "content-upside-down" : "content-sideways", severity: .warning, message: message,
+                action: fixable
+                    ? upright.map { "vidorient fix \(file) --orientation \($0.exif)" }
+                    : "vidorient thumbnail \(file) --compare -o check.png",
+                suggestedFix: fixable ? upright.map { SuggestedFix(orientation: $0.exif) } : nil))
+    }
+}

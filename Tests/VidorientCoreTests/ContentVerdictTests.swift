@@ -1,0 +1,198 @@
+import Testing
+import VidorientCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The content verdict's decisions, from measurements given by hand (the engine is tested on real
+/// photos in VidorientContentTests and end to end in vidorientTests).
+@Suite struct ContentVerdictTests {
+    static let policy = policy(threshold: 0.9)
+
+    static func policy(threshold: Double) -> ContentPolicy {
+        ContentPolicy(threshold: threshold, faceScore: 0.3, faceFloor: -0.5, faceTemperature: 0.25, sceneTemperature: 1)
+    }
+
+    static func evidence(faces: [[Double]] = [[], [], [], []], scene: [Double]? = [0, 0, 0, 0]) -> ContentEvidence {
+        ContentEvidence(turns: (0..<4).map { ContentEvidence.Turn(faces: faces[$0], scene: scene?[$0]) })
+    }
+
+    /// A picture whose pixels all differ, so that any wrong move shows.
+    static let stored: Picture = {
+        var picture = Picture(width: 3, height: 2)
+        for y in 0..<2 { for x in 0..<3 { picture[x, y] = RGB(UInt8(x * 10 + y), 0, 0) } }
+        return picture
+    }()
+
+    /// The convention the whole feature rests on: a file shown as `displayed`, whose picture needs
+    /// turning `turn` degrees clockwise, shows upright with `uprightOrientation(from:)`; checked by
+    /// moving pixels with Core's own `Picture.oriented`, for every orientation and turn.
+    @Test(arguments: Orientation.allCases, [0, 90, 180, 270])
+    func uprightOrientationIsTheDisplayedOneThenTheTurn(displayed: Orientation, turn: Int) throws {
+        var verdict = ContentVerdict(evidence: Self.evidence(), policy: Self.policy)
+        verdict.turnNeeded = turn
+        let upright = try #require(verdict.uprightOrientation(from: displayed))
+        let turnedByHand = Self.stored.oriented(displayed).oriented(
+            try #require(Orientation(rotation: turn, mirrored: false)))
+        #expect(Self.stored.oriented(upright) == turnedByHand)
+        #expect(upright.isMirrored == displayed.isMirrored)
+    }
+
+    @Test func noOpinionHasNoUprightOrientation() {
+        let verdict = ContentVerdict(evidence: Self.evidence(), policy: Self.policy)
+        #expect(verdict.verdict == .noOpinion)
+        #expect(verdict.uprightOrientation(from: .up) == nil)
+    }
+
+    @Test func aStrongFaceInOneTurnDecides() throws {
+        // A face when turned 90° clockwise; weak candidates elsewhere; the scene mildly disagrees.
+        let verdict = ContentVerdict(
+            evidence: Self.evidence(faces: [[-0.2], [1.1, 0.4], [], [-0.4]], scene: [1, 0, 0, 0]), policy: Self.policy)
+        #expect(verdict.verdict == .sideways)
+        #expect(verdict.turnNeeded == 90)
+        #expect(verdict.decidedBy == .faces)
+        #expect(verdict.faces == 2)
+        #expect(try #require(verdict.confidence) >= 0.9)
+        #expect(verdict.faceScores == [-0.2, 1.1, nil, -0.4])
+    }
+
+    @Test func facesInTwoTurnsLeaveItToTheScene() {
+        // As strong in two turns: the faces cannot tell; the scene says upside down.
+        let verdict = ContentVerdict(
+            evidence: Self.evidence(faces: [[0.9], [], [0.9], []], scene: [0, 0, 6, 0]), policy: Self.policy)
+        #expect(verdict.decidedBy == .scene)
+        #expect(verdict.verdict == .upsideDown)
+        #expect(verdict.turnNeeded == 180)
+    }
+
+    @Test func aFaceBelowTheFaceScoreDoesNotCount() {
+        let verdict = ContentVerdict(evidence: Self.evidence(faces: [[0.1], [], [], []]), policy: Self.policy)
+        #expect(verdict.decidedBy == nil)
+        #expect(verdict.faces == 0)
+    }
+
+    @Test func theSceneDecidesAtTheThresholdAndNotBelow() throws {
+        // softmax([0, s, 0, 0]) at turn 1 is e^s / (e^s + 3).
+        let sure = ContentVerdict(evidence: Self.evidence(scene: [0, 5, 0, 0]), policy: Self.policy)
+        #expect(sure.verdict == .sideways)
+        #expect(sure.turnNeeded == 90)
+        #expect(abs(try #require(sure.confidence) - 0.980187) < 1e-6)
+        let unsure = ContentVerdict(evidence: Self.evidence(scene: [0, 2, 0, 0]), policy: Self.policy)  // 0.711
+        #expect(unsure.verdict == .noOpinion)
+        #expect(unsure.turnNeeded == nil && unsure.confidence == nil && unsure.decidedBy == nil)
+        #expect(unsure.sceneProbabilities?.count == 4)
+        let lenient = ContentVerdict(
+            evidence: Self.evidence(scene: [0, 2, 0, 0]), policy: Self.policy(threshold: 0.7))
+        #expect(lenient.turnNeeded == 90)
+    }
+
+    @Test func uprightIsAnOpinionToo() {
+        let verdict = ContentVerdict(evidence: Self.evidence(scene: [6, 0, 0, 0]), policy: Self.policy)
+        #expect(verdict.verdict == .upright)
+        #expect(verdict.turnNeeded == 0)
+    }
+
+    @Test func nothingMeasuredIsNoOpinion() {
+        let verdict = ContentVerdict(
+            evidence: ContentEvidence(turns: Self.evidence(scene: nil).turns, frames: 0), policy: Self.policy)
+        #expect(verdict.verdict == .noOpinion)
+        #expect(verdict.sceneProbabilities == nil)
+        #expect(verdict.frames == 0)
+    }
+
+    /// Frames of a clip are independent witnesses: two frames each 0.8 sure of the same turn make
+    /// the clip surer than either; a frame that disagrees weakens it.
+    @Test func framesCombine() throws {
+        let eachFrame = log(0.8 / (0.2 / 3))  // turn 1 at 0.8, the others 0.2/3 each
+        let frame = Self.evidence(scene: [0, eachFrame, 0, 0])
+        let one = try #require(ContentVerdict(evidence: frame, policy: Self.policy).sceneProbabilities?[1])
+        #expect(abs(one - 0.8) < 1e-6)
+        let combined = try #require(ContentEvidence(frames: [frame, frame], policy: Self.policy))
+        #expect(combined.frames == 2)
+        let two = try #require(ContentVerdict(evidence: combined, policy: Self.policy))
+        #expect(two.turnNeeded == 90)
+        #expect(try #require(two.confidence) > 0.97)
+        let split = try #require(
+            ContentEvidence(frames: [frame, Self.evidence(scene: [eachFrame, 0, 0, 0])], policy: Self.policy))
+        #expect(ContentVerdict(evidence: split, policy: Self.policy).verdict == .noOpinion)
+        #expect(ContentEvidence(frames: [], policy: Self.policy) == nil)
+    }
+
+    @Test func framesKeepEveryFace() throws {
+        let a = Self.evidence(faces: [[], [0.5], [], []], scene: nil)
+        let b = Self.evidence(faces: [[], [0.8], [], []], scene: nil)
+        let combined = try #require(ContentEvidence(frames: [a, b], policy: Self.policy))
+        #expect(combined.turns[1].faces == [0.8, 0.5])
+        #expect(combined.turns[0].scene == nil)
+    }
+
+    @Test(arguments: ["0.5", "0.9", "0.999"])
+    func thresholdsAccepted(text: String) throws {
+        #expect(try ContentPolicy.parseThreshold(text) == Double(text))
+    }
+
+    @Test(arguments: ["0.25", "0.1", "1", "1.5", "-0.5", "nan", "inf", "x", ""])
+    func thresholdsRefused(text: String) {
+        #expect(throws: ValueError.self) { try ContentPolicy.parseThreshold(text) }
+    }
+
+    /// Every key is present, null where unknown, as every JSON object vidorient writes.
+    @Test func jsonHasEveryKey() throws {
+        let text = try JSONText(pretty: false).encode(
+            ContentVerdict(evidence: Self.evidence(scene: nil), policy: Self.policy))
+        #expect(
+            text
+                == #"{"confidence":null,"decided_by":null,"face_scores":[null,null,null,null],"faces":0,"frames":1,"#
+                + #""scene_probabilities":null,"threshold":0.9,"turn_needed":null,"verdict":"no-opinion"}"#)
+    }
+
+    static func photoReport(exif: Int, path: String = "a b.jpg") -> MediaReport {
+        var evidence = PhotoEvidence(path: path, format: .jpeg)
+        evidence.storedWidth = 4000
+        evidence.storedHeight = 3000
+        evidence.statements = [OrientationStatement(kind: .exif, location: "APP1 EXIF IFD0", rawValue: exif)]
+        return MediaReport(photo: evidence)
+    }
+
+    @Test func aSidewaysPhotoGetsAFindingAndTheUprightTag() throws {
+        var report = Self.photoReport(exif: 1)
+        report.judgeContent(ContentVerdict(evidence: Self.evidence(scene: [0, 7, 0, 0]), policy: Self.policy))
+        let finding = try #require(report.findings.first { $0.code == "content-sideways" })
+        #expect(finding.severity == .warning)
+        #expect(finding.suggestedFix == SuggestedFix(orientation: 6))
+        #expect(finding.action == "vidorient fix 'a b.jpg' --orientation 6")
+        #expect(finding.message.contains("the scene"))
+        #expect(report.content?.turnNeeded == 90)
+    }
+
+    @Test func theSuggestionComposesWithTheTagAlreadyThere() throws {
+        // Shown turned 90° clockwise by its tag (6), upright once turned another 270°: tag 1.
+        var report = Self.photoReport(exif: 6)
+        report.judgeContent(ContentVerdict(evidence: Self.evidence(scene: [0, 0, 0, 7]), policy: Self.policy))
+        #expect(report.findings.first { $0.code == "content-sideways" }?.suggestedFix == SuggestedFix(orientation: 1))
+        var upsideDown = Self.photoReport(exif: 1)
+        upsideDown.judgeContent(ContentVerdict(evidence: Self.evidence(scene: [0, 0, 7, 0]), policy: Self.policy))
+        #expect(upsideDown.findings.map(\.code).contains("content-upside-down"))
+        #expect(upsideDown.findings.first?.suggestedFix == SuggestedFix(orientation: 3))
+    }
+
+    @Test func anUprightOrUnsurePictureGetsNoFinding() {
+        for scene in [[7.0, 0, 0, 0], [0, 1, 0, 0]] {
+            var report = Self.photoReport(exif: 1)
+            report.judgeContent(ContentVerdict(evidence: Self.evidence(scene: scene), policy: Self.policy))
+            #expect(report.findings.isEmpty)
+            #expect(report.content != nil)
+        }
+    }
+
+    @Test func aContainerVidorientCannotFixGetsALookNotAFix() throws {
+        var report = MediaReport(
+            path: "clip.mkv", format: FormatReport(name: "matroska/webm", streamCount: 1), streams: [], video: nil,
+            findings: [])
+        report.judgeContent(ContentVerdict(evidence: Self.evidence(scene: [0, 7, 0, 0]), policy: Self.policy))
+        let finding = try #require(report.findings.first)
+        #expect(finding.suggestedFix == nil)
+        #expect(finding.action == "vidorient thumbnail clip.mkv --compare -o check.png")
+    }
+}

@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""Trains vidorient's upright head and chooses the content verdict's numbers (docs/content.md).
+
+The head is a logistic regression on EfficientNet-Lite0's 1,280 pooled features, trained by
+self-supervision: every upright photo of the training split is shown in its four quarter turns,
+and the head learns to give the upright one the highest score (a softmax over the four, as
+vidorient decides; each turn's mirror image is a second example of the same turn). Features and
+faces come from the content engine itself (models/content_engine.py), on the pictures vidorient
+judges (the displayed photo fitted in 448 px).
+
+Splits are by source (models/photos/sources.tsv): the head is fitted on `train`, its
+regularisation, the softmax temperatures, the face rule and the default threshold are chosen on
+`validation`, and `test` is only measured, once, at the end. The metadata test corpora the
+project's tests use are in no split.
+
+Steps (each reuses what the one before cached under .build-models/):
+  extract   features and faces of every photo in every split, 4 turns × (picture, mirror image)
+  train     the head, then the policy; writes Sources/VidorientContent/UprightHead.swift and
+            models/upright-head.md (what was chosen and measured)
+
+usage: train-upright-head.py extract|train [--photos DIR] [--engine LIB] [--model ONNX] [--jobs N]
+"""
+import argparse
+import csv
+import datetime
+import hashlib
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import content_engine  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(ROOT, ".build-models")
+HEAD_SWIFT = os.path.join(ROOT, "Sources", "VidorientContent", "UprightHead.swift")
+REPORT = os.path.join(ROOT, "models", "upright-head.md")
+TARGET_PRECISION = 0.99
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def photo_list(photos_dir, train_per_source=None):
+    """(split, source, path, has_up, longest side) of every listed photo. A photo with no natural
+    up (`up` is `none`: a texture, a sky, an abstract pattern) is not trained on; in validation and
+    test the right answer for it is no opinion. With `train_per_source`, a training source gives at
+    most that many photos: those of smallest SHA-256 (a sample fixed by the list, not by chance)."""
+    sources = {row["id"]: row for row in read_tsv(os.path.join(ROOT, "models", "photos", "sources.tsv"))}
+    rows = read_tsv(os.path.join(ROOT, "models", "photos", "photos.tsv"))
+    if train_per_source:
+        kept = set()
+        for source in sources:
+            listed = sorted((r["sha256"] for r in rows if r["source"] == source))
+            kept |= set(listed if sources[source]["split"] != "train" else listed[:train_per_source])
+        rows = [r for r in rows if r["sha256"] in kept]
+    photos = []
+    for row in rows:
+        source = sources[row["source"]]
+        width, height = (int(v) for v in row["size"].split("x"))
+        photos.append((source["split"], row["source"], os.path.join(photos_dir, row["source"], row["path"]),
+                       row["up"] != "none", max(width, height)))
+    return photos
+
+
+# --- extract -------------------------------------------------------------------------------------
+# Measured for every photo, so that the cheaper settings can be compared with the trained-at one.
+# The scene network at each side, with the mirror image (True) or without; 224 with its mirror
+# costs more than the budget (below) whatever the faces, so its mirror is not measured. 128 px is
+# not measured, to keep extraction under an hour on two cores: with its mirror and the 320 px
+# faces it is over the budget too.
+SCENE_SIDES = {224: False, 160: True}
+FACE_SETTINGS = ((320, 1), (240, 1))  # longest side, upsampling
+
+
+def extract_source(job):
+    (split, source), photos, args = job
+    out = os.path.join(CACHE, "features", f"{source}.npz")
+    if os.path.exists(out):
+        return
+    engine = content_engine.Engine(args.engine, args.model, threads=1)
+    n = len(photos)
+    arrays = {f"scene{side}": np.zeros((n, 4, 2 if mirror else 1, content_engine.FEATURES), dtype=np.float16)
+              for side, mirror in SCENE_SIDES.items()}
+    # Up to 8 face scores a turn, best first; NaN where fewer.
+    arrays |= {f"faces{side}x{up}": np.full((n, 4, 8), np.nan, dtype=np.float32) for side, up in FACE_SETTINGS}
+    kept = np.zeros(n, dtype=bool)
+    for i, (path, _, longest) in enumerate(photos):
+        try:
+            picture = content_engine.displayed_picture(path, longest_side=longest)
+        except ValueError as error:
+            print(f"extract: skipped {error}", file=sys.stderr)
+            continue
+        if min(picture.shape[:2]) < 32:
+            continue
+        for k in range(4):
+            turned = content_engine.turned(picture, k)
+            for side, mirror in SCENE_SIDES.items():
+                arrays[f"scene{side}"][i, k] = engine.scene(turned, side, mirror)
+            for side, up in FACE_SETTINGS:
+                scores = engine.faces(turned, side, up)[:8]
+                arrays[f"faces{side}x{up}"][i, k, :len(scores)] = scores
+        kept[i] = True
+        if i % 100 == 0:
+            print(f"extract: {source} {i}/{n}", file=sys.stderr, flush=True)
+    paths = np.array([p for p, _, _ in photos])
+    has_up = np.array([u for _, u, _ in photos])
+    np.savez_compressed(out + ".part.npz", **{name: a[kept] for name, a in arrays.items()}, paths=paths[kept],
+                        up=has_up[kept], split=split)
+    os.replace(out + ".part.npz", out)
+    print(f"extract: {source}: {kept.sum()} photos ({split})", file=sys.stderr, flush=True)
+
+
+def extract(args):
+    """Each source in its own process (one engine, one thread each), as many at once as --jobs."""
+    import multiprocessing
+    by_source = {}
+    for split, source, path, has_up, longest in photo_list(args.photos, args.train_per_source):
+        by_source.setdefault((split, source), []).append((path, has_up, longest))
+    os.makedirs(os.path.join(CACHE, "features"), exist_ok=True)
+    # The held-out splits first, then the largest sources first (the pool stays busy to the end).
+    jobs = sorted(((key, photos, args) for key, photos in by_source.items()),
+                  key=lambda job: (job[0][0] == "train", -len(job[1])))
+    with multiprocessing.Pool(args.jobs) as pool:
+        for _ in pool.imap_unordered(extract_source, jobs):
+            pass
+
+
+def load(split, scene="scene224", faces="faces320x1", mirror=True, upright_only=False):
+    """Features (photos × 4 turns × passes × 1280), face scores (photos × 4 × 8) and whether each
+    photo has a natural up; `upright_only` leaves out those that have none (for training)."""
+    features, face_scores, has_up = [], [], []
+    folder = os.path.join(CACHE, "features")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".npz") or name.endswith(".part.npz"):
+            continue
+        data = np.load(os.path.join(folder, name))
+        if str(data["split"]) != split:
+            continue
+        x = data[scene].astype(np.float32)
+        keep = data["up"] if upright_only else np.ones(len(x), dtype=bool)
+        features.append(x[keep] if mirror else x[keep][:, :, :1])
+        face_scores.append(data[faces][keep])
+        has_up.append(data["up"][keep])
+    if not features:
+        sys.exit(f"train: no extracted photos in the {split} split (run extract)")
+    return np.concatenate(features), np.concatenate(face_scores), np.concatenate(has_up)
+
+
+# --- the head: a softmax over the four turns of each photo ---------------------------------------
+def fit_head(x, l2, iterations=400):
+    """x: photos × 4 turns × 2 (picture, mirror) × features. Maximises the log-probability of
+    turn 0 under softmax_k(w·x_k), for pictures and mirror images alike, with an L2 penalty."""
+    mean = x.reshape(-1, x.shape[-1]).mean(0)
+    scale = x.reshape(-1, x.shape[-1]).std(0) + 1e-6
+    z = ((x - mean) / scale).transpose(0, 2, 1, 3).reshape(-1, 4, x.shape[-1])  # sets × 4 × d
+    w = np.zeros(z.shape[-1])
+    # Adam on the mean negative log-likelihood: convex, so the start does not matter.
+    m, v, rate = np.zeros_like(w), np.zeros_like(w), 0.05
+    for step in range(1, iterations + 1):
+        s = z @ w
+        s -= s.max(1, keepdims=True)
+        p = np.exp(s)
+        p /= p.sum(1, keepdims=True)
+        target = np.zeros_like(p)
+        target[:, 0] = 1
+        grad = np.einsum("nk,nkd->d", p - target, z) / len(z) + 2 * l2 * w
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        w -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    # Back to raw features: w·(x − mean)/scale = (w/scale)·x − w·mean/scale.
+    return w / scale, -float(np.dot(w / scale, mean))
+
+
+def scene_logits(x, weights, bias):
+    """Each turn's score, the picture and its mirror image averaged (as ContentEngine.sceneLogit)."""
+    return (x @ weights + bias).mean(2)
+
+
+def softmax(s, temperature=1.0):
+    s = s / temperature
+    s = s - s.max(-1, keepdims=True)
+    p = np.exp(s)
+    return p / p.sum(-1, keepdims=True)
+
+
+def log_loss(logits, temperature=1.0):
+    return float(-np.log(softmax(logits, temperature)[:, 0] + 1e-12).mean())
+
+
+# --- the rule, as ContentVerdict decides it --------------------------------------------------------
+def as_turned(values, shift):
+    """Evidence of photos turned `shift` quarter turns clockwise before judging: the displayed
+    picture is then the upright one turned by `shift`, so evidence index k of the turned photo is
+    index (k + shift) mod 4 of the upright one, and the right answer is turn (4 − shift) mod 4."""
+    return np.roll(values, -shift, axis=1)
+
+
+def decide(logits, faces, policy):
+    """Per photo: (turn or −1 for no opinion, signal 'faces'/'scene'/None, confidence)."""
+    best_face = np.nan_to_num(np.nanmax(np.where(np.isnan(faces), -np.inf, faces), axis=2), nan=-np.inf)
+    best_face = np.maximum(best_face, policy["face_floor"])
+    has_face = (best_face >= policy["face_score"]).any(1)
+    face_p = softmax(best_face, policy["face_temperature"])
+    scene_p = softmax(logits, policy["scene_temperature"])
+    turn = np.full(len(logits), -1)
+    signal = np.array([None] * len(logits))
+    confidence = np.zeros(len(logits))
+    by_faces = has_face & (face_p.max(1) >= policy["threshold"])
+    by_scene = ~by_faces & (scene_p.max(1) >= policy["threshold"])
+    turn[by_faces], signal[by_faces], confidence[by_faces] = face_p[by_faces].argmax(1), "faces", face_p[by_faces].max(1)
+    turn[by_scene], signal[by_scene], confidence[by_scene] = scene_p[by_scene].argmax(1), "scene", scene_p[by_scene].max(1)
+    return turn, signal, confidence
+
+
+def measure(logits, faces, has_up, policy):
+    """Precision and coverage over every photo in each of its four turns. Precision counts every
+    opinion, and an opinion on a photo with no natural up is wrong; coverage is the share of the
+    photos that have one which get an opinion."""
+    rows = {"faces": [0, 0, 0], "scene": [0, 0, 0], "combined": [0, 0, 0]}
+    total = 0
+    for shift in range(4):
+        turn, signal, _ = decide(as_turned(logits, shift), as_turned(faces, shift), policy)
+        truth = (4 - shift) % 4
+        total += int(has_up.sum())
+        for name, chosen in (("faces", signal == "faces"), ("scene", signal == "scene"), ("combined", turn >= 0)):
+            rows[name][0] += int(chosen.sum())
+            rows[name][1] += int(((turn == truth) & chosen & has_up).sum())
+            rows[name][2] += int((chosen & has_up).sum())
+    return {name: {"opinions": n, "right": right, "precision": right / n if n else float("nan"),
+                   "coverage": on_up / total} for name, (n, right, on_up) in rows.items()} | {"total": total}
+
+
+def signal_only(policy, which):
+    """The policy with one signal switched off, to measure each alone."""
+    p = dict(policy)
+    if which == "faces":
+        p["scene_temperature"] = 1e9  # a flat scene never passes the threshold
+    else:
+        p["face_score"] = math.inf
+    return p
+
+
+def choose_policy(logits, faces, has_up):
+    """The face rule, the temperatures and the threshold, on the validation split: the smallest
+    threshold whose precision is at least TARGET_PRECISION with a margin (its lower 95% bound)."""
+    policy = {"face_score": 0.3, "face_floor": content_engine.FACE_FLOOR, "face_temperature": 0.25,
+              "scene_temperature": 1.0, "threshold": 0.9}
+    temperatures = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0]
+    policy["scene_temperature"] = min(temperatures, key=lambda t: log_loss(logits, t))
+    best = None
+    for face_temperature in [0.1, 0.15, 0.25, 0.4]:
+        for face_score in [0.2, 0.3, 0.4, 0.5]:
+            for threshold in np.arange(0.50, 0.996, 0.005):
+                p = dict(policy, face_temperature=face_temperature, face_score=face_score, threshold=float(threshold))
+                m = measure(logits, faces, has_up, p)["combined"]
+                if m["opinions"] == 0 or wilson_lower(m["right"], m["opinions"]) < TARGET_PRECISION:
+                    continue
+                if best is None or m["coverage"] > best[0]:
+                    best = (m["coverage"], p)
+                break  # the smallest threshold that passes gives the most coverage for these face numbers
+    return best[1] if best else None
+
+
+def wilson_lower(right, n, z=1.96):
+    if n == 0:
+        return 0.0
+    p = right / n
+    return (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+
+
+# --- train -------------------------------------------------------------------------------------------
+# What each setting costs a photo (4 turns) on one core of the development machine, in ms, from
+# the engine's own timings (models/README.md): the scene per pass, the faces per turn.
+SCENE_PASS_MS = {224: 40, 160: 22}
+FACES_TURN_MS = {"faces320x1": 36, "faces240x1": 20}
+# What is left of the 0.3 s a photo for the network and the faces, after decoding and the rest.
+BUDGET_MS = 260
+
+
+def settings():
+    for side, measured_mirror in SCENE_SIDES.items():
+        for mirror in (True, False) if measured_mirror else (False,):
+            for faces in FACES_TURN_MS:
+                cost = 4 * (SCENE_PASS_MS[side] * (2 if mirror else 1) + FACES_TURN_MS[faces])
+                yield {"scene": f"scene{side}", "side": side, "mirror": mirror, "faces": faces, "cost_ms": cost}
+
+
+def fit_on_validation(setting):
+    """The head (its L2 chosen by validation log-loss) and the policy, for one setting."""
+    x_train, _, _ = load("train", setting["scene"], setting["faces"], setting["mirror"], upright_only=True)
+    x_valid, faces_valid, up_valid = load("validation", setting["scene"], setting["faces"], setting["mirror"])
+    best = None
+    for l2 in [1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1]:
+        weights, bias = fit_head(x_train, l2)
+        loss = log_loss(scene_logits(x_valid[up_valid], weights, bias))
+        if best is None or loss < best[0]:
+            best = (loss, l2, weights, bias)
+    loss, l2, weights, bias = best
+    logits = scene_logits(x_valid, weights, bias)
+    policy = choose_policy(logits, faces_valid, up_valid)
+    return {"l2": l2, "loss": loss, "weights": weights, "bias": bias, "policy": policy, "train": len(x_train),
+            "validation": measure(logits, faces_valid, up_valid, policy) if policy else None}
+
+
+def train(args):
+    trials = []
+    for setting in settings():
+        fitted = fit_on_validation(setting)
+        trials.append((setting, fitted))
+        v = fitted["validation"]
+        print(f"train: {setting['scene']} mirror={setting['mirror']} {setting['faces']} ({setting['cost_ms']} ms): "
+              f"l2 {fitted['l2']:g}, log-loss {fitted['loss']:.4f}, "
+              + (f"coverage {v['combined']['coverage']:.1%} at precision {v['combined']['precision']:.2%}" if v else
+                 "no threshold reaches the target"), file=sys.stderr)
+    affordable = [t for t in trials if t[0]["cost_ms"] <= BUDGET_MS and t[1]["validation"]]
+    if not affordable:
+        sys.exit("train: no setting within the budget reaches the target precision on the validation split")
+    setting, fitted = max(affordable, key=lambda t: t[1]["validation"]["combined"]["coverage"])
+    policy, weights, bias = fitted["policy"], fitted["weights"], fitted["bias"]
+    x_valid, faces_valid, up_valid = load("validation", setting["scene"], setting["faces"], setting["mirror"])
+    x_test, faces_test, up_test = load("test", setting["scene"], setting["faces"], setting["mirror"])
+    results = {}
+    for split, x, faces, up in (("validation", x_valid, faces_valid, up_valid), ("test", x_test, faces_test, up_test)):
+        logits = scene_logits(x, weights, bias)
+        results[split] = {name: measure(logits, faces, up, signal_only(policy, name) if name != "combined" else policy)
+                          for name in ("faces", "scene", "combined")}
+        results[split]["curve"] = {t: measure(logits, faces, up, dict(policy, threshold=t))["combined"] for t in CURVE}
+    write_head(weights, bias, fitted["l2"], fitted["train"], setting, policy)
+    write_report(setting, fitted, results, trials, len(x_valid), len(x_test))
+    print(open(REPORT).read())
+
+
+def write_head(weights, bias, l2, count, setting, policy):
+    values = ",\n".join("        " + ", ".join(f"{v:.7g}" for v in weights[i:i + 8]) for i in range(0, len(weights), 8))
+    text_weights = (",".join(f"{v:.7g}" for v in weights) + f";{bias:.7g};{setting['side']}{setting['mirror']}"
+                    + f";{setting['faces']};" + ",".join(f"{k}={policy[k]:g}" for k in sorted(policy)))
+    fingerprint = hashlib.sha256(text_weights.encode()).hexdigest()[:12]
+    mirror = "and its mirror image " if setting["mirror"] else ""
+    face_side, face_upsample = (int(v) for v in setting["faces"][5:].split("x"))
+    swift = f"""// Written by models/train-upright-head.py: do not edit. The upright head: a logistic regression
+// on EfficientNet-Lite0's {len(weights)} pooled features of the picture's centred square at
+// {setting['side']} px, fitted on {count} photos of the training split (L2 {l2:g}), each in its four
+// quarter turns {mirror}for a softmax over the four turns to name the upright one
+// (models/upright-head.md, docs/content.md). The settings and the policy below were chosen with it,
+// on the validation split.
+
+import VidorientCore
+
+enum UprightHead {{
+    /// Identifies these weights and numbers (a cached verdict made with others is stale).
+    static let fingerprint = "{fingerprint}"
+    /// The scene setting the head was fitted for.
+    static let sceneSide = {setting['side']}
+    static let sceneMirror = {'true' if setting['mirror'] else 'false'}
+    /// The face detector's setting the policy was chosen with: the longest side, the upsampling.
+    static let faceSide = {face_side}
+    static let faceUpsample = {face_upsample}
+    /// The verdict's numbers; `threshold` is the default `--content-threshold`.
+    static let policy = ContentPolicy(
+        threshold: {policy['threshold']:.3f}, faceScore: {policy['face_score']:g}, faceFloor: {policy['face_floor']:g},
+        faceTemperature: {policy['face_temperature']:g}, sceneTemperature: {policy['scene_temperature']:g})
+
+    /// The score of a picture's features: only differences between the turns of one picture matter.
+    static func logit(_ features: ArraySlice<Float>) -> Double {{
+        precondition(features.count == weights.count, "the scene network gives \\(weights.count) features")
+        var sum = Double(bias)
+        for (weight, feature) in zip(weights, features) {{ sum += Double(weight) * Double(feature) }}
+        return sum
+    }}
+
+    static let bias: Float = {bias:.7g}
+
+    static let weights: [Float] = [
+{values},
+    ]
+}}
+"""
+    with open(HEAD_SWIFT, "w") as f:
+        f.write(swift)
+
+
+CURVE = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
+
+
+def write_report(setting, fitted, results, trials, n_valid, n_test):
+    policy = fitted["policy"]
+    lines = [
+        "# The upright head: what was chosen and measured",
+        "",
+        f"Written by `models/train-upright-head.py train` on {datetime.date.today().isoformat()}. Photos: "
+        f"{fitted['train']} training, {n_valid} validation, {n_test} test (split by source, models/photos/sources.tsv); "
+        "each is judged in its four quarter turns, so every count below is photos × 4.",
+        "",
+        "## Settings tried, on the validation split",
+        "",
+        f"The scene network at 224 px (alone: with its mirror image it is over the budget whatever the faces) and at "
+        f"160 px with and without its mirror image, and the face detector at two sizes; "
+        f"each setting's head fitted on the training split and its policy chosen on the validation split. The "
+        f"setting kept is the one of most coverage among those whose network and faces cost at most {BUDGET_MS} ms a "
+        "photo on one core (the 0.3 s target less decoding).",
+        "",
+        "| scene | mirror | faces | cost (ms) | L2 | log-loss | threshold | coverage | precision |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for s, f in trials:
+        v = f["validation"]
+        chosen = " **(kept)**" if s == setting else ""
+        row = (f"| {s['side']}{chosen} | {'yes' if s['mirror'] else 'no'} | {s['faces']} | {s['cost_ms']} | {f['l2']:g} | "
+               f"{f['loss']:.4f} | ")
+        row += (f"{f['policy']['threshold']:.3f} | {v['combined']['coverage']:.1%} | {v['combined']['precision']:.2%} |" if v
+                else "– | – | – |")
+        lines.append(row)
+    lines += [
+        "",
+        "## Chosen",
+        "",
+        f"- scene: the centred square at {setting['side']} px{', with its mirror image' if setting['mirror'] else ''}; "
+        f"faces: {setting['faces'][5:]} (longest side × upsampling)",
+        f"- L2 penalty {fitted['l2']:g}; scene softmax temperature {policy['scene_temperature']:g}",
+        f"- a face counts from dlib score {policy['face_score']:g}; face softmax temperature {policy['face_temperature']:g}; "
+        f"a turn without a face counts as {policy['face_floor']:g}",
+        f"- default threshold {policy['threshold']:.3f}: the least whose precision's lower 95% bound (Wilson) is at least "
+        f"{TARGET_PRECISION:.0%} on the validation split",
+        "",
+        "## Measured with what was chosen",
+        "",
+        "| split | signal | opinions | right | precision | coverage |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for split, rows in results.items():
+        for name in ("faces", "scene", "combined"):  # (rows["curve"] is the table below)
+            m = rows[name]["combined"]  # with the other signal switched off, "combined" is this one alone
+            label = name if name == "combined" else f"{name} alone"
+            lines.append(f"| {split} | {label} | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
+                         f"{m['coverage']:.1%} |")
+    lines += [
+        "",
+        "## Other thresholds (`--content-threshold`), both signals",
+        "",
+        "| threshold | validation precision | validation coverage | test precision | test coverage |",
+        "| ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for t in CURVE:
+        v, te = results["validation"]["curve"][t], results["test"]["curve"][t]
+        lines.append(f"| {t:g} | {v['precision']:.2%} | {v['coverage']:.1%} | {te['precision']:.2%} | {te['coverage']:.1%} |")
+    lines += ["", "The test split was measured once, after everything above was chosen. `python3 bench/run.py content` "
+              "measures the same photos with the vidorient binary itself.", ""]
+    with open(REPORT, "w") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("step", choices=["extract", "train"])
+    default_engine, default_model = content_engine.default_paths(ROOT)
+    parser.add_argument("--photos", default=os.path.join(CACHE, "photos"))
+    parser.add_argument("--engine", default=default_engine)
+    parser.add_argument("--model", default=default_model)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes extracting at once")
+    parser.add_argument("--train-per-source", type=int, default=None,
+                        help="at most this many photos of each training source (the smallest SHA-256s)")
+    args = parser.parse_args()
+    extract(args) if args.step == "extract" else train(args)
+
+
+if __name__ == "__main__":
+    main()
