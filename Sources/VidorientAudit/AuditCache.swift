@@ -3,12 +3,7 @@ import FoundationEssentials
 import Synchronization
 import VidorientContent
 import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+public import VidorientIO
 
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made
@@ -18,33 +13,6 @@ public enum AuditRules {
     // 4: findings carry `suggested_fix`; 5: movies described by the box layer (the first sample's
     // SEI included) and `box-layer-unreadable`; 6: the content verdict (`--content`) and its findings.
     public static let version = 6
-}
-
-/// What identifies one state of a file without reading it: if none of these changed, its bytes
-/// did not either. ctime matters because it cannot be set back: a rewrite in place that restores
-/// the size and the mtime still moves it.
-public struct FileKey: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int64
-    public var mtimeNanoseconds: Int64
-    public var ctimeNanoseconds: Int64
-
-    /// The file a path leads to (links followed: the target is what gets audited), or nil.
-    public init?(path: String) {
-        var status = stat()
-        guard path.withPathCString({ stat($0, &status) }) == 0 else { return nil }
-        self.init(status)
-    }
-
-    /// What a `stat` already made said: the walk's, so that a file is not asked twice.
-    init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        mtimeNanoseconds = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        ctimeNanoseconds = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
-    }
 }
 
 /// A record's JSON line as the cache stored it, nil for a record just audited. Equal to every
@@ -186,6 +154,7 @@ public final class AuditCache: Sendable {
             // A timeout says more about the machine's load than about the file: try again next time.
             guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.code == "timeout" })
             else { return record }
+            // Absent is fine: a record that does not encode is not cached, only audited again next time.
             guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
                 return record
             }
@@ -212,6 +181,7 @@ public final class AuditCache: Sendable {
 
         /// A hit as a record: its findings (or, with `fullRecords`, everything) decoded.
         private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
+            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
             if cache.fullRecords {
                 return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
             }
@@ -221,6 +191,7 @@ public final class AuditCache: Sendable {
             if let findings = decodedFindings[stored.findings] {
                 return AuditRecord(path: path, video: nil, findings: findings)
             }
+            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
             guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
                 return nil
             }

@@ -1,7 +1,8 @@
 import CFFmpeg
 import Dispatch
 import Synchronization
-import VidorientCore
+package import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 #if canImport(Glibc)
@@ -18,14 +19,19 @@ import Musl
 /// decoder here) and converts every pixel to RGB at full size before anything is scaled; this
 /// path does neither (docs/performance.md, photo-thumbnail). Anything else (another codec, 10-bit,
 /// 4:4:4, an item this path does not know) is left to libheif: `decode` returns nil.
-enum HEIFTiles {
+package enum HEIFTiles {
     /// The picture at `width`×`height`, from the primary item's `crop` (stored pixels) or all of
     /// it; nil when it is not a picture this path decodes, or when a thumbnail item covers
-    /// `thumbnailWidth`×`thumbnailHeight` (libheif decodes that, far cheaper).
-    static func decode(
-        path: String, crop: PixelRect?, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int
+    /// `thumbnailWidth`×`thumbnailHeight` (libheif decodes that, far cheaper), or when the file or
+    /// an item is larger than `maximumBytes` (the caller's limit on what is read into memory).
+    package static func decode(
+        path: String, crop: PixelRect?, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int,
+        maximumBytes: Int
     ) throws(InputError) -> Picture? {
-        guard let image = try Image(path: path, thumbnailWidth: thumbnailWidth, thumbnailHeight: thumbnailHeight)
+        guard
+            let image = try Image(
+                path: path, thumbnailWidth: thumbnailWidth, thumbnailHeight: thumbnailHeight, maximumBytes: maximumBytes
+            )
         else { return nil }
         try FFmpegLibraries.load(for: path)
         guard let planes = image.decodeTiles() else { return nil }
@@ -52,18 +58,18 @@ enum HEIFTiles {
         /// From the primary item's `colr` of type `nclx`: matrix coefficients and full range.
         var matrix: Int?, fullRange: Bool?
 
-        init?(path: String, thumbnailWidth: Int, thumbnailHeight: Int) throws(InputError) {
+        init?(path: String, thumbnailWidth: Int, thumbnailHeight: Int, maximumBytes: Int) throws(InputError) {
             let source: MemoryBytes
             do {
                 let file = try FileBytes(path: path)
-                guard file.size <= Int64(PhotoFrames.maximumEncodedBytes) else { return nil }
+                guard file.size <= Int64(maximumBytes) else { return nil }
                 source = MemoryBytes(try file.read(at: 0, count: Int(file.size)))
             } catch {
                 throw InputError(path: path, reason: error.reason)
             }
             // What the box layer cannot read, libheif reports in its own words.
             guard let structure = try? HEIFStructure(source), let layout = try? HEIFLayout(source) else { return nil }
-            let primary = structure.primaryItem
+            guard let primary = structure.primaryItem else { return nil }
             for id in structure.referring(to: primary.id, type: "thmb") {
                 if let size = structure.item(id)?.spatialExtent, size.width >= thumbnailWidth,
                     size.height >= thumbnailHeight
@@ -100,7 +106,7 @@ enum HEIFTiles {
                     // (the primary item's own are applied afterwards, as for every photo).
                     id == primary.id
                         || !item.properties.contains(where: { ["irot", "imir", "clap"].contains($0.property.type) }),
-                    let data = try? structure.data(of: id, in: source, limit: PhotoFrames.maximumEncodedBytes)
+                    let data = try? structure.data(of: id, in: source, limit: maximumBytes)
                 else { return nil }
                 let known = configurations.firstIndex(of: configuration)
                 if known == nil { configurations.append(configuration) }

@@ -15,4 +15,5 @@ FUNCTION(tjscalingfactor *, tjGetScalingFactors, (int *numScalingFactors), (numS
 FUNCTION(int, tjGetErrorCode, (tjhandle handle), (handle))
 FUNCTION(char *, tjGetErrorStr2, (tjhandle handle), (handle))
 FUNCTION(unsigned char *, tjAlloc, (int bytes), (bytes))
+FUNCTION(unsigned long, tjBufSize, (int width, int height, int jpegSubsamp), (width, height, jpegSubsamp))
 VOID_FUNCTION(tjFree, (unsigned char *buffer), (buffer))
