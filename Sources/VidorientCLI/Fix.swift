@@ -18,8 +18,9 @@ struct Fix: ParsableCommand {
             insertion that states it. \
             By default the file is copied to a temporary file in its folder, fixed, flushed, checked and \
             renamed over the original; --in-place writes just the changed bytes (refused when bytes must be \
-            inserted). Or --from-audit FILE (- for standard input): the fixes an `audit --jsonl` suggests, \
-            and nothing else. --journal FILE records every file written, and --undo FILE takes them back, \
+            inserted). Or --from-audit FILE (- for standard input): the fixes an audit suggests \
+            (its --jsonl lines, or its one --json document, read whole before anything is written), and nothing \
+            else. --journal FILE records every file written, and --undo FILE takes them back, \
             byte for byte. Many files are fixed in parallel; a summary ends on stderr. Exit status: 0 \
             done, 2 a file could not be read, fixed or undone, 64 bad usage. See docs/fix.md.
             """
@@ -53,7 +54,8 @@ struct Fix: ParsableCommand {
     @Option(
         name: .customLong("from-audit"),
         help: ArgumentHelp(
-            "Apply the fixes suggested in this `audit --jsonl` output (- for standard input).", valueName: "file"))
+            "Apply the fixes suggested in this audit output, --jsonl or --json (- for standard input).",
+            valueName: "file"))
     var fromAudit: String?
 
     @Option(

@@ -3,11 +3,12 @@ import FoundationEssentials
 import Vidorient
 import VidorientAudit
 import VidorientCore
+import VidorientFix
 import VidorientIO
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make the HTML page of an audit from its JSONL (audit --jsonl).",
+        abstract: "Make the HTML page of an audit from its output (audit --jsonl, or one audit --json document).",
         discussion: """
             One self-contained page that works offline: a summary by rule and severity, and the \
             files with findings, to filter by rule, severity and format, sort and search. \
@@ -15,7 +16,7 @@ struct Report: ParsableCommand {
             """
     )
 
-    @Argument(help: "Audit JSONL files (- for standard input).", completion: .file())
+    @Argument(help: "Audit output: JSONL or one --json document a file (- for standard input).", completion: .file())
     var inputs: [String] = []
 
     @Option(name: .shortAndLong, help: "The page to write.")
@@ -28,38 +29,34 @@ struct Report: ParsableCommand {
     @OptionGroup var progress: ProgressOption
 
     func validate() throws {
-        guard !inputs.isEmpty else { throw ValidationError("give the audit JSONL to read (- for standard input)") }
+        guard !inputs.isEmpty else { throw ValidationError("give the audit output to read (- for standard input)") }
     }
 
     func run() throws {
         DecoderLog.setVerbose(false)
+        // Every input is read whole before the page is opened: an input that is not an audit
+        // leaves no page behind (nor truncates one that was there).
+        var records: [AuditRecord] = []
+        for input in inputs {
+            do {
+                var reader = try AuditInput<AuditRecord>(path: input)
+                try reader.read { item in
+                    switch item {
+                    case .record(let record, _): records.append(record)
+                    case .unreadable(let reason): throw VidorientError.malformed(reason)
+                    }
+                }
+            } catch let error as VidorientError {
+                Terminal.warn(error.description)
+                throw ExitStatus.unreadableInput
+            }
+        }
         let page: HTMLReport
         do { page = try HTMLReport(path: output, thumbnails: thumbnails) } catch {
             Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
             throw ExitStatus.unreadableInput
         }
-        let decoder = JSONDecoder()
-        for input in inputs {
-            var lines: PathList
-            do { lines = try PathList(path: input, nulSeparated: false) } catch {
-                Terminal.warn(error.description)
-                throw ExitStatus.unreadableInput
-            }
-            var number = 0
-            while let line = lines.next() {
-                number += 1
-                guard !line.allSatisfy(\.isWhitespace) else { continue }
-                let record: AuditRecord
-                do { record = try decoder.decode(AuditRecord.self, from: Data(line.utf8)) } catch {
-                    let detail = (error as? DecodingError)?.summary ?? "\(error)"
-                    Terminal.warn(
-                        "could not read '\(input)': line \(number) is not an audit record (audit --jsonl writes them): "
-                            + detail)
-                    throw ExitStatus.unreadableInput
-                }
-                page.add(record)
-            }
-        }
+        records.forEach(page.add)
         try finishPage(page, jobs: parallel.count, showProgress: progress.showProgress)
     }
 }

@@ -30,8 +30,14 @@ public struct AuditedFix: Sendable, Hashable {
         let record: Record
         do { record = try JSONDecoder().decode(Record.self, from: Data(line.utf8)) } catch {
             let detail = (error as? DecodingError)?.summary ?? "\(error)"
-            throw .malformed("not an audit record (audit --jsonl writes them): \(detail)")
+            throw .malformed("not an audit record (audit --jsonl and audit --json write them): \(detail)")
         }
+        return try AuditedFix(record)
+    }
+
+    /// The fix a record asks for; nil when none of its findings carries one. Throws when its
+    /// findings ask for different orientations, or for one that is not 1-8.
+    init?(_ record: Record) throws(VidorientError) {
         let asked = record.findings.compactMap { finding in finding.suggestedFix.map { (finding.code, $0) } }
         guard let first = asked.first else { return nil }
         guard asked.allSatisfy({ $0.1.orientation == first.1.orientation }) else {
@@ -41,7 +47,7 @@ public struct AuditedFix: Sendable, Hashable {
         guard let orientation = Orientation(exif: first.1.orientation) else {
             throw .malformed("the audit suggests orientation \(first.1.orientation), which is not 1-8")
         }
-        return AuditedFix(
+        self.init(
             path: record.path, orientation: orientation, resetMovieMatrix: asked.contains { $0.1.resetMovieMatrix },
             codes: asked.map(\.0),
             shownAtAudit: (record.photo?.exifOrientation ?? record.video?.exifOrientation).flatMap(
@@ -49,7 +55,7 @@ public struct AuditedFix: Sendable, Hashable {
     }
 
     /// The part of an audit record a fix reads.
-    private struct Record: Decodable {
+    struct Record: Decodable {
         struct Shown: Decodable {
             var exifOrientation: Int?
             enum CodingKeys: String, CodingKey { case exifOrientation = "exif_orientation" }

@@ -286,27 +286,35 @@ public struct FixBatch: Sendable {
             orientationAfter: intent.target, edit: edit)
     }
 
-    /// The jobs an audit's JSONL asks for (`input`: a path, or `-` for standard input), and each
-    /// line that could not be read, said as one line naming it. Lines without a suggested fix
-    /// ask for nothing. Throws when the input cannot be opened.
+    /// The jobs an audit asks for (`input`: a path, or `-` for standard input; `audit --jsonl`
+    /// lines or one `audit --json` document, read as `AuditInput` says), and each record that
+    /// could not be read, said as one line naming it. Records without a suggested fix ask for
+    /// nothing. Throws, before any job exists, when the input cannot be opened or is neither.
     public static func jobs(fromAudit input: String) throws(VidorientError) -> (jobs: [FixJob], unreadable: [String]) {
-        var lines = try PathList(path: input, nulSeparated: false)
+        var reader = try AuditInput<AuditedFix.Record>(path: input)
         var jobs: [FixJob] = []
         var unreadable: [String] = []
-        var number = 0
         let name = input == "-" ? "standard input" : "'\(input)'"
-        while let line = lines.next() {
-            number += 1
-            guard !line.allSatisfy(\.isWhitespace) else { continue }
-            do throws(VidorientError) {
-                guard let fix = try AuditedFix.parse(line: line) else { continue }
-                jobs.append(
-                    FixJob(
-                        path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
-                        shownAtAudit: fix.shownAtAudit))
-            } catch {
-                unreadable.append("could not read the audit on \(name), line \(number): \(error.reason)")
+        do {
+            try reader.read { item in
+                switch item {
+                case .unreadable(let reason): unreadable.append(reason)
+                case .record(let record, let place):
+                    do throws(VidorientError) {
+                        guard let fix = try AuditedFix(record) else { return }
+                        jobs.append(
+                            FixJob(
+                                path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
+                                shownAtAudit: fix.shownAtAudit))
+                    } catch {
+                        unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
+                    }
+                }
             }
+        } catch let error as VidorientError {
+            throw error
+        } catch {
+            throw .malformed("could not read the audit on \(name): \(error)")
         }
         return (jobs, unreadable)
     }

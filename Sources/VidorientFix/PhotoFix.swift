@@ -1,6 +1,6 @@
 public import VidorientCore
 public import VidorientIO
-public import VidorientPhoto
+import VidorientPhoto
 
 extension PhotoTagFix {
     /// Reads the photo at `path`, plans the tag change (`plan`) and writes it with `EditWriter`

@@ -191,6 +191,63 @@ struct FixJournalCommandTests {
         #expect(try JournalFixture.snapshot(library) == original)
     }
 
+    /// `audit --json > l.json; fix --from-audit l.json` (issue 24): the one document is read whole,
+    /// compact as the audit writes it or pretty as `jq` prints it, and fixes what the JSONL fixes.
+    /// Before, each line of the document was read as a JSONL record: all but the last (no comma
+    /// after it) were refused, and the last was fixed ("fix 1, failed 2", exit 2). A document cut
+    /// short is refused as a whole, with one line, before anything is written; so is `report`'s.
+    @Test(arguments: ["compact", "pretty", "truncated"])
+    func theAuditsJSONDocumentIsReadWholeOrNotAtAll(form: String) throws {
+        let folder = try FixFixture.folder("from-json-\(form)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = folder.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        _ = try FixFixture.copy("scaled-2x.mp4", to: library)
+        _ = try FixFixture.copy("orient-2.mp4", to: library)
+        try JournalFixture.rotatedMovieMatrix(at: library.appendingPathComponent("movie-matrix.mp4").path)
+        try JournalFixture.invalidOrientationJPEG(at: library.appendingPathComponent("invalid.jpg").path)
+        let original = try JournalFixture.snapshot(library)
+
+        let audit = try Run.vidorient(["audit", library.path, "--json"])
+        #expect(audit.status == 1, "\(audit.stderr)")
+        var document = audit.stdout
+        #expect(document.split(separator: "\n").count > 3, "the audit's document spans lines")
+        switch form {
+        case "pretty":
+            let object = try JSONSerialization.jsonObject(with: Data(document.utf8))
+            document = String(
+                decoding: try JSONSerialization.data(withJSONObject: object, options: .prettyPrinted), as: UTF8.self)
+        case "truncated": document = String(document.dropLast(40))
+        default: break
+        }
+        let auditPath = folder.appendingPathComponent("audit.json").path
+        try Data(document.utf8).write(to: URL(fileURLWithPath: auditPath))
+
+        let fix = try Run.vidorient(["fix", "--from-audit", auditPath])
+        let report = try Run.vidorient(["report", auditPath, "-o", folder.appendingPathComponent("page.html").path])
+        if form == "truncated" {
+            #expect(fix.status == 2)
+            #expect(fix.stderrLines.count == 1, "\(fix.stderr)")
+            #expect(fix.stderrLines.first?.contains("nor one audit --json document") == true, "\(fix.stderr)")
+            #expect(fix.stderrLines.first?.hasSuffix("nothing was done") == true, "\(fix.stderr)")
+            #expect(try JournalFixture.snapshot(library) == original)
+            #expect(report.status == 2)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("page.html").path))
+            return
+        }
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect(fix.stderr == "vidorient: fixed 3, already right 0, refused 0, failed 0\n")
+        let fixed = try JournalFixture.snapshot(library)
+        #expect(
+            Set(fixed.keys.filter { fixed[$0] != original[$0] }) == [
+                "scaled-2x.mp4", "movie-matrix.mp4", "invalid.jpg",
+            ])
+        #expect(report.status == 0, "\(report.stderr)")
+        let page = String(
+            decoding: try FixFixture.contents(folder.appendingPathComponent("page.html").path), as: UTF8.self)
+        #expect(page.contains("movie-matrix.mp4") && page.contains("orient-2.mp4"))
+    }
+
     /// A file changed between the audit and the fix is refused: the audit's view is stale.
     @Test func aFileChangedSinceTheAuditIsRefused() throws {
         let folder = try FixFixture.folder("stale")

@@ -179,14 +179,25 @@ final class WatchProcess: Sendable {
             html.contains(Run.media("orient-2.mp4")) && !html.contains(Run.media("orient-6.mp4")),
             "only files with findings")
 
+        // One `audit --json` document is read too (FixJournalCommandTests holds both readers to
+        // it); anything else is refused with one line, and no page is written.
         let json = folder.appendingPathComponent("audit.json")
         try Data(try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--json"]).stdout.utf8).write(to: json)
-        let refused = try Run.vidorient(["report", json.path, "-o", page.path])
+        let fromDocument = folder.appendingPathComponent("from-document.html")
+        let read = try Run.vidorient(["report", json.path, "-o", fromDocument.path])
+        #expect(read.status == 0 && read.stderr.isEmpty, "\(read.stderr)")
+        #expect(try String(contentsOf: fromDocument, encoding: .utf8).contains(Run.media("orient-2.mp4")))
+
+        let notes = folder.appendingPathComponent("notes.txt")
+        try Data("orient-2.mp4 looks mirrored\n".utf8).write(to: notes)
+        let refusedPage = folder.appendingPathComponent("refused.html")
+        let refused = try Run.vidorient(["report", notes.path, "-o", refusedPage.path])
         #expect(refused.status == 2)
         #expect(
             refused.stderr
-                == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them): "
-                + "not valid json\n")
+                == "vidorient: '\(notes.path)' is neither audit --jsonl lines (line 1 is not an audit record) nor one "
+                + "audit --json document (not valid json); nothing was done\n")
+        #expect(!FileManager.default.fileExists(atPath: refusedPage.path))
     }
 
     @Test(arguments: [

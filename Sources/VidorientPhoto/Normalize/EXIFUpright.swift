@@ -1,4 +1,4 @@
-public import VidorientCore
+package import VidorientCore
 
 /// What became of the EXIF thumbnail (IFD1's JPEG) when the picture was turned upright.
 public enum ThumbnailOutcome: Sendable, Hashable {

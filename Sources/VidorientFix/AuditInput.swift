@@ -1,0 +1,95 @@
+import FoundationEssentials
+public import VidorientCore
+public import VidorientIO
+
+/// An audit's output read back, by `fix --from-audit` and by `report`: the lines `audit --jsonl`
+/// writes (one record a line; shards concatenate) or the one document `audit --json` writes (its
+/// records in `files`, as written or after `jq`, pretty or compact; a bare array of records too).
+///
+/// Which of the two it is is decided once, by the first line that is not blank: a record there
+/// means lines, and each later line is read on its own (a bad one is said and skipped, the others
+/// stand). Anything else must be a whole document, read whole before any record is handed on, or
+/// the input is refused as a whole: a document is never read as lines, where its last record
+/// alone, having no comma after it, would pass for one.
+public struct AuditInput<Record: Decodable> {
+    /// What was read: a record, or why a line could not be read.
+    public enum Item {
+        /// A record, and where it was: "line 3", "record 3 of the document".
+        case record(Record, place: String)
+        case unreadable(String)
+    }
+
+    private var lines: PathList
+    private let name: String
+
+    /// - Parameter path: a file, or `-` for standard input.
+    public init(path: String) throws(VidorientError) {
+        lines = try PathList(path: path, nulSeparated: false)
+        name = path == "-" ? "standard input" : "'\(path)'"
+    }
+
+    /// Reads everything, in order. Throws, before `each` has seen anything, when the input is
+    /// neither: its first line not a record and the whole not a document of records.
+    public mutating func read(_ each: (Item) throws -> Void) throws {
+        let decoder = JSONDecoder()
+        var number = 0
+        var first: String?
+        while let line = lines.next() {
+            number += 1
+            if !line.allSatisfy(\.isWhitespace) {
+                first = line
+                break
+            }
+        }
+        guard let first else { return }
+        let firstNumber = number
+        if let record = try? decoder.decode(Record.self, from: Data(first.utf8)) {
+            try each(.record(record, place: "line \(number)"))
+            while let line = lines.next() {
+                number += 1
+                guard !line.allSatisfy(\.isWhitespace) else { continue }
+                do {
+                    try each(.record(decoder.decode(Record.self, from: Data(line.utf8)), place: "line \(number)"))
+                } catch let error as DecodingError {
+                    try each(.unreadable("could not read the audit on \(name), line \(number): \(Self.reason(error))"))
+                }
+            }
+            return
+        }
+        var text = first
+        while let line = lines.next() {
+            text += "\n"
+            text += line
+        }
+        let records: [Record]
+        do {
+            records = try decoder.decode(Document.self, from: Data(text.utf8)).records
+        } catch {
+            let detail = (error as? DecodingError)?.summary ?? "\(error)"
+            throw VidorientError.malformed(
+                "\(name) is neither audit --jsonl lines (line \(firstNumber) is not an audit record) nor one audit "
+                    + "--json document (\(detail)); nothing was done")
+        }
+        for (index, record) in records.enumerated() {
+            try each(.record(record, place: "record \(index + 1) of the document"))
+        }
+    }
+
+    /// `{"files": [...], ...}` as `audit --json` writes it, or a bare array of records.
+    private struct Document: Decodable {
+        var records: [Record]
+        enum CodingKeys: String, CodingKey { case files }
+
+        init(from decoder: any Decoder) throws {
+            if let list = try? decoder.singleValueContainer().decode([Record].self) {
+                records = list
+                return
+            }
+            records = try decoder.container(keyedBy: CodingKeys.self).decode([Record].self, forKey: .files)
+        }
+    }
+
+    private static func reason(_ error: DecodingError) -> String {
+        "not an audit record (audit --jsonl and audit --json write them): \(error.summary)"
+    }
+}
