@@ -153,6 +153,37 @@ enum LoadedObjects {
         }
     }
 
+    /// `fix` plans against `inspect`'s view, and only H.264 and HEVC carry an orientation SEI that
+    /// FFmpeg alone would see: a movie whose video is anything else (uncompressed `2vuy`, as the
+    /// fix benchmark's 1 GiB file) is read from its boxes, so its fix maps no FFmpeg, and is still
+    /// verified as `inspect` reads it back. (Before, the box layer's refusal to describe `2vuy`
+    /// sent the fix to FFmpeg: 35 ms of loading for a 4 ms fix.)
+    @Test func fixOfAMovieNoSEICanTurnMapsNoFFmpeg() throws {
+        let folder = try scratchFolder("lazy-fix")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("uncompressed.mov").path
+        let made = try run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=10", "-frames:v", "3",
+                "-c:v", "rawvideo", "-pix_fmt", "uyvy422", clip,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (run, objects) = try LoadedObjects.of(["fix", clip, "--rotate", "90", "--in-place", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(LoadedObjects.heavy(objects).isEmpty, "\(LoadedObjects.heavy(objects))")
+        #expect(run.stdout.contains("\"verified\": true"), "\(run.stdout)")
+        // FFmpeg's own reading agrees: the container now says 90° clockwise.
+        let shown = try Run.vidorient(["inspect", "--deep", "--json", clip])
+        #expect(shown.stdout.contains("\"exif_orientation\": 6"), "\(shown.stdout)")
+        // An H.264 file is still read for its SEI (by the box layer's description of its NAL units).
+        let h264 = folder.appendingPathComponent("h264.mp4").path
+        try FileManager.default.copyItem(atPath: Run.media("orient-1.mp4"), toPath: h264)
+        let fixed = try LoadedObjects.of(["fix", h264, "--rotate", "90", "--in-place", "--json"])
+        #expect(fixed.run.status == 0, "\(fixed.run.stderr)")
+        #expect(fixed.run.stdout.contains("\"verified\": true"), "\(fixed.run.stdout)")
+    }
+
     /// Without one of them, what needs it is one clear line naming it (a picture, a normalize), or
     /// a warning and the work done without it (the cache, captions); everything else is unchanged.
     @Test func withoutASmallerLibraryWhatNeedsItSaysSo() throws {
