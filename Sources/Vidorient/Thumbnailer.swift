@@ -72,8 +72,11 @@ public struct Thumbnailer: Sendable {
         // A representative frame: 10% in, unless that one is black or flat and a nearby one is not.
         var best: Frame?
         var bestDeviation = -1.0
-        for fraction in RepresentativeFrame.candidateFractions {
-            let frame = Frame(try session.grab(at: duration! * fraction, exact: request.exact), report: report)
+        let times = RepresentativeFrame.candidateTimes(duration: duration!, exact: request.exact) {
+            session.keyframe(atOrBefore: $0)
+        }
+        for time in times {
+            let frame = Frame(try session.grab(at: time, exact: request.exact), report: report)
             if !RepresentativeFrame.isFlat(frame.picture) { return frame }
             let deviation = frame.picture.lumaStatistics.deviation
             if deviation > bestDeviation { (best, bestDeviation) = (frame, deviation) }

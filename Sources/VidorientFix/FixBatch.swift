@@ -164,7 +164,8 @@ public struct FixBatch: Sendable {
     public let journal: JournalFile?
     /// Files fixed at once.
     public let jobs: Int
-    /// How a video is read as `inspect` reads it (`Prober().inspectOrientation` by default: FFmpeg only where it could see more than the boxes).
+    /// How a video is read as `inspect` reads it (`Prober().inspectOrientation` by default: FFmpeg
+    /// only where it could see more than the boxes).
     public let inspect: FixIntent.Inspection
 
     public init(

@@ -76,4 +76,4 @@ GROUPS = [{
         "ffmpeg -c copy -metadata:s:v:0 rotate=-90 (remux)":
             f"ffmpeg -nostdin -v error -y -i {BIG} -map 0 -c copy -metadata:s:v:0 rotate=-90 {REMUX}",
         "vidorient --version (start-up alone)": "{vidorient} --version",
-        "MatrixFix.fix in place, VidorientISOBMFF alone (no FFmpeg)": f"{B}/fix-in-place {BIG}"}}]
+        "MatrixFix in place, Core, IO and ISOBMFF alone (no FFmpeg)": f"{B}/fix-in-place {BIG}"}}]
