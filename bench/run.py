@@ -544,7 +544,8 @@ def render_group(g, cmds, v):
             ws = walls(a)
             lo, mid, hi = count(a) / max(ws), count(a) / mean(ws), count(a) / min(ws)
             verdict = "met" if lo >= t[2] else "**not met**" if hi < t[2] else "at the line"
-            rows.append(f"| `{a.label}` ≥ {t[2]:,} files/s | {mid:,.0f} ({lo:,.0f}–{hi:,.0f} over the runs) | {verdict} |")
+            rate = lambda x: f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+            rows.append(f"| `{a.label}` ≥ {rate(t[2])} files/s | {rate(mid)} ({rate(lo)}–{rate(hi)} over the runs) | {verdict} |")
         else:
             r = rss_mib(a) / rss_mib(b)
             rows.append(f"| peak RSS of `{a.label}` ≤ {t[3]}× `{b.label}`'s | {rss_mib(a):.1f} ÷ {rss_mib(b):.1f} MiB "

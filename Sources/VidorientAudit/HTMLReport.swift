@@ -13,8 +13,9 @@ public final class HTMLReport {
     public let thumbnailFolder: String?
     private let descriptor: Int32
     private var buffer: [UInt8] = []
-    private var rows = 0
-    private var files = 0
+    /// Files with findings (the page's rows), and files seen.
+    public private(set) var rows = 0
+    public private(set) var files = 0
     private var byCode: [String: Int] = [:]
     private var bySeverity: [String: Int] = [:]
     /// Flagged files to make thumbnails of, by row number, with the turn a content finding
@@ -152,16 +153,16 @@ public final class HTMLReport {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(record.path.pathForDisplay, forKey: .p)  // \xHH for bytes that are not UTF-8 text
             try c.encode(HTMLReport.format(record.path), forKey: .f)
-            try c.encode(record.video?.codec, forKey: .c)
-            try c.encode(record.video.map(HTMLReport.stored), forKey: .s)
-            try c.encode(record.video.map(HTMLReport.displayed), forKey: .d)
+            try c.encode(record.video?.codec ?? record.photo?.codec, forKey: .c)
+            try c.encode(HTMLReport.Shape(record).map(\.stored), forKey: .s)
+            try c.encode(HTMLReport.Shape(record).map(\.displayed), forKey: .d)
             var list = c.nestedUnkeyedContainer(forKey: .x)
             for finding in record.findings {
                 var f = list.nestedContainer(keyedBy: FindingKeys.self)
                 try f.encode(finding.severity.rawValue, forKey: .v)
                 try f.encode(finding.code, forKey: .r)
                 try f.encode(finding.message, forKey: .m)
-                try f.encode(HTMLReport.command(finding.action, path: record.path), forKey: .a)
+                try f.encode(HTMLReport.command(finding.action), forKey: .a)
                 try f.encode(HTMLReport.condition(finding.action), forKey: .n)
             }
             try c.encode(thumbnail, forKey: .t)
@@ -195,35 +196,65 @@ public final class HTMLReport {
         return path[path.index(after: dot)...].lowercased()
     }
 
-    /// How the pixels are stored: coded size and shape.
-    static func stored(_ video: VideoReport) -> String {
-        guard let width = video.codedWidth, let height = video.codedHeight else { return "?" }
-        return "\(width)×\(height) " + Layout(width: width, height: height).rawValue
+    /// A file's picture as stored and as displayed, for the Stored and Displayed columns: a
+    /// video's or a photo's, from the record's report (photos had none before: issue 24).
+    struct Shape {
+        var storedSize: (width: Int, height: Int)?
+        var displayedSize: (width: Int, height: Int)?
+        var rotation: Double?
+        var mirrored: Bool
+        var exifOrientation: Int?
+
+        init?(_ record: AuditRecord) {
+            if let video = record.video {
+                storedSize = Shape.size(video.codedWidth, video.codedHeight)
+                displayedSize = Shape.size(video.displayWidth, video.displayHeight)
+                rotation = video.rotation
+                mirrored = video.mirrored == true
+                exifOrientation = video.exifOrientation
+            } else if let photo = record.photo {
+                storedSize = Shape.size(photo.storedWidth, photo.storedHeight)
+                displayedSize = Shape.size(photo.displayWidth, photo.displayHeight)
+                rotation = Double(photo.rotation)
+                mirrored = photo.mirrored
+                exifOrientation = photo.exifOrientation
+            } else {
+                return nil
+            }
+        }
+
+        private static func size(_ width: Int?, _ height: Int?) -> (width: Int, height: Int)? {
+            guard let width, let height else { return nil }
+            return (width, height)
+        }
+
+        private static func describe(_ size: (width: Int, height: Int)) -> String {
+            "\(size.width)×\(size.height) " + Layout(width: size.width, height: size.height).rawValue
+        }
+
+        /// How the pixels are stored: size and shape.
+        var stored: String { storedSize.map(Shape.describe) ?? "?" }
+
+        /// How a viewer shows them: displayed size, shape, and the turn that gets there.
+        var displayed: String {
+            var turn: [String] = []
+            if mirrored { turn.append("mirrored") }
+            if let rotation, rotation != 0 {
+                turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
+            }
+            if let exifOrientation { turn.append("orientation \(exifOrientation)") }
+            return ([displayedSize.map(Shape.describe) ?? ""] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")]))
+                .filter { !$0.isEmpty }.joined(separator: ", ")
+        }
     }
 
-    /// How a viewer shows them: displayed size, shape, and the turn that gets there.
-    static func displayed(_ video: VideoReport) -> String {
-        var text = ""
-        if let width = video.displayWidth, let height = video.displayHeight {
-            text = "\(width)×\(height) " + Layout(width: width, height: height).rawValue
-        }
-        var turn: [String] = []
-        if video.mirrored == true { turn.append("mirrored") }
-        if let rotation = video.rotation, rotation != 0 {
-            turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
-        }
-        if let exif = video.exifOrientation { turn.append("orientation \(exif)") }
-        return ([text] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")])).filter { !$0.isEmpty }.joined(
-            separator: ", ")
-    }
-
-    /// The `vidorient …` command of an action, with the path quoted for a POSIX shell; other
+    /// The `vidorient …` command of an action, as the action says it: Core quoted its path once
+    /// (`MediaReport.shellQuoted`), and quoting it again here would undo that (issue 23). Other
     /// actions as they are.
-    static func command(_ action: String?, path: String) -> String? {
+    static func command(_ action: String?) -> String? {
         guard let action else { return nil }
         guard let start = action.firstRange(of: "vidorient ") else { return action }
-        let command = String(action[start.lowerBound...])
-        return command.replacing(path, with: shellQuoted(path))
+        return String(action[start.lowerBound...])
     }
 
     /// What an action says before its command ("if the mirror is unintended"), shown beside it.
@@ -236,10 +267,6 @@ public final class HTMLReport {
         return lead.isEmpty ? nil : String(lead)
     }
 
-    static func shellQuoted(_ text: String) -> String {
-        let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+,:@%".contains($0)) }
-        return safe && !text.isEmpty ? text : "'" + text.replacing("'", with: "'\\''") + "'"
-    }
 }
 
 /// A thumbnail beside the page, written as every output is (`OutputFile`: flushed, then renamed).

@@ -292,10 +292,17 @@ private struct WatchState {
 
 extension Watcher {
     /// Runs watch mode's `--exec` hook, `/bin/sh -c command sh arguments…`, and waits for it; its
-    /// output goes where ours goes, its exit status is its own. Returns why it could not start.
+    /// output goes where ours goes, its exit status is its own. `arguments` are paths, handed
+    /// over as their bytes. Returns why it could not start.
     public static func runHook(_ command: String, arguments: [String]) -> String? {
-        let argv = ["/bin/sh", "-c", command, "sh"] + arguments
-        var cArguments = argv.map { strdup($0) } + [nil]
+        // The paths as their bytes (`withPathCString`), not as their display form: a name that is
+        // not UTF-8 reaches the hook as the name on the disk.
+        let words: [String] = ["/bin/sh", "-c", command, "sh"]
+        let shell: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+        let paths: [UnsafeMutablePointer<CChar>?] = arguments.map { argument in
+            argument.withPathCString { strdup($0) }
+        }
+        var cArguments = shell + paths + [nil]
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ)

@@ -265,6 +265,9 @@ func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
         Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
         throw ExitStatus.unreadableInput
     }
+    // Where the page went, said once (issue 24): the audit's stdout is its records, not this.
+    let beside = page.thumbnailFolder.map { ", thumbnails in '\($0)'" } ?? ""
+    Terminal.warn("wrote '\(page.path)': \(page.rows) of \(page.files) files with findings\(beside)")
 }
 
 /// Where a signal handler writes to end watch mode (a handler cannot capture anything).

@@ -14,7 +14,8 @@ struct ContentOptions: ParsableArguments {
     @Option(
         help: """
             With --content: the least probability of the winning turn for an opinion, above 0.25 and \
-            below 1 (default \(ContentEngine.policy.threshold.text(decimals: 3)), chosen for a precision of 99%).
+            below 1 (default \(ContentEngine.policy.threshold.text(decimals: 3)), chosen on a validation split: \
+            99.7% precision there, 95.9% on held-out photos; docs/content.md).
             """,
         transform: optionParser("--content-threshold", ContentPolicy.parseThreshold))
     var contentThreshold: Double?

@@ -67,7 +67,7 @@ struct Fix: ParsableCommand {
         help: ArgumentHelp("Undo the fixes this journal records, newest first, byte for byte.", valueName: "journal"))
     var undo: String?
 
-    @Flag(help: "Show the orientation before and after; write nothing.")
+    @Flag(help: "Show the orientation before and after (with --undo: what would be restored); write nothing.")
     var dryRun = false
 
     @Flag(help: "Write only the changed bytes into the file itself, instead of replacing it with a fixed copy.")
@@ -109,15 +109,17 @@ struct Fix: ParsableCommand {
                 )
             }
             if copy != nil { throw ValidationError("-o does not go with \(what)") }
-            if undo != nil && (dryRun || journal != nil || inPlace) {
-                throw ValidationError(
-                    "--undo writes each file back as it was fixed: no --dry-run, --journal or --in-place")
+            if undo != nil && (journal != nil || inPlace) {
+                throw ValidationError("--undo writes each file back as it was fixed: no --journal or --in-place")
             }
             return
         }
         guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
+        // Said first: `fix w.jpg --mirror` is a mirror asked for without its rotation.
+        if mirror && rotate == nil {
+            throw ValidationError("--mirror goes with --rotate (--rotate 0 --mirror: a mirror alone)")
+        }
         guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
-        if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
         if copy != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
         if copy != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
         if copy != nil && journal != nil {
@@ -165,10 +167,7 @@ struct Fix: ParsableCommand {
         if fromAudit != nil && dryRun && !jsonOutput.json {
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
         } else if jsonOutput.json {
-            let encoder = JSONText()
-            print(
-                results.count == 1 && fromAudit == nil && files.count == 1
-                    ? try encoder.encode(results[0]) : try encoder.encode(results))
+            try printJSON(results, oneFile: fromAudit == nil && files.count == 1)
         } else {
             let terminal = Terminal.standardOutput
             print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
@@ -187,7 +186,7 @@ struct Fix: ParsableCommand {
         }
         for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
         let bar = ProgressBar(total: plan.files.count, quiet: !progress.showProgress || plan.files.count < 2)
-        let files = Undo.run(plan, jobs: parallel.count) { file in
+        let files = Undo.run(plan, jobs: parallel.count, dryRun: dryRun) { file in
             if let refusal = file.refusal { bar.warn("could not undo '\(file.path)': \(refusal.reason)") }
             bar.advance(file.path)
         }
@@ -203,6 +202,14 @@ struct Fix: ParsableCommand {
                 )
             case .neverWritten:
                 print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
+            case .alreadyUndone:
+                print(
+                    "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+                )
+            case .wouldRestore:
+                let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
+                let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
+                print("\(name): would restore (\(before) -> \(after), \(entry.before.size) bytes)")
             }
         }
         let summary = Undo.Summary(files)

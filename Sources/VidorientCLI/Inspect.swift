@@ -8,7 +8,8 @@ struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Report how each file is stored, how it is displayed, and why.",
         discussion: """
-            With --json, one object for one file and an array for several (keys in docs/json.md). \
+            With --json, one object for one file and an array for several (keys in docs/json.md); nothing \
+            on stdout for one file that cannot be read. \
             A file that cannot be read gets one line on stderr; the others are still reported, \
             and the exit status is 2.
             """
@@ -27,8 +28,29 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var contentOptions: ContentOptions
 
+    @Option(
+        name: .customLong("print"),
+        help: ArgumentHelp(
+            "Print only these fields, tab-separated, one line a file (- when unknown), as `exiftool -T` does: "
+                + ShownOrientation.fieldNames.joined(separator: ", ") + ".", valueName: "field,..."))
+    var printFields: String?
+
+    /// `--print`'s fields, in the order given.
+    private var fields: [String]? {
+        printFields.map { $0.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) } }
+    }
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file to inspect") }
+        if let fields {
+            if jsonOutput.json { throw ValidationError("--print and --json do not combine") }
+            let unknown = fields.filter { !ShownOrientation.fieldNames.contains($0) }
+            guard unknown.isEmpty, !fields.isEmpty else {
+                throw ValidationError(
+                    "--print takes \(ShownOrientation.fieldNames.joined(separator: ", ")), not '\(unknown.joined(separator: ","))'"
+                )
+            }
+        }
     }
 
     func run() throws {
@@ -53,8 +75,18 @@ struct Inspect: ParsableCommand {
             }
         }
         let judge = contentOptions.policy.map(ContentJudge.init(policy:))
+        let human: (MediaReport) -> String
+        if let fields {
+            human = { report in
+                let shown = report.shown
+                return fields.map { shown?.field($0, path: report.path) ?? ($0 == "path" ? report.path : "-") }
+                    .joined(separator: "\t") + "\n"
+            }
+        } else {
+            human = { HumanReport(report: $0, terminal: terminal).text }
+        }
         try reportEach(
-            files, json: jsonOutput.json, human: { HumanReport(report: $0, terminal: terminal).text },
+            files, json: jsonOutput.json, separator: fields == nil ? "\n" : "", human: human,
             report: { file in
                 var report: MediaReport
                 do throws(InputError) {

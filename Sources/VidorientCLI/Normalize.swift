@@ -91,7 +91,7 @@ struct NormalizeText {
         case .transformed: row("thumbnail", "turned losslessly")
         case .dropped(let reason): row("thumbnail", "dropped: \(reason)")
         }
-        for change in plan.changes.dropFirst() { row("changed", change) }
+        for change in plan.changes.dropFirst() { row(result.dryRun ? "to change" : "changed", change) }
         if result.dryRun {
             row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
         } else if let written = result.writtenPath {

@@ -28,7 +28,11 @@ struct JSONOption: ParsableArguments {
 /// `--no-progress`: no progress display on stderr (there is none anyway when stderr is not a
 /// terminal, `TERM` is `dumb` or `NO_COLOR` is set).
 struct ProgressOption: ParsableArguments {
-    @Flag(help: "No progress display on stderr.")
+    /// One flag for every command (issue 24: thumbnail had `-q/--quiet`, the others
+    /// `--no-progress`); each name works everywhere.
+    @Flag(
+        name: [.customLong("no-progress"), .customShort("q"), .customLong("quiet")],
+        help: "No progress bar on stderr (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
     var noProgress = false
 
     var showProgress: Bool { !noProgress }

@@ -41,10 +41,11 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
     var exact = false
 
-    @Option(help: "Width in pixels (the height follows the displayed aspect).")
+    // `.unconditional`: `--width -5` is a width (refused as out of range), not a missing value.
+    @Option(parsing: .unconditional, help: "Width in pixels (the height follows the displayed aspect).")
     var width: Int?
 
-    @Option(help: "Height in pixels (the width follows the displayed aspect).")
+    @Option(parsing: .unconditional, help: "Height in pixels (the width follows the displayed aspect).")
     var height: Int?
 
     @Option(
@@ -79,10 +80,7 @@ struct Thumbnail: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
     var verbose = false
 
-    @Flag(
-        name: .shortAndLong,
-        help: "No progress bar (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
-    var quiet = false
+    @OptionGroup var progressOption: ProgressOption
 
     private var box: (width: Int?, height: Int?) { size.map { ($0.width, $0.height) } ?? (width, height) }
 
@@ -148,7 +146,7 @@ struct Thumbnail: ParsableCommand {
         let results = Mutex<[ThumbnailBatch.Written?]>(Array(repeating: nil, count: jobs.count))
         let failures = Atomic<Int>(0)
         let quality = self.quality
-        let progress = ProgressBar(total: jobs.count, quiet: quiet || jobs.count < 2)
+        let progress = ProgressBar(total: jobs.count, quiet: !progressOption.showProgress || jobs.count < 2)
         forEachConcurrently(jobs.count, jobs: parallel.count) { index in
             do {
                 let written = try batch.make(jobs[index], request: request, quality: quality)

@@ -8,8 +8,9 @@ struct VidorientCommand: ParsableCommand {
         abstract: "Tell which way is up for any video or photo, and act on it.",
         discussion: """
             Orientation is one of the eight EXIF orientations: an optional horizontal mirror, then a \
-            clockwise rotation. Exit status: 0 success, 2 an input could not be read or an output (stdout \
-            included) not written, 64 bad usage or a number out of range.
+            clockwise rotation. Exit status: 0 success, 1 audit found problems (at or above --fail-on), 2 an \
+            input could not be read or an output (stdout included) not written, 64 bad usage or a number out \
+            of range.
             """,
         version: "0.1.0",
         subcommands: [
@@ -41,18 +42,30 @@ enum ExitStatus {
     static let unreadableInput = ExitCode(2)
 }
 
-/// What `inspect` and `fix` share: each file on its own, a failed one reported by `body` (one
+/// The JSON shape of a per-file command (`inspect`, `normalize`, `fix`), the one rule: one file
+/// asked for gives its object, or nothing on stdout when it could not be done (never `[]`, which a
+/// consumer's `jq .video` would fail on); several, or a batch, give the array of those done.
+func printJSON<Result: Encodable>(_ results: [Result], oneFile: Bool) throws {
+    let encoder = JSONText()
+    if oneFile {
+        if let only = results.first { print(try encoder.encode(only)) }
+    } else {
+        print(try encoder.encode(results))
+    }
+}
+
+/// What `inspect` and `normalize` share: each file on its own, a failed one reported by `body` (one
 /// stderr line) and skipped; then JSON (an object for one file, an array for several) or the
 /// human text; exit status 2 when any failed.
 func reportEach<Result: Encodable>(
-    _ files: [String], json: Bool, human: (Result) -> String, report body: (String) -> Result?
+    _ files: [String], json: Bool, separator: String = "\n", human: (Result) -> String,
+    report body: (String) -> Result?
 ) throws {
     let results = files.compactMap(body)
     if json {
-        let encoder = JSONText()
-        print(results.count == 1 && files.count == 1 ? try encoder.encode(results[0]) : try encoder.encode(results))
+        try printJSON(results, oneFile: files.count == 1)
     } else {
-        print(results.map(human).joined(separator: "\n"), terminator: "")
+        print(results.map(human).joined(separator: separator), terminator: "")
     }
     if results.count < files.count { throw ExitStatus.unreadableInput }
 }

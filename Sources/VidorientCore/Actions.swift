@@ -78,9 +78,12 @@ extension MediaReport {
         }
     }
 
-    /// The path as one POSIX shell word. A name that is not UTF-8 text is written `$'…'` with
-    /// `\xHH` for its bytes (bash, zsh, ksh and POSIX.1-2024 sh), so the command names the file.
-    static func shellQuoted(_ path: String) -> String {
+    /// The path as one POSIX shell word: the one place a command shown anywhere (the human report,
+    /// JSON, JSONL, CSV, the HTML page) quotes a path, once. A name that is not UTF-8 text is
+    /// written `$'…'` with `\xHH` for its bytes (bash, zsh, ksh and POSIX.1-2024 sh), so the
+    /// command names the file; a name that starts with `-` gets `./`, so that it is not an option.
+    public static func shellQuoted(_ path: String) -> String {
+        if path.hasPrefix("-") { return shellQuoted("./" + path) }
         if path.hasEscapedPathBytes {
             var word = "$'"
             for byte in path.pathBytes {

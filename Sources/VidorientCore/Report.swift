@@ -36,7 +36,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", path, pathBytes = "path_bytes", format, streams, video, photo, findings
-        case content
+        case content, orientation
     }
 
     // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
@@ -64,6 +64,8 @@ public struct MediaReport: Sendable, Hashable, Codable {
         try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
         try c.encode(content, forKey: .content)
+        // Computed from `video` or `photo`, so never read back.
+        try c.encode(shown, forKey: .orientation)
     }
 }
 

@@ -1,6 +1,6 @@
 import FoundationEssentials
 public import VidorientCore
-public import VidorientIO
+import VidorientIO
 
 /// An audit's output read back, by `fix --from-audit` and by `report`: the lines `audit --jsonl`
 /// writes (one record a line; shards concatenate) or the one document `audit --json` writes (its
@@ -43,19 +43,29 @@ public struct AuditInput<Record: Decodable> {
         }
         guard let first else { return }
         let firstNumber = number
-        if let record = try? decoder.decode(Record.self, from: Data(first.utf8)) {
-            try each(.record(record, place: "line \(number)"))
-            while let line = lines.next() {
-                number += 1
-                guard !line.allSatisfy(\.isWhitespace) else { continue }
-                do {
-                    try each(.record(decoder.decode(Record.self, from: Data(line.utf8)), place: "line \(number)"))
-                } catch let error as DecodingError {
-                    try each(.unreadable("could not read the audit on \(name), line \(number): \(Self.reason(error))"))
-                }
-            }
+        let firstRecord: Record
+        do { firstRecord = try decoder.decode(Record.self, from: Data(first.utf8)) } catch let lineError {
+            try readDocument(first, firstNumber: firstNumber, lineError: lineError, decoder: decoder, each)
             return
         }
+        try each(.record(firstRecord, place: "line \(number)"))
+        while let line = lines.next() {
+            number += 1
+            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            let record: Record
+            do { record = try decoder.decode(Record.self, from: Data(line.utf8)) } catch {
+                let why = (error as? DecodingError).map { Self.reason($0) } ?? "\(error)"
+                try each(.unreadable("could not read the audit on \(name), line \(number): \(why)"))
+                continue
+            }
+            try each(.record(record, place: "line \(number)"))
+        }
+    }
+
+    /// The input as one document, `first` its first line that is not blank.
+    private mutating func readDocument(
+        _ first: String, firstNumber: Int, lineError: any Error, decoder: JSONDecoder, _ each: (Item) throws -> Void
+    ) throws {
         var text = first
         while let line = lines.next() {
             text += "\n"
@@ -65,10 +75,10 @@ public struct AuditInput<Record: Decodable> {
         do {
             records = try decoder.decode(Document.self, from: Data(text.utf8)).records
         } catch {
-            let detail = (error as? DecodingError)?.summary ?? "\(error)"
+            let why = { (error: any Error) in (error as? DecodingError)?.summary ?? "\(error)" }
             throw VidorientError.malformed(
-                "\(name) is neither audit --jsonl lines (line \(firstNumber) is not an audit record) nor one audit "
-                    + "--json document (\(detail)); nothing was done")
+                "\(name) is neither audit --jsonl lines (line \(firstNumber) is not an audit record: \(why(lineError))) "
+                    + "nor one audit --json document (\(why(error))); nothing was done")
         }
         for (index, record) in records.enumerated() {
             try each(.record(record, place: "record \(index + 1) of the document"))

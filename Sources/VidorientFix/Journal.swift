@@ -20,6 +20,9 @@ public struct JournalEntry: Sendable, Hashable {
     /// The same for a fix's `writing` and its `written` or `not_written` line; unique in a journal.
     public var id: String
     public var path: String
+    /// The file the fix wrote: `path` with symbolic links resolved, at fix time. Undo writes only
+    /// where `path` still leads to it (nil in journals written before it was recorded).
+    public var target: String?
     /// `MediaFormat`'s name for the file: `jpeg`, `movie`, …
     public var format: String
     /// `in_place` or `replace`: how the fix was written, and how undo writes it back.
@@ -36,12 +39,14 @@ public struct JournalEntry: Sendable, Hashable {
     public var reason: String?
 
     public init(
-        status: Status, id: String, path: String, format: String, mode: String, orientationBefore: Int?,
-        orientationAfter: Int?, before: FileState, after: FileState, edit: FileEdit, reason: String? = nil
+        status: Status, id: String, path: String, target: String? = nil, format: String, mode: String,
+        orientationBefore: Int?, orientationAfter: Int?, before: FileState, after: FileState, edit: FileEdit,
+        reason: String? = nil
     ) {
         self.status = status
         self.id = id
         self.path = path
+        self.target = target
         self.format = format
         self.mode = mode
         self.orientationBefore = orientationBefore
@@ -55,7 +60,8 @@ public struct JournalEntry: Sendable, Hashable {
 
 extension JournalEntry: Codable {
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", status, id, path, pathBytes = "path_bytes", format, mode
+        case schemaVersion = "schema_version", status, id, path, pathBytes = "path_bytes", target
+        case targetBytes = "target_bytes", format, mode
         case orientationBefore = "orientation_before", orientationAfter = "orientation_after", before, after, splices,
             reason
     }
@@ -75,6 +81,7 @@ extension JournalEntry: Codable {
         status = try c.decode(Status.self, forKey: .status)
         id = try c.decode(String.self, forKey: .id)
         path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+        target = try c.decodeNil(forKey: .target) ? nil : try c.decodePath(forKey: .target, bytesKey: .targetBytes)
         format = try c.decode(String.self, forKey: .format)
         mode = try c.decode(String.self, forKey: .mode)
         orientationBefore = try c.decodeIfPresent(Int.self, forKey: .orientationBefore)
@@ -118,6 +125,7 @@ extension JournalEntry: Codable {
         try c.encode(status, forKey: .status)
         try c.encode(id, forKey: .id)
         try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
+        try c.encodePath(target, forKey: .target, bytesKey: .targetBytes)
         try c.encode(format, forKey: .format)
         try c.encode(mode, forKey: .mode)
         try c.encode(orientationBefore, forKey: .orientationBefore)

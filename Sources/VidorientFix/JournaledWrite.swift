@@ -1,4 +1,5 @@
 public import VidorientCore
+import VidorientIO
 
 /// What one fix is about to write, as the journal records it.
 public struct PlannedWrite: Sendable, Hashable {
@@ -42,7 +43,8 @@ extension JournalFile {
             throw .io("the file disappeared while the fix was planned")
         }
         var entry = JournalEntry(
-            status: .writing, id: nextID(), path: planned.path, format: planned.format, mode: planned.mode,
+            status: .writing, id: nextID(), path: planned.path, target: SafeWrite.resolved(planned.path),
+            format: planned.format, mode: planned.mode,
             orientationBefore: planned.orientationBefore?.exif, orientationAfter: planned.orientationAfter?.exif,
             before: FileState(size: sums.size, mtimeNanoseconds: status.mtimeNanoseconds, crc32: sums.current),
             after: FileState(size: sums.size + planned.edit.sizeChange, mtimeNanoseconds: nil, crc32: sums.edited),

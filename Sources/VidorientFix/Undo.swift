@@ -13,6 +13,11 @@ public enum Undo {
         /// The fix was journaled as `writing` but never written (killed before): the file is still
         /// the original, and nothing was done.
         case neverWritten
+        /// The file is the original already (size and CRC-32 of the journal's `before`): undone
+        /// before, by an earlier `--undo` or by hand. Nothing was done.
+        case alreadyUndone
+        /// `--dry-run`: the file is as the fix left it, and would be restored. Nothing was done.
+        case wouldRestore
     }
 
     /// The fixes to undo, newest first: each fix's last line, without those never written.
@@ -28,9 +33,18 @@ public enum Undo {
 
     /// Undoes one fix. The caller holds the file's lock. Refuses, changing nothing, when the file
     /// is not as the fix left it: another size or mtime, the fixed bytes not where they were
-    /// written, or another checksum.
-    public static func undo(_ entry: JournalEntry, write: Writer) throws(VidorientError) -> Outcome {
+    /// written, or another checksum; unless it is the original already. `write` nil is a dry run:
+    /// every check, nothing written.
+    public static func undo(_ entry: JournalEntry, write: Writer?) throws(VidorientError) -> Outcome {
         guard let status = fileStatus(entry.path) else { throw .io("it is gone") }
+        // Never through a link the fix did not go through: a symbolic link put in the file's place
+        // since (to a copy of the fixed file elsewhere) leads somewhere the fix never wrote.
+        if let target = entry.target, case let now = SafeWrite.resolved(entry.path), now != target {
+            throw .io(
+                "it is not the file the fix wrote: it leads to '\(now.pathForDisplay)' now, the fix wrote "
+                    + "'\(target.pathForDisplay)' (a symbolic link put in its place?); undo writes only to the files it fixed"
+            )
+        }
         let inverse = entry.edit.inverse
         if entry.status == .writing {
             // Killed between the journal's `writing` line and its `written` one: either state.
@@ -39,23 +53,35 @@ public enum Undo {
                 return .neverWritten
             }
         }
-        guard status.size == entry.after.size else {
-            throw .io("it changed since the fix: \(status.size) bytes, not the \(entry.after.size) the fix left")
+        var changed: String? = nil
+        var sums: EditChecksums? = nil
+        if status.size != entry.after.size {
+            changed = "\(status.size) bytes, not the \(entry.after.size) the fix left"
+        } else if let mtime = entry.after.mtimeNanoseconds, mtime != status.mtimeNanoseconds {
+            changed = "its modification time is not the one the fix left"
+        } else {
+            let read = try EditChecksums(path: entry.path, edit: inverse)
+            if !read.holdsOldBytes {
+                changed = "the bytes the fix wrote are not there"
+            } else if read.current != entry.after.crc32 {
+                changed = "its crc-32 is not the one the fix left"
+            }
+            sums = read
         }
-        if let mtime = entry.after.mtimeNanoseconds, mtime != status.mtimeNanoseconds {
-            throw .io("it changed since the fix: its modification time is not the one the fix left")
+        if let changed {
+            // Undone already (`--undo` run twice, or the file put back by hand): say so, not "changed".
+            if status.size == entry.before.size,
+                try EditChecksums(path: entry.path, edit: .none).current == entry.before.crc32
+            {
+                return .alreadyUndone
+            }
+            throw .io("it changed since the fix: \(changed)")
         }
-        let sums = try EditChecksums(path: entry.path, edit: inverse)
-        guard sums.holdsOldBytes else {
-            throw .io("it changed since the fix: the bytes the fix wrote are not there")
-        }
-        guard sums.current == entry.after.crc32 else {
-            throw .io("it changed since the fix: its crc-32 is not the one the fix left")
-        }
-        guard sums.edited == entry.before.crc32 else {
+        guard let sums, sums.edited == entry.before.crc32 else {
             throw VidorientError(
                 "the journal's splices would not give back the original (crc-32 differs); nothing written")
         }
+        guard let write else { return .wouldRestore }
         try write(entry.path, inverse, entry.mode == "in_place" && inverse.keepsLength)
         let restored = try EditChecksums(path: entry.path, edit: .none)
         guard restored.size == entry.before.size, restored.current == entry.before.crc32 else {
@@ -83,7 +109,10 @@ public enum Undo {
     /// How many fixes an undo restored, found never written, and how many files it refused: the
     /// line `fix --undo` ends with.
     public struct Summary: Sendable, Hashable {
+        /// `restored` counts `wouldRestore` in a dry run; `neverWritten` is every fix with nothing
+        /// to undo (never written, or undone already).
         public var restored = 0, neverWritten = 0, refused = 0
+        public var dryRun = false
 
         public init(_ files: [FileOutcome]) {
             for file in files {
@@ -91,14 +120,19 @@ public enum Undo {
                 for (_, outcome) in file.undone {
                     switch outcome {
                     case .restored: restored += 1
-                    case .neverWritten: neverWritten += 1
+                    case .wouldRestore:
+                        restored += 1
+                        dryRun = true
+                    case .neverWritten, .alreadyUndone: neverWritten += 1
                     }
                 }
             }
         }
 
-        /// `restored 2, nothing to undo 1, refused 0`.
-        public var line: String { "restored \(restored), nothing to undo \(neverWritten), refused \(refused)" }
+        /// `restored 2, nothing to undo 1, refused 0` (`would restore` in a dry run).
+        public var line: String {
+            "\(dryRun ? "would restore" : "restored") \(restored), nothing to undo \(neverWritten), refused \(refused)"
+        }
     }
 
     /// What a journal asks to undo: each file's fixes, newest first, files in the order they first
@@ -130,14 +164,17 @@ public enum Undo {
     /// whole; files in parallel, `jobs` at once. A file that changed since is refused with the
     /// reason and its older fixes left alone. `finished` hears each file's outcome as it comes.
     /// Returns the outcomes in the plan's order.
+    /// With `dryRun`, every check and nothing written: a file's newest fix is checked against the
+    /// file, each older one against the journal (its `after` must be the newer one's `before`).
     public static func run(
-        _ plan: Plan, jobs: Int = processorCount, finished: @Sendable (FileOutcome) -> Void = { _ in }
+        _ plan: Plan, jobs: Int = processorCount, dryRun: Bool = false,
+        finished: @Sendable (FileOutcome) -> Void = { _ in }
     ) -> [FileOutcome] {
         let groups = plan.files
         let outcomes = Mutex([FileOutcome?](repeating: nil, count: groups.count))
         withoutActuallyEscaping(finished) { finished in
             forEachConcurrently(groups.count, jobs: jobs) { index in
-                let outcome = undoAll(groups[index])
+                let outcome = undoAll(groups[index], dryRun: dryRun)
                 outcomes.withLock { $0[index] = outcome }
                 finished(outcome)
             }
@@ -147,13 +184,25 @@ public enum Undo {
     }
 
     /// One file's fixes, newest first, under its lock, until one is refused.
-    static func undoAll(_ entries: [JournalEntry]) -> FileOutcome {
+    static func undoAll(_ entries: [JournalEntry], dryRun: Bool = false) -> FileOutcome {
         var result = FileOutcome(path: entries[0].path)
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
             do throws(VidorientError) {
+                if dryRun && index > 0 {
+                    // Nothing was written for the newer fix: this one is checked against it.
+                    let newer = entries[index - 1]
+                    guard let last = result.undone.last, last.outcome == .wouldRestore,
+                        newer.before.size == entry.after.size, newer.before.crc32 == entry.after.crc32
+                    else {
+                        throw .io("the journal's fixes of it do not follow one another; undo would stop here")
+                    }
+                    result.undone.append((entry, .wouldRestore))
+                    continue
+                }
                 let lock = try FileLock(path: entry.path)
                 let outcome = try withExtendedLifetime(lock) { () throws(VidorientError) -> Outcome in
-                    try undo(entry) { path, edit, inPlace throws(VidorientError) in
+                    guard !dryRun else { return try undo(entry, write: nil) }
+                    return try undo(entry) { path, edit, inPlace throws(VidorientError) in
                         // The same writer as every fix; the check is undo's own (size and crc-32).
                         _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace, lock: lock) {
                             _ in
@@ -165,6 +214,15 @@ public enum Undo {
                 result.refusal = error
                 break
             }
+        }
+        // Every fix of the file undone already (`--undo` run twice): the file is the oldest
+        // fix's original, which the newest fix's check alone cannot see.
+        if result.refusal != nil, result.undone.isEmpty, entries.count > 1, let oldest = entries.last,
+            fileStatus(oldest.path)?.size == oldest.before.size,
+            (try? EditChecksums(path: oldest.path, edit: .none).current) == oldest.before.crc32
+        {
+            result.refusal = nil
+            result.undone = entries.map { ($0, .alreadyUndone) }
         }
         return result
     }

@@ -69,6 +69,23 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         #expect((summary["by_code"] as? [String: Int])?["mirrored"] == run.summary.findingsByCode["mirrored"])
     }
 
+    /// A photo's row says how it is stored and displayed too (issue 24: the page had
+    /// `"s":null,"d":null` for every photo, though inspect has the sizes).
+    @Test func aPhotosRowSaysItsShape() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let pagePath = library.root.appendingPathComponent("photo.html").path
+        let page = try HTMLReport(path: pagePath)
+        let run = audit(.walk([Library.testMedia.appendingPathComponent("jpeg-xmp-conflict.jpg").path]))
+        for record in run.records { page.add(record) }
+        try page.finish()
+        let row = try #require(try pageRows(try String(contentsOfFile: pagePath, encoding: .utf8)).first)
+        #expect(row["f"] as? String == "jpg")
+        #expect(row["c"] as? String == "jpeg")
+        #expect(row["s"] as? String == "96×160 portrait")
+        #expect(row["d"] as? String == "160×96 landscape, 90° clockwise, orientation 6")
+    }
+
     @Test func thumbnailsAsStoredAndAsDisplayed() throws {
         let folder = try scratchFolder("page")
         defer { try? FileManager.default.removeItem(at: folder) }

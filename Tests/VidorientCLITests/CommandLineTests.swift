@@ -59,6 +59,16 @@ import VidorientTestSupport
         #expect(array.map { $0["path"] as? String } == [Run.media("orient-3.mp4")])
     }
 
+    /// One file that cannot be read: nothing on stdout, not `[]` (issue 24: `inspect --json
+    /// missing.mp4 | jq .video` failed on an array where one file gives an object).
+    @Test(arguments: [["inspect", "--json"], ["fix", "--json", "--reset", "--dry-run"]])
+    func oneUnreadableFileGivesNoJSONAtAll(command: [String]) throws {
+        let run = try Run.vidorient(command + [Run.media("missing.mp4")])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty, "\(run.stdout)")
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+    }
+
     @Test func reasonsAreSpecific() throws {
         #expect(try Run.vidorient(["inspect", Run.media("bad-empty.mp4")]).stderr.contains("file is empty"))
         #expect(try Run.vidorient(["inspect", Run.media("")]).stderr.contains("is a directory"))
@@ -298,4 +308,72 @@ import VidorientTestSupport
 private func isFolder(_ path: String) -> Bool {
     var folder: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
+}
+
+/// Usage errors and help that point the right way (issue 24): each said what the user did not
+/// do, or in the wrong tense.
+@Suite struct PointingTheRightWayTests {
+    @Test(arguments: [
+        (["thumbnail", "TestMedia/orient-6.mp4", "--width", "-5", "-o", "x.png"], "--width must be 1-16384"),
+        (["fix", "TestMedia/orient-6.jpg", "--mirror"], "--mirror goes with --rotate"),
+    ])
+    func usageErrorsSayWhatIsWrong(arguments: [String], said: String) throws {
+        let run = try Run.vidorient(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(said), "\(run.stderr)")
+    }
+
+    @Test func theTopLevelHelpListsEveryExitStatus() throws {
+        let help = try Run.vidorient(["--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for status in ["0 success", "1 audit found problems", "2 an input could not be read", "64 bad usage"] {
+            #expect(help.contains(status), "\(status)")
+        }
+    }
+
+    @Test func aDryRunSpeaksOfWhatWouldBe() throws {
+        let run = try Run.vidorient(["normalize", "--dry-run", "--trim", Run.media("orient-6.jpg")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("to change"), "\(run.stdout)")
+        #expect(!run.stdout.contains("changed"), "\(run.stdout)")
+    }
+}
+
+/// For scripts (issue 24): `inspect --print` as `exiftool -T`, and a top-level `orientation` in
+/// the JSON whatever the file's kind.
+@Suite struct ScriptFieldsTests {
+    @Test func printWritesTheChosenFieldsOneLineAFile() throws {
+        let files = ["orient-6.mp4", "orient-7.heic", "odd-angle-30.mp4", "audio-only.m4a", "orient-2.jpg"]
+        let run = try Run.vidorient(
+            ["inspect", "--print", "path,orientation,rotation,mirrored,kind,source"] + files.map(Run.media))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stdout.split(separator: "\n").map(String.init) == [
+                "\(Run.media("orient-6.mp4"))\t6\t90\tno\tvideo\tcontainer",
+                "\(Run.media("orient-7.heic"))\t7\t90\tyes\tphoto\theif",
+                "\(Run.media("odd-angle-30.mp4"))\t-\t30\tno\tvideo\tcontainer",
+                "\(Run.media("audio-only.m4a"))\t-\t-\t-\t-\t-",
+                "\(Run.media("orient-2.jpg"))\t2\t0\tyes\tphoto\texif",
+            ])
+    }
+
+    @Test(arguments: [["--print", "orientation,colour"], ["--print", "orientation", "--json"], ["--print", ""]])
+    func printRefusesWhatItCannotDo(options: [String]) throws {
+        let run = try Run.vidorient(["inspect"] + options + [Run.media("orient-6.mp4")])
+        #expect(run.status == 64, "\(run.stderr)")
+    }
+
+    @Test func jsonHasTheOrientationAtTheTopForEveryKind() throws {
+        let run = try Run.vidorient(
+            ["inspect", "--json", Run.media("orient-5.mp4"), Run.media("orient-8.webp"), Run.media("audio-only.m4a")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reports = try #require(run.json as? [[String: Any]])
+        let shown = reports.map { $0["orientation"] as? [String: Any] }
+        #expect(shown[0]?["exif_orientation"] as? Int == 5 && shown[0]?["kind"] as? String == "video")
+        #expect(
+            shown[0]?["exif_orientation"] as? Int == (reports[0]["video"] as? [String: Any])?["exif_orientation"]
+                as? Int)
+        #expect(shown[1]?["exif_orientation"] as? Int == 8 && shown[1]?["kind"] as? String == "photo")
+        #expect(shown[1]?["rotation"] as? Double == 270 && shown[1]?["mirrored"] as? Bool == false)
+        #expect(reports[2]["orientation"] is NSNull)
+    }
 }

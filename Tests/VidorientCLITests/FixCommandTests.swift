@@ -204,13 +204,14 @@ struct FixCommandTests {
     /// the names lie about the content on purpose.
     @Test(arguments: [
         ("fragmented", "fragmented mp4 (moof) is not supported"),
-        ("matroska", "not an mp4 or quicktime file (matroska/webm)"),
-        ("avi", "not an mp4 or quicktime file (avi)"),
+        ("matroska", "not a photo, MP4 or QuickTime file (matroska/webm): fix changes JPEG, PNG, WebP"),
+        ("avi", "not a photo, MP4 or QuickTime file (avi)"),
         // A JPEG is a photo now (its tag is fixed: PhotoFixCommandTests); GIF has no orientation to fix.
-        ("gif", "not an mp4 or quicktime file (gif)"),
+        ("gif", "not a photo, MP4 or QuickTime file (gif)"),
         ("audio-only", "no video track"),
         ("empty", "file is empty"),
-        ("text", "not an mp4 or quicktime file (no 'ftyp', 'moov' or 'mdat' box at the start)"),
+        // `fix note.txt` once said "not an mp4 or quicktime file", though fix takes photos (issue 24).
+        ("text", "not a photo, MP4 or QuickTime file (no signature of theirs at the start)"),
         ("truncated", "has only"),
         ("directory", "is a directory"),
         ("missing", "no such file or directory"),

@@ -102,6 +102,80 @@ struct FixJournalCommandTests {
         #expect(try JournalFixture.snapshot(folder) == original)
     }
 
+    /// `--undo --dry-run` checks every file and writes none; `--undo` run twice says "already
+    /// undone" for a file that is the original again (issue 24: it said "changed since the fix"
+    /// and exited 2), also for a file fixed twice, whose newest fix alone cannot tell.
+    @Test func undoDryRunThenUndoTwice() throws {
+        let folder = try FixFixture.folder("undo-twice")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let once = try FixFixture.copy("orient-6.mp4", to: folder)
+        let twice = try FixFixture.copy("orient-6.jpg", to: folder)
+        let original = try JournalFixture.snapshot(folder)
+        let journal = folder.appendingPathComponent("fixes.jsonl").path
+        #expect(try Run.vidorient(["fix", "--orientation", "8", "--journal", journal, once, twice]).status == 0)
+        #expect(try Run.vidorient(["fix", "--orientation", "3", "--journal", journal, twice]).status == 0)
+        let fixed = try JournalFixture.snapshot(folder)
+
+        let dry = try Run.vidorient(["fix", "--undo", journal, "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stderr == "vidorient: would restore 3, nothing to undo 0, refused 0\n")
+        #expect(
+            dry.stdout.split(separator: "\n").filter { $0.contains(": would restore (") }.count == 3, "\(dry.stdout)")
+        #expect(try JournalFixture.snapshot(folder) == fixed, "a dry run writes nothing")
+
+        let undo = try Run.vidorient(["fix", "--undo", journal])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(undo.stderr == "vidorient: restored 3, nothing to undo 0, refused 0\n")
+        #expect(try JournalFixture.snapshot(folder) == original)
+
+        let again = try Run.vidorient(["fix", "--undo", journal])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr == "vidorient: restored 0, nothing to undo 3, refused 0\n")
+        #expect(
+            again.stdout.split(separator: "\n").filter { $0.contains(": already undone (it is the original") }.count
+                == 3)
+        #expect(try JournalFixture.snapshot(folder) == original)
+    }
+
+    /// The journal as input (issue 23): a symbolic link put in a fixed file's place, leading to a
+    /// copy of the fixed file, is refused (undo wrote through it before); a file fixed through a
+    /// link from the start is undone through it.
+    @Test func undoNeverWritesThroughALinkTheFixDidNotGoThrough() throws {
+        let folder = try FixFixture.folder("undo-link")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manager = FileManager.default
+        let swapped = try FixFixture.copy("orient-6.jpg", to: folder)
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try manager.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let real = elsewhere.appendingPathComponent("real.jpg").path
+        try manager.copyItem(atPath: Run.media("orient-5.jpg"), toPath: real)
+        let linked = folder.appendingPathComponent("linked.jpg").path
+        try manager.createSymbolicLink(atPath: linked, withDestinationPath: real)
+        let journal = folder.appendingPathComponent("fixes.jsonl").path
+        #expect(try Run.vidorient(["fix", "--orientation", "1", "--journal", journal, swapped, linked]).status == 0)
+        let fixedReal = try FixFixture.contents(real)
+
+        // The fixed file moved away, a link to it left in its place: the same bytes, another file.
+        let moved = elsewhere.appendingPathComponent("moved.jpg").path
+        try manager.moveItem(atPath: swapped, toPath: moved)
+        try manager.createSymbolicLink(atPath: swapped, withDestinationPath: moved)
+        let fixedMoved = try FixFixture.contents(moved)
+
+        let undo = try Run.vidorient(["fix", "--undo", journal])
+        #expect(undo.status == 2)
+        #expect(
+            undo.stderrLines.first?.hasPrefix(
+                "vidorient: could not undo '\(swapped)': it is not the file the fix wrote: it leads to '\(moved)' now")
+                == true, "\(undo.stderr)")
+        #expect(undo.stderrLines.last == "vidorient: restored 1, nothing to undo 0, refused 1")
+        #expect(try FixFixture.contents(moved) == fixedMoved, "nothing written through the new link")
+        #expect(try manager.destinationOfSymbolicLink(atPath: swapped) == moved)
+        // Fixed through its link, undone through it: the file behind it is the original again.
+        #expect(try FixFixture.contents(real) != fixedReal)
+        #expect(try FixFixture.contents(real) == FixFixture.contents(Run.media("orient-5.jpg")))
+        #expect(try manager.destinationOfSymbolicLink(atPath: linked) == real)
+    }
+
     /// A file changed after its fix is refused with one line, the others are restored, exit 2.
     @Test func undoRefusesAFileChangedSinceAndGoesOn() throws {
         let folder = try FixFixture.folder("undo-changed")
@@ -289,7 +363,7 @@ struct FixJournalCommandTests {
 
     @Test(arguments: [
         ["--undo", "j.jsonl", "x.mp4"], ["--undo", "j.jsonl", "--reset"], ["--from-audit", "-", "--orientation", "1"],
-        ["--from-audit", "-", "--undo", "j.jsonl"], ["--undo", "j.jsonl", "--dry-run"],
+        ["--from-audit", "-", "--undo", "j.jsonl"], ["--undo", "j.jsonl", "--in-place"],
         ["x.mp4", "--reset", "-o", "y.mp4", "--journal", "j"],
         ["--from-audit", "-", "--jobs", "0"],
     ])

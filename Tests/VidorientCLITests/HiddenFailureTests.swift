@@ -12,7 +12,8 @@ import VidorientTestSupport
     }
 
     /// `report`'s refusal of a line that is JSON but not an audit record names what is wrong with
-    /// it; it used to drop the decoder's reason.
+    /// it; it used to drop the decoder's reason. (Since issue 24 a first line that is not a record
+    /// may begin one `audit --json` document: the refusal says why it is neither.)
     @Test func aLineThatIsNotARecordSaysWhy() throws {
         let folder = try TemporaryFolder("hidden")
         defer { folder.remove() }
@@ -22,8 +23,8 @@ import VidorientTestSupport
         #expect(run.status == 2)
         #expect(
             run.stderr
-                == "vidorient: could not read '\(jsonl)': line 1 is not an audit record (audit --jsonl writes them): "
-                + "key 'path' is missing\n")
+                == "vidorient: '\(jsonl)' is neither audit --jsonl lines (line 1 is not an audit record: key 'path' "
+                + "is missing) nor one audit --json document (key 'files' is missing); nothing was done\n")
     }
 
     /// An Orientation entry of type SLONG is a file this fix will not change: refused, as docs/fix.md

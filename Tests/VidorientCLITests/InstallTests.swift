@@ -128,7 +128,10 @@ import VidorientTestSupport
         #expect(run.stdout.split(separator: "\n").count == Self.inputs.count)
     }
 
-    @Test(arguments: [(["--quiet"], [:]), ([], ["NO_COLOR": "1"]), ([], ["TERM": "dumb"])])
+    // `--no-progress`, as every other command says it, and `-q/--quiet`, as thumbnail first did.
+    @Test(arguments: [
+        (["--quiet"], [:]), (["-q"], [:]), (["--no-progress"], [:]), ([], ["NO_COLOR": "1"]), ([], ["TERM": "dumb"]),
+    ])
     func aTerminalWithQuietOrNoColorHasNone(extra: [String], environment: [String: String]) throws {
         let run = try Self.thumbnail(terminal: true, extra: extra, environment: environment)
         #expect(run.status == 0)

@@ -115,9 +115,8 @@ enum Media {
             try JSONSerialization.jsonObject(with: Data(text.split(separator: "\n")[0].utf8)) as? [String: Any])
         #expect(
             Set(first.keys) == [
-                "schema_version", "status", "id", "path", "path_bytes", "format", "mode", "orientation_before",
-                "orientation_after",
-                "before", "after", "splices", "reason",
+                "schema_version", "status", "id", "path", "path_bytes", "target", "target_bytes", "format", "mode",
+                "orientation_before", "orientation_after", "before", "after", "splices", "reason",
             ])
         #expect((first["before"] as? [String: Any])?["crc32"] as? String == "0000abcd")
         #expect((first["after"] as? [String: Any])?["mtime_ns"] is NSNull)
