@@ -20,11 +20,12 @@ let package = Package(
     // Each target's imports are listed once, here and in docs/ARCHITECTURE.md's table, which
     // `ArchitectureTests` holds to this file and to the sources' `import` lines.
     targets: [
-        // FFmpeg and libheif are opened on first use, never linked: these C targets include their
-        // headers (found on the compiler's include path; .ci/setup installs the -dev packages) and define the
-        // functions Swift calls, by the libraries' own names, as trampolines resolved with dlopen.
-        // A command that needs neither (`--version`, `orientation`, a photo's `inspect`)
-        // never maps their ~140 shared libraries. CLibraryLoader is the one place that opens them.
+        // FFmpeg, libheif, libjpeg-turbo, libwebp, FreeType and SQLite are opened on first use, never
+        // linked: these C targets include their headers (found on the compiler's include path;
+        // .ci/setup installs the -dev packages) and define the functions Swift calls, by the
+        // libraries' own names, as trampolines resolved with dlopen. A command that needs none of them (`--version`,
+        // `orientation`, `fix`, a photo's `inspect`, an audit without its cache) maps none.
+        // CLibraryLoader is the one place that opens them, and holds the loader they share.
         .target(name: "CLibraryLoader"),
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         .target(name: "CLibHeif", dependencies: ["CLibraryLoader"]),
@@ -41,17 +42,21 @@ let package = Package(
                 .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
                 .linkedLibrary("dlib"), .unsafeFlags(["-static-stdlib"]),
             ]),
-        // libjpeg-turbo, found through pkg-config.
-        .systemLibrary(
-            name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
+        // libjpeg-turbo's TurboJPEG API: DCT-scaled decoding, lossless transforms.
+        .target(name: "CTurboJPEG", dependencies: ["CLibraryLoader"]),
         // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`).
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
-        // zlib, for PNG's CRC-32 and compressed text chunks, and the fix journal's checksums.
+        .target(name: "CWebP", dependencies: ["CLibraryLoader"]),
+        // zlib, for PNG's CRC-32 and compressed text chunks, and the fix journal's checksums. Linked:
+        // small, and already mapped by the Swift runtime's own dependencies.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system's SQLite, for the audit cache (docs/audit.md says why not a Swift wrapper).
-        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        // FreeType, for caption text, found through pkg-config.
-        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .target(name: "CSQLite", dependencies: ["CLibraryLoader"]),
+        // FreeType, for caption text. Its headers sit in freetype2/, off the default path: only
+        // FreeTypeLoader.c includes them (its public header names no FreeType type), given here
+        // where Debian, Fedora, Arch and Alpine put them; `make` adds what pkg-config says.
+        .target(
+            name: "CFreeType", dependencies: ["CLibraryLoader"],
+            cSettings: [.unsafeFlags(["-I/usr/include/freetype2"])]),
         // Orientation algebra, matrices, conversions, report types, the one error type. No I/O.
         .target(name: "VidorientCore"),
         // Files: byte sources, regular-file opens, the lock, the one safe writer, output files, the
@@ -118,7 +123,7 @@ let package = Package(
             name: "VidorientTests",
             dependencies: [
                 "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
-                "VidorientContent", "VidorientTestSupport",
+                "VidorientFFmpeg", "VidorientContent", "VidorientTestSupport",
             ]),
         .testTarget(
             name: "VidorientFixTests",

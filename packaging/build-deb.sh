@@ -3,10 +3,10 @@
 # (stripped), its man pages and its bash, zsh and fish completions, installed under /usr.
 # Depends is derived from the binary by dpkg-shlibdeps (runtime libraries, never -dev packages),
 # so a new C library the code links is picked up without editing this file; the libraries the
-# binary opens with dlopen on first use (FFmpeg, libheif: OPENED below) are added from their
-# packages' shlibs entries, since no linker records them. The version comes
-# from `git describe`: vX.Y.Z tags give X.Y.Z (X.Y.Z+N.gHASH after them); without a tag,
-# the binary's own version ~gitN.gHASH, so a later tagged release sorts above it.
+# binary opens with dlopen on first use (FFmpeg, libheif, libjpeg-turbo, libwebp, FreeType,
+# SQLite: OPENED below) are added from their packages' shlibs entries, since no linker records
+# them. The version comes from `git describe`: vX.Y.Z tags give X.Y.Z (X.Y.Z+N.gHASH after them);
+# without a tag, the binary's own version ~gitN.gHASH, so a later tagged release sorts above it.
 # Run `make deb` (or `make` first, then this script).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,10 +52,11 @@ if [ -z "$depends" ]; then
   exit 1
 fi
 
-# FFmpeg and libheif are not linked but opened on first use (Sources/CLibraryLoader), by the
-# sonames their headers named at build time, which the binary holds as strings. Each becomes the
-# dependency its package declares in its shlibs file, as dpkg-shlibdeps would have written it.
-OPENED=(libavformat libavcodec libavutil libswscale libheif)
+# FFmpeg, libheif, libjpeg-turbo, libwebp, FreeType and SQLite are not linked but opened on first
+# use (Sources/CLibraryLoader), by the sonames their headers named at build time, which the binary
+# holds as strings. Each becomes the dependency its package declares in its shlibs file, as
+# dpkg-shlibdeps would have written it.
+OPENED=(libavformat libavcodec libavutil libswscale libheif libturbojpeg libwebp libfreetype libsqlite3)
 for library in "${OPENED[@]}"; do
   soname=$(strings -n 8 "$root/usr/bin/vidorient" | grep -E -x "$library\.so\.[0-9]+" | sort -u)
   if [ "$(printf '%s\n' "$soname" | grep -c .)" != 1 ]; then

@@ -45,6 +45,7 @@ VOID_FUNCTION(avcodec, av_parser_close, (AVCodecParserContext *s), (s))
 
 FUNCTION(avutil, AVFrame *, av_frame_alloc, (void), ())
 VOID_FUNCTION(avutil, av_frame_free, (AVFrame **frame), (frame))
+FUNCTION(avutil, void *, av_mallocz, (size_t size), (size))
 FUNCTION(avutil, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align))
 FUNCTION(avutil, AVFrameSideData *, av_frame_get_side_data, (const AVFrame *frame, enum AVFrameSideDataType type), (frame, type))
 FUNCTION(avutil, AVDictionaryEntry *, av_dict_get, (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags))

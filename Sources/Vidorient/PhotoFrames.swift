@@ -8,8 +8,9 @@ import VidorientPhotoDecoding
 /// A photo's picture for thumbnails: the report is made first, by the photo readers, and its
 /// decision is what gets applied, once, on the small picture (as libvips does).
 ///
-/// Pixels come from the cheapest decoder that gives enough of them: libheif for HEIF (a thumbnail
-/// item when it is large enough, transformations off), libjpeg-turbo with DCT scaling for JPEG and
+/// Pixels come from the cheapest decoder that gives enough of them: for HEIF, libheif's decoding of
+/// a thumbnail item when one is large enough, else FFmpeg's HEVC decoder on every tile at once
+/// (`HEIFTiles`), else libheif (AVIF, 10-bit; transformations off); libjpeg-turbo with DCT scaling for JPEG and
 /// for a raw file's embedded JPEG preview, FFmpeg for PNG, WebP and TIFF.
 struct PhotoFrames {
     let path: String
@@ -80,6 +81,18 @@ struct PhotoFrames {
             let fullWidth = evidence.storedWidth ?? minimumWidth, fullHeight = evidence.storedHeight ?? minimumHeight
             let needWidth = crop.map { minimumWidth * fullWidth / max(1, $0.width) + 1 } ?? minimumWidth
             let needHeight = crop.map { minimumHeight * fullHeight / max(1, $0.height) + 1 } ?? minimumHeight
+            // HEVC without a thumbnail item large enough, shrunk to half or less (where libheif's
+            // chroma upsampling and FFmpeg's give the same picture): the tiles decoded by FFmpeg on
+            // every core.
+            let region = crop ?? PixelRect(x: 0, y: 0, width: fullWidth, height: fullHeight)
+            if ["hvc1", "grid"].contains(evidence.heif?.itemType), region.width >= 2 * minimumWidth,
+                region.height >= 2 * minimumHeight,
+                let picture = try HEIFTiles.decode(
+                    path: path, crop: crop, width: minimumWidth, height: minimumHeight, thumbnailWidth: needWidth,
+                    thumbnailHeight: needHeight, maximumBytes: PhotoFrames.maximumEncodedBytes)
+            {
+                return picture
+            }
             let decoded = try HEIFDecoder.decode(path: path, minimumWidth: needWidth, minimumHeight: needHeight)
             guard let crop else { return decoded.picture }
             return decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture))

@@ -1,5 +1,6 @@
 public import VidorientCore
 import VidorientFFmpeg
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 
@@ -50,6 +51,47 @@ public struct Prober: Sendable {
             probe.video?.boxLayerError = boxLayerError
         }
         return MediaReport(probe: probe)
+    }
+
+    /// `inspect`'s orientation decision, without FFmpeg where FFmpeg could add nothing to it: as
+    /// `inspect`, except that a movie the box layer does not describe alone because its video is
+    /// not a codec it knows (uncompressed `2vuy`, DV, …) is read from its box headers
+    /// (`MovieStructure.mediaProbe`, the audit's fast path). Only H.264 and HEVC carry a
+    /// display-orientation SEI, which only a reading of the bitstream sees; for any other codec
+    /// the matrices decide, and FFmpeg reads the same boxes. What `fix` plans and verifies
+    /// against (`FixIntent`): loading FFmpeg's ~140 libraries cost more than the fix itself.
+    public func inspectOrientation(_ path: String) throws(InputError) -> MediaReport {
+        if !decodesFirstFrame, try PhotoReader.format(of: path) == .movie, let probe = Prober.boxesDecide(path) {
+            return MediaReport(probe: probe)
+        }
+        return try inspect(path)
+    }
+
+    /// The box layer's view of a movie when it decides the orientation alone: its description
+    /// (what `inspect` says), or, when it does not describe the file only as unsupported and the
+    /// video track is not H.264 or HEVC (nor an encrypted entry that could hide one), the box
+    /// headers. Nil otherwise: `inspect` then reads it (FFmpeg).
+    static func boxesDecide(_ path: String) -> MediaProbe? {
+        let source: ReadAheadBytes
+        let structure: MovieStructure
+        do throws(ISOBMFFError) {
+            source = ReadAheadBytes(try FileBytes(path: path))
+            structure = try MovieStructure(source)
+        } catch {
+            return nil
+        }
+        do throws(ISOBMFFError) {
+            // Described: the same description `inspect` answers with.
+            return try MovieDescription.probe(structure, path: path, source: source)
+        } catch {
+            guard error.kind == .unsupported, !structure.isFragmented else { return nil }
+        }
+        let probe = structure.mediaProbe(path: path, source: source)
+        guard let video = probe.video, video.streamIndex < probe.streams.count else { return nil }
+        let stream = probe.streams[video.streamIndex]
+        // `encv`: an encrypted track, whose sample entry hides the codec.
+        guard !["h264", "hevc"].contains(stream.codec ?? ""), stream.codecTag != "encv" else { return nil }
+        return probe
     }
 
     /// `--deep` on a photo: the report from its headers, and proof that its pixels decode.

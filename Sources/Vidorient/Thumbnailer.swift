@@ -20,6 +20,9 @@ public struct Thumbnailer: Sendable {
     /// captions"; nil when the system's font loads.
     public static var captionFontProblem: String? {
         guard FreeTypeFont.system == nil else { return nil }
+        if let reason = FreeTypeFont.unavailable {
+            return "captions need FreeType: \(reason): writing pictures without captions"
+        }
         if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
             return
                 "could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions"
@@ -69,8 +72,11 @@ public struct Thumbnailer: Sendable {
         // A representative frame: 10% in, unless that one is black or flat and a nearby one is not.
         var best: Frame?
         var bestDeviation = -1.0
-        for fraction in RepresentativeFrame.candidateFractions {
-            let frame = Frame(try session.grab(at: duration! * fraction, exact: request.exact), report: report)
+        let times = RepresentativeFrame.candidateTimes(duration: duration!, exact: request.exact) {
+            session.keyframe(atOrBefore: $0)
+        }
+        for time in times {
+            let frame = Frame(try session.grab(at: time, exact: request.exact), report: report)
             if !RepresentativeFrame.isFlat(frame.picture) { return frame }
             let deviation = frame.picture.lumaStatistics.deviation
             if deviation > bestDeviation { (best, bestDeviation) = (frame, deviation) }

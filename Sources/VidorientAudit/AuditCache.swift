@@ -3,6 +3,7 @@ import FoundationEssentials
 import Synchronization
 import VidorientContent
 import VidorientCore
+public import VidorientIO
 
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made
@@ -12,28 +13,6 @@ public enum AuditRules {
     // 4: findings carry `suggested_fix`; 5: movies described by the box layer (the first sample's
     // SEI included) and `box-layer-unreadable`; 6: the content verdict (`--content`) and its findings.
     public static let version = 6
-}
-
-/// What identifies one state of a file without reading it: if none of these changed, its bytes
-/// did not either. ctime matters because it cannot be set back: a rewrite in place that restores
-/// the size and the mtime still moves it.
-public struct FileKey: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int64
-    public var mtimeNanoseconds: Int64
-    public var ctimeNanoseconds: Int64
-
-    /// The file a path leads to (links followed: the target is what gets audited), or nil.
-    public init?(path: String) {
-        var status = stat()
-        guard path.withPathCString({ stat($0, &status) }) == 0 else { return nil }
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        mtimeNanoseconds = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        ctimeNanoseconds = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
-    }
 }
 
 /// A record's JSON line as the cache stored it, nil for a record just audited. Equal to every
@@ -58,7 +37,11 @@ public struct StoredResult: Sendable, Hashable {
 
 /// A SQLite file of audit results, one row per path and set of result-changing options. A file
 /// whose `FileKey` still matches its row is not opened: its stored JSON line is replayed.
-/// WAL mode lets two audits share one cache; writes are batched into short transactions.
+///
+/// Each worker of an audit reads through a `Session` of its own: its own connection (WAL lets
+/// readers run side by side, and beside a writer), so no lock is shared per file. What the
+/// sessions store goes to one writer connection, a batch at a time, each batch one transaction;
+/// two audits can share one cache.
 public final class AuditCache: Sendable {
     /// The file's format; a cache with a larger number comes from a newer vidorient.
     public static let formatVersion: Int32 = 1
@@ -70,7 +53,10 @@ public final class AuditCache: Sendable {
     /// `cached` (the exact line, which the writers replay) are filled: re-audits of unchanged
     /// libraries are dominated by that decoding otherwise.
     public let fullRecords: Bool
+    /// The one connection that writes (and answers `lookup`).
     private let database: Mutex<Database?>
+    /// Set once any connection failed: the cache is not used for the rest of the run.
+    private let broken = Atomic<Bool>(false)
     private let warn: @Sendable (String) -> Void
     private let tally = Mutex(Counters())
 
@@ -114,85 +100,183 @@ public final class AuditCache: Sendable {
         self.warn = warn
     }
 
-    /// The words that identify what a result depends on besides the file: the rules' version,
-    /// the record's schema and `--deep`. Filters, shards, `--fail-on` and `--timeout` change
-    /// which files are audited or how the results are judged, not what a file's record says.
+    /// What a result depends on besides the file, as `name=value` words: the rules' version, the
+    /// record's schema and `--deep`. Filters, shards, `--fail-on` and `--timeout` change which
+    /// files are audited or how the results are judged, not what a file's record says. An option
+    /// that changes what a record says (a check of the pictures' content, say) adds its word here,
+    /// and its rows then stand apart from the others.
     public static func optionsKey(_ options: AuditOptions, rulesVersion: Int = AuditRules.version) -> String {
         "rules=\(rulesVersion);schema=\(MediaReport.currentSchemaVersion);deep=\(options.deep ? 1 : 0)"
             // A content verdict depends on its threshold and on the network and head that measured it.
             + (options.content.map { ";content=\($0.threshold),\(ContentEngine.identity)" } ?? "")
     }
 
-    /// The record for `path`: from the cache when the file is unchanged, else audited and stored.
-    public func record(for path: String, options: AuditOptions) -> AuditRecord {
-        // The key is taken before the audit: a file changed while it is read gets a newer ctime,
-        // so its stored row will not match next time.
-        guard let key = FileKey(path: path) else { return Auditor.audit(path, options: options) }
-        let optionsKey = AuditCache.optionsKey(options)
-        if let stored = lookup(path, optionsKey: optionsKey, key: key), var record = replay(stored, path: path),
-            record.path == path
-        {
-            record.cached = CachedLine(line: stored.line)
-            tally.withLock { $0.hits += 1 }
-            return record
-        }
-        var record = Auditor.audit(path, options: options)
-        // A timeout says more about the machine's load than about the file: try again next time.
-        guard !record.findings.contains(where: { $0.code == "timeout" }) else { return record }
-        let encoder = JSONText(pretty: false)
-        // Absent is fine: a record that does not encode is not cached, only audited again next time.
-        guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
-            return record
-        }
-        store(path, optionsKey: optionsKey, key: key, result: StoredResult(line: line, findings: findings))
-        // Encoded once: the writers use this line instead of encoding the record again.
-        record.cached = CachedLine(line: line)
-        return record
-    }
+    /// A reader for one worker thread: its own connection, its own batch of rows to store.
+    public func session(options: AuditOptions) -> Session { Session(cache: self, options: options) }
 
-    private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
-        // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
-        if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8)) }
-        if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
-        // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
-        guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
-            return nil
+    /// One worker's way into the cache. Used by one thread at a time; `finish()` when done.
+    public final class Session {
+        private let cache: AuditCache
+        private let options: AuditOptions
+        private let optionsKey: String
+        /// Opened on first use; nil after an error (the cache is then off for everyone).
+        private var reader: Database?
+        private var opened = false
+        private var pending: [PendingRow] = []
+        private var counters = Counters()
+        private let encoder = JSONText(pretty: false)
+        private var decodedFindings: [String: [Finding]] = [:]
+
+        /// Rows stored per write transaction: enough to make the commit's cost small per row,
+        /// few enough that another audit sharing the cache waits little.
+        static let batch = 256
+
+        init(cache: AuditCache, options: AuditOptions) {
+            self.cache = cache
+            self.options = options
+            self.optionsKey = AuditCache.optionsKey(options)
         }
-        return AuditRecord(path: path, video: nil, findings: findings)
+
+        deinit { finish() }
+
+        /// The record for `path`: from the cache when the file is unchanged, else audited and
+        /// stored. `key`: the walk's look at the file (nil: it is looked at here, links followed).
+        public func record(for path: String, key known: FileKey? = nil) -> AuditRecord {
+            // The key is taken before the audit: a file changed while it is read gets a newer
+            // ctime, so its stored row will not match next time.
+            guard let key = known ?? FileKey(path: path) else { return Auditor.audit(path, options: options) }
+            if let stored = lookup(path, key: key), var record = replay(stored, path: path), record.path == path {
+                record.cached = CachedLine(line: stored.line)
+                counters.hits += 1
+                return record
+            }
+            var record = Auditor.audit(path, options: options)
+            // A timeout says more about the machine's load than about the file: try again next time.
+            guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.code == "timeout" })
+            else { return record }
+            // Absent is fine: a record that does not encode is not cached, only audited again next time.
+            guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
+                return record
+            }
+            pending.append(PendingRow(path: path, key: key, result: StoredResult(line: line, findings: findings)))
+            if pending.count >= Session.batch { store() }
+            // Encoded once: the writers use this line instead of encoding the record again.
+            record.cached = CachedLine(line: line)
+            return record
+        }
+
+        /// Stores what is pending and closes this session's connection.
+        public func finish() {
+            store()
+            reader = nil
+            if counters != Counters() {
+                let counted = counters
+                cache.tally.withLock {
+                    $0.hits += counted.hits
+                    $0.stored += counted.stored
+                }
+                counters = Counters()
+            }
+        }
+
+        /// A hit as a record: its findings (or, with `fullRecords`, everything) decoded.
+        private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
+            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
+            if cache.fullRecords {
+                return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
+            }
+            if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
+            // The same findings come back for many files (every mirrored clip says the same):
+            // decoded once per session, the memo emptied when it grows past a few thousand.
+            if let findings = decodedFindings[stored.findings] {
+                return AuditRecord(path: path, video: nil, findings: findings)
+            }
+            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
+            guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
+                return nil
+            }
+            if decodedFindings.count >= 4096 { decodedFindings.removeAll(keepingCapacity: true) }
+            decodedFindings[stored.findings] = findings
+            return AuditRecord(path: path, video: nil, findings: findings)
+        }
+
+        private func lookup(_ path: String, key: FileKey) -> StoredResult? {
+            guard !cache.broken.load(ordering: .relaxed) else { return nil }
+            if !opened {
+                opened = true
+                do throws(SQLiteError) { reader = try Database.connect(cache.path) } catch { cache.fail(error) }
+            }
+            guard let reader else { return nil }
+            do throws(SQLiteError) {
+                return try reader.lookup(path, optionsKey: optionsKey, key: key)
+            } catch {
+                self.reader = nil
+                cache.fail(error)
+                return nil
+            }
+        }
+
+        private func store() {
+            guard !pending.isEmpty else { return }
+            defer { pending.removeAll(keepingCapacity: true) }
+            let rows = pending
+            let optionsKey = self.optionsKey
+            let written: Void? = cache.withDatabase { database throws(SQLiteError) in
+                for row in rows {
+                    try database.store(row.path, optionsKey: optionsKey, key: row.key, result: row.result)
+                }
+                try database.commit()
+            }
+            if written != nil { counters.stored += rows.count }
+        }
     }
 
     /// The stored line for `path` if its key matches.
     public func lookup(_ path: String, optionsKey: String, key: FileKey) -> StoredResult? {
-        withDatabase { try $0.lookup(path, optionsKey: optionsKey, key: key) } ?? nil
+        withDatabase { database throws(SQLiteError) in try database.lookup(path, optionsKey: optionsKey, key: key) }
+            ?? nil
     }
 
     public func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) {
-        if withDatabase({ try $0.store(path, optionsKey: optionsKey, key: key, result: result) }) != nil {
+        if withDatabase({ database throws(SQLiteError) in
+            try database.store(path, optionsKey: optionsKey, key: key, result: result)
+        }) != nil {
             tally.withLock { $0.stored += 1 }
         }
     }
 
     /// Commits what is pending: at the end of a run, and after each event in watch mode.
     public func flush() {
-        _ = withDatabase { try $0.commit() }
+        _ = withDatabase { database throws(SQLiteError) in try database.commit() }
     }
 
-    /// Runs `body` on the open database; on an error the cache is closed for the rest of the
-    /// run with one warning (a disk that fills up, a file corrupted under us).
-    private func withDatabase<T>(_ body: (Database) throws -> T) -> T? {
+    /// Runs `body` on the writing connection; on an error the cache is closed for the rest of
+    /// the run with one warning (a disk that fills up, a file corrupted under us).
+    private func withDatabase<T>(_ body: (Database) throws(SQLiteError) -> T) -> T? {
         database.withLock { database -> T? in
-            guard let open = database else { return nil }
-            do {
+            guard let open = database, !broken.load(ordering: .relaxed) else { return nil }
+            do throws(SQLiteError) {
                 return try body(open)
             } catch {
-                warn(
-                    "cache '\(path)' not used any more: \((error as? SQLiteError)?.reason ?? String(describing: error))"
-                )
+                fail(error)
                 database = nil
                 return nil
             }
         }
     }
+
+    /// The first failure turns the cache off, with one warning.
+    fileprivate func fail(_ error: SQLiteError) {
+        guard !broken.exchange(true, ordering: .relaxed) else { return }
+        warn("cache '\(path)' not used any more: \(error.reason)")
+    }
+}
+
+/// A row a session audited and will store with its next batch.
+private struct PendingRow {
+    let path: String
+    let key: FileKey
+    let result: StoredResult
 }
 
 struct SQLiteError: Error, Sendable {
@@ -211,8 +295,8 @@ struct SQLiteError: Error, Sendable {
     }
 }
 
-/// Owns the SQLite connection and its prepared statements. Unchecked: only ever used with the
-/// cache's lock held, so one thread at a time.
+/// Owns one SQLite connection and its prepared statements. Unchecked: only ever used by one
+/// thread at a time (the writer under the cache's lock, a reader by its session's thread).
 private final class Database: @unchecked Sendable {
     private let handle: OpaquePointer
     private let select: OpaquePointer
@@ -266,6 +350,12 @@ private final class Database: @unchecked Sendable {
     }
 
     static func open(_ path: String, warn: @Sendable (String) -> Void) throws(SQLiteError) -> Database {
+        // SQLite is opened here, the first time a cache is (Sources/CSQLite/SQLiteLoader.c).
+        var error = [CChar](repeating: 0, count: 512)
+        guard vo_sqlite_load(&error, error.count) == 0 else {
+            let reason = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw SQLiteError(code: SQLITE_CANTOPEN, reason: reason)
+        }
         try makeParentDirectories(of: path)
         do throws(SQLiteError) {
             return try connect(path)
@@ -282,7 +372,7 @@ private final class Database: @unchecked Sendable {
         }
     }
 
-    private static func connect(_ path: String) throws(SQLiteError) -> Database {
+    static func connect(_ path: String) throws(SQLiteError) -> Database {
         var handle: OpaquePointer?
         let status = path.withPathCString {
             sqlite3_open_v2($0, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)

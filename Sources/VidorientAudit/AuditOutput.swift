@@ -68,6 +68,19 @@ public struct AuditWriter: Sendable {
         }
     }
 
+    /// One record's text added to a worker's chunk (`Auditor.run(_:render:deliver:)`): as
+    /// `record(_:first:)` gives it, every JSON record opening with its comma, which
+    /// `text(of:first:)` takes off the run's first.
+    public func render(_ record: AuditRecord, into text: inout [UInt8]) {
+        text += self.record(record, first: false).utf8
+    }
+
+    /// A chunk's text, for the output; `first`: nothing was written before it.
+    public func text(of chunk: AuditChunk, first: Bool) -> ArraySlice<UInt8> {
+        if first, format == .json, chunk.text.first == UInt8(ascii: ",") { return chunk.text.dropFirst() }
+        return chunk.text[...]
+    }
+
     public func end(_ summary: AuditSummary) -> String {
         switch format {
         case .json:

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import Vidorient
 public import VidorientContent
@@ -114,6 +113,17 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         return 0
     }
 
+    /// Adds another part's counts (a worker's chunk, a shard) to these.
+    public mutating func merge(_ other: AuditSummary) {
+        files += other.files
+        filesWithFindings += other.filesWithFindings
+        unreadable += other.unreadable
+        failing += other.failing
+        findingsByCode.merge(other.findingsByCode, uniquingKeysWith: +)
+        findingsBySeverity.merge(other.findingsBySeverity, uniquingKeysWith: +)
+        skipped.merge(other.skipped, uniquingKeysWith: +)
+    }
+
     mutating func add(_ record: AuditRecord, failOn: Severity) {
         files += 1
         if !record.findings.isEmpty { filesWithFindings += 1 }
@@ -199,63 +209,109 @@ public struct Auditor: Sendable {
     }
 
     /// Runs the audit. `record` and `note` are called one at a time (never concurrently), in
-    /// the order files finish; `progress` at most ten times a second.
+    /// the order files finish, a chunk of records at a time; `progress` at most ten times a second.
     public func run(
         _ source: Source, record: @escaping (AuditRecord) -> Void, note: @escaping (WalkNote) -> Void = { _ in },
         progress: @escaping (AuditProgress) -> Void = { _ in }
     ) -> AuditSummary {
+        run(
+            source, render: { record, chunk in chunk.records.append(record) },
+            deliver: { chunk in for each in chunk.records { record(each) } }, note: note, progress: progress)
+    }
+
+    /// Runs the audit, each worker turning its records into output on its own thread (`render`,
+    /// called concurrently, adding to that worker's `AuditChunk`) and handing them over a chunk at
+    /// a time (`deliver`, called one at a time, as are `note` and `progress`). A chunk goes out
+    /// when it holds 64 KiB of text or 256 records, a tenth of a second after the worker's last,
+    /// when the worker has nothing else to do, and at the end: nothing is taken or woken per file.
+    public func run(
+        _ source: Source, render: @escaping @Sendable (AuditRecord, inout AuditChunk) -> Void,
+        deliver: @escaping (AuditChunk) -> Void, note: @escaping (WalkNote) -> Void = { _ in },
+        progress: @escaping (AuditProgress) -> Void = { _ in }
+    ) -> AuditSummary {
         let start = MonotonicClock.now
-        let queue = PathQueue(capacity: 1024)
-        let state = Mutex(RunState())
-        // Callbacks are serialised by `output`; they need not be Sendable themselves.
-        let output = Mutex(Callbacks(record: record, note: note, progress: progress))
         let workers = max(1, options.jobs)
-        let group = DispatchGroup()
+        let queue = WorkQueue(capacity: 1024, consumers: workers)
+        // Callbacks and the run's counts, behind one lock taken once per chunk and per walk note.
+        let output = Mutex(RunOutput(deliver: deliver, note: note, progress: progress, start: start))
+        let found = Atomic<Int>(0)
         let options = self.options
-        for _ in 0..<workers {
-            DispatchQueue.global().async(group: group) {
-                while let path = queue.pop() {
-                    let result =
-                        options.cache?.record(for: path, options: options) ?? Auditor.audit(path, options: options)
-                    output.withLock { callbacks in
-                        let snapshot = state.withLock { state -> AuditProgress? in
-                            state.summary.add(result, failOn: options.failOn)
-                            let now = MonotonicClock.now
-                            guard now - state.lastProgress >= 0.1 else { return nil }
-                            state.lastProgress = now
-                            return AuditProgress(
-                                done: state.summary.files, found: state.found, walkFinished: state.walkFinished,
-                                seconds: now - start)
-                        }
-                        callbacks.record(result)
-                        if let snapshot { callbacks.progress(snapshot) }
-                    }
+        let work: @Sendable (Int) -> Void = { _ in
+            let session = options.cache?.session(options: options)
+            defer { session?.finish() }
+            var chunk = AuditChunk()
+            var lastDelivery = MonotonicClock.now
+            let hand = {
+                guard chunk.count > 0 else { return }
+                output.withLock { $0.take(chunk, found: found.load(ordering: .relaxed)) }
+                chunk.reset()
+                lastDelivery = MonotonicClock.now
+            }
+            var files: [WorkQueue.Item] = []
+            // Hands over what it holds before it waits for more.
+            while queue.take(into: &files, beforeWaiting: hand) {
+                for file in files {
+                    let record =
+                        session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
+                    chunk.summary.add(record, failOn: options.failOn)
+                    chunk.count += 1
+                    render(record, &chunk)
+                    if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
                 }
             }
+            hand()
         }
-        // The walk runs here, ahead of the workers, blocking when the queue is full.
-        let walk = LibraryWalk(options: options.walk)
-        let found: (String) -> Void = { path in
-            state.withLock { $0.found += 1 }
-            queue.push(path)
+        let threads = WorkerThreads(count: workers, work)
+        // The walk runs here, ahead of the workers, waiting when the queue is full. Files go over
+        // in batches: one lock and at most one wake-up per batch.
+        var batch: [WorkQueue.Item] = []
+        var count = 0
+        var lastHandOver = MonotonicClock.now
+        let handOver = {
+            guard !batch.isEmpty else { return }
+            found.store(count, ordering: .relaxed)
+            lastHandOver = MonotonicClock.now
+            if threads.started == 0 {
+                // No worker thread could be started: audit here, as the walk goes.
+                let files = batch
+                batch.removeAll(keepingCapacity: true)
+                queue.put(files)
+                queue.finish()
+                work(0)
+                queue.reopen()
+                return
+            }
+            queue.put(batch)
+            batch.removeAll(keepingCapacity: true)
         }
-        let noted: (WalkNote) -> Void = { walkNote in
-            state.withLock { $0.summary.skipped[walkNote.kind.rawValue, default: 0] += 1 }
-            output.withLock { $0.note(walkNote) }
-        }
-        switch source {
-        case .walk(let roots):
-            walk.walk(roots, file: found, note: noted)
-        case .list(var paths):
-            while let path = paths.next() {
-                if !path.isEmpty && walk.filter(path) { found(path) }
+        let file: (String, FileKey?) -> Void = { path, key in
+            batch.append(WorkQueue.Item(path: path, key: key))
+            count += 1
+            // A worker with nothing to do gets what there is, but not file by file: when the walk
+            // is the slower side (a warm cache, a slow disk), one wake-up per millisecond at most.
+            if batch.count >= WorkQueue.batch
+                || (queue.workersWaiting && MonotonicClock.now - lastHandOver >= 0.001)
+            {
+                handOver()
             }
         }
-        state.withLock { $0.walkFinished = true }
-        queue.finish(workers: workers)
-        group.wait()
+        let noted: (WalkNote) -> Void = { walkNote in output.withLock { $0.take(walkNote) } }
+        let walk = LibraryWalk(options: options.walk)
+        switch source {
+        case .walk(let roots):
+            walk.walk(roots, found: { path, key in file(path, key) }, note: noted)
+        case .list(var paths):
+            while let path = paths.next() {
+                if !path.isEmpty && walk.filter(path) { file(path, nil) }
+            }
+        }
+        handOver()
+        found.store(count, ordering: .relaxed)
+        output.withLock { $0.walkFinished = true }
+        queue.finish()
+        threads.join()
         options.cache?.flush()
-        var summary = state.withLock { $0.summary }
+        var summary = output.withLock { $0.summary }
         summary.seconds = MonotonicClock.now - start
         summary.shard = options.walk.shard.map { "\($0.index)/\($0.count)" }
         summary.failOn = options.failOn
@@ -353,48 +409,180 @@ private func movieProbe(_ path: String) -> MediaProbe? {
     }
 }
 
-private struct RunState {
+/// What a worker hands over: the records it audited since its last chunk, as the run's `render`
+/// made them (text, or the records themselves), and their counts.
+public struct AuditChunk: Sendable {
+    /// Output text, for a run that writes it.
+    public var text: [UInt8] = []
+    /// The records themselves, for a run that keeps them.
+    public var records: [AuditRecord] = []
+    /// How many files the chunk holds, and their counts.
+    public internal(set) var count = 0
     var summary = AuditSummary()
-    var found = 0
-    var walkFinished = false
-    var lastProgress = 0.0
+
+    public init() {}
+
+    var isFull: Bool { text.count >= 1 << 16 || count >= 256 }
+
+    mutating func reset() {
+        text.removeAll(keepingCapacity: true)
+        records.removeAll(keepingCapacity: true)
+        count = 0
+        summary = AuditSummary()
+    }
 }
 
-private struct Callbacks: @unchecked Sendable {
-    // Only ever called with the mutex that holds them locked, so one at a time.
-    let record: (AuditRecord) -> Void
+/// The run's callbacks and counts, used with the run's output lock held, so one thread at a time.
+private struct RunOutput: @unchecked Sendable {
+    let deliver: (AuditChunk) -> Void
     let note: (WalkNote) -> Void
     let progress: (AuditProgress) -> Void
+    let start: Double
+    var summary = AuditSummary()
+    var walkFinished = false
+    var lastProgress = 0.0
+
+    init(
+        deliver: @escaping (AuditChunk) -> Void, note: @escaping (WalkNote) -> Void,
+        progress: @escaping (AuditProgress) -> Void, start: Double
+    ) {
+        self.deliver = deliver
+        self.note = note
+        self.progress = progress
+        self.start = start
+    }
+
+    mutating func take(_ chunk: AuditChunk, found: Int) {
+        summary.merge(chunk.summary)
+        deliver(chunk)
+        let now = MonotonicClock.now
+        guard now - lastProgress >= 0.1 else { return }
+        lastProgress = now
+        progress(
+            AuditProgress(
+                done: summary.files, found: max(found, summary.files), walkFinished: walkFinished, seconds: now - start)
+        )
+    }
+
+    mutating func take(_ walkNote: WalkNote) {
+        summary.skipped[walkNote.kind.rawValue, default: 0] += 1
+        note(walkNote)
+    }
 }
 
-/// A bounded queue of paths between the walk and the workers: the walk waits when it is
-/// full, so memory does not grow with the library.
-final class PathQueue: Sendable {
-    private let slots: DispatchSemaphore
-    private let items = DispatchSemaphore(value: 0)
-    private let buffer = Mutex<[String]>([])
-
-    init(capacity: Int) {
-        slots = DispatchSemaphore(value: capacity)
+/// A bounded queue of files between the walk and the workers. The walk puts files in by the
+/// batch, and a worker takes its share at once (up to `batch`, and no more than a fair part of
+/// what is left, so that the last files spread over the workers): one lock and at most one
+/// wake-up per share, not per file; a worker woken wakes the next only when it left files behind. The walk waits while the queue holds `capacity` files and is
+/// woken when it is half empty, so memory does not grow with the library.
+final class WorkQueue: @unchecked Sendable {
+    // Unchecked: every field is used with `mutex` held.
+    struct Item: Sendable {
+        let path: String
+        /// What the walk's `lstat` said, for the cache; nil for a listed path.
+        let key: FileKey?
     }
 
-    func push(_ path: String) {
-        slots.wait()
-        buffer.withLock { $0.append(path) }
-        items.signal()
+    /// Files handed over at once.
+    static let batch = 64
+
+    private let capacity: Int
+    private let consumers: Int
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let filled = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let drained = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var items: [Item] = []
+    private var head = 0
+    private var finished = false
+    private var waiting = 0
+    private let hungry = Atomic<Int>(0)
+
+    init(capacity: Int, consumers: Int) {
+        self.capacity = capacity
+        self.consumers = max(1, consumers)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(filled, nil)
+        pthread_cond_init(drained, nil)
+        items.reserveCapacity(capacity + WorkQueue.batch)
     }
 
-    /// The next path, or nil once the queue is finished and empty.
-    func pop() -> String? {
-        items.wait()
-        let path = buffer.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        if path != nil { slots.signal() }
-        return path
+    deinit {
+        pthread_cond_destroy(drained)
+        pthread_cond_destroy(filled)
+        pthread_mutex_destroy(mutex)
+        drained.deallocate()
+        filled.deallocate()
+        mutex.deallocate()
     }
 
-    /// Wakes every worker once more so that each sees the end.
-    func finish(workers: Int) {
-        for _ in 0..<workers { items.signal() }
+    /// Whether a worker is waiting for files: the walk then hands over what it has at once.
+    var workersWaiting: Bool { hungry.load(ordering: .relaxed) > 0 }
+
+    private var available: Int { items.count - head }
+
+    func put(_ batch: [Item]) {
+        pthread_mutex_lock(mutex)
+        while available >= capacity && !finished { pthread_cond_wait(drained, mutex) }
+        if head > 0 && head >= items.count / 2 {
+            items.removeFirst(head)
+            head = 0
+        }
+        items += batch
+        // One worker is woken; it wakes the next if it leaves files behind (`take`).
+        if waiting > 0 { pthread_cond_signal(filled) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Replaces `files` with this worker's next share; false once the queue is finished and
+    /// empty. `beforeWaiting` runs (without the lock) when the worker is about to wait.
+    func take(into files: inout [Item], beforeWaiting: () -> Void) -> Bool {
+        files.removeAll(keepingCapacity: true)
+        pthread_mutex_lock(mutex)
+        if available == 0 && !finished {
+            pthread_mutex_unlock(mutex)
+            beforeWaiting()
+            pthread_mutex_lock(mutex)
+            while available == 0 && !finished {
+                waiting += 1
+                hungry.add(1, ordering: .relaxed)
+                pthread_cond_wait(filled, mutex)
+                hungry.subtract(1, ordering: .relaxed)
+                waiting -= 1
+            }
+        }
+        let before = available
+        // A fair part of what is there, so that the last files spread over the workers; while the
+        // walk goes on, at least 16 (a worker woken for two files would wake once per two files).
+        let share = min(WorkQueue.batch, max(finished ? 1 : 16, before / (2 * consumers)))
+        let taken = min(share, before)
+        files += items[head..<(head + taken)]
+        head += taken
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        // Files left and a worker waiting: wake it (one at a time, not a herd for a few files).
+        if available > 0 && waiting > 0 { pthread_cond_signal(filled) }
+        // The walk is woken once the queue is half empty, not for every share.
+        if before >= capacity / 2 && available < capacity / 2 { pthread_cond_signal(drained) }
+        pthread_mutex_unlock(mutex)
+        return taken > 0
+    }
+
+    /// No more files: every worker waiting is woken to see the end.
+    func finish() {
+        pthread_mutex_lock(mutex)
+        finished = true
+        pthread_cond_broadcast(filled)
+        pthread_cond_broadcast(drained)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Open again after `finish()` (the walk auditing on its own thread, with no worker).
+    func reopen() {
+        pthread_mutex_lock(mutex)
+        finished = false
+        pthread_mutex_unlock(mutex)
     }
 }
 

@@ -162,14 +162,21 @@ struct Audit: ParsableCommand {
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
         write(writer.begin())
+        let keepsRecords = page != nil
         let summary = Auditor(options: options).run(
             source,
-            record: { record in
-                page?.add(record)
-                let text = writer.record(record, first: first)
+            // On the worker that audited the file: the text (and, for the page, the record).
+            render: { record, chunk in
+                writer.render(record, into: &chunk.text)
+                if keepsRecords { chunk.records.append(record) }
+            },
+            deliver: { chunk in
+                for record in chunk.records { page?.add(record) }
+                let text = writer.text(of: chunk, first: first)
+                guard !text.isEmpty else { return }
                 // Only a terminal shows stdout and stderr on one screen: clear the line first there.
-                if !text.isEmpty && stdoutIsTerminal { progress.clear() }
-                write(text)
+                if stdoutIsTerminal { progress.clear() }
+                Terminal.output(text)
                 first = false
             },
             note: { note in

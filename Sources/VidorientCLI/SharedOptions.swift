@@ -2,12 +2,13 @@ import ArgumentParser
 import VidorientIO
 
 /// `--jobs N`: how many files a batch works on at once. One rule for every command: 1-256, the
-/// number of cores by default (and at most 256), and each job its own thread
+/// cores this process may run on by default (`Processors.available`: its affinity mask, so
+/// taskset, a cgroup cpuset or Slurm's `--cpus-per-task`; at most 256), and each job its own thread
 /// (`forEachConcurrently`), so more jobs than cores really run at once (files waiting on a disk).
 struct JobsOption: ParsableArguments {
     static let range = 1...256
 
-    @Option(help: "Files worked on at once, 1-256 (default: the number of cores).")
+    @Option(help: "Files worked on at once, 1-256 (default: the cores this process may use).")
     var jobs: Int?
 
     /// The number to use.

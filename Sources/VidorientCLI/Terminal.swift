@@ -38,6 +38,12 @@ struct Terminal {
         }
     }
 
+    /// Bytes for standard output, through the same stdio buffer as `print` (so they keep their
+    /// place among printed text); a failure is found by `checkOutputWritten`.
+    static func output(_ bytes: ArraySlice<UInt8>) {
+        _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, stdout) }
+    }
+
     /// Writes every byte, retrying short writes; false when the descriptor refuses.
     @discardableResult
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {

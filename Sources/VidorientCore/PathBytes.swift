@@ -73,6 +73,13 @@ extension String {
     public func withPathCString<Result, Failure: Error>(
         _ body: (UnsafePointer<CChar>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+        // Plain text (nearly every path): the string's own NUL-terminated UTF-8, not a copy.
+        guard hasEscapedPathBytes else {
+            let result: Swift.Result<Result, Failure> = withCString { chars in
+                do throws(Failure) { return .success(try body(chars)) } catch { return .failure(error) }
+            }
+            return try result.get()
+        }
         var bytes = pathBytes
         bytes.append(0)
         let result: Swift.Result<Result, Failure> = bytes.withUnsafeBufferPointer { buffer in

@@ -221,6 +221,19 @@ public struct ThumbnailGeometry: Sendable, Hashable {
 public enum RepresentativeFrame {
     public static let candidateFractions: [Double] = [0.10, 0.15, 0.20, 0.30, 0.40, 0.50]
 
+    /// The times to try, in order, in a clip of `duration` seconds: one per candidate fraction,
+    /// but without `exact` only the first of those that start from the same keyframe
+    /// (`keyframe(t)`: the keyframe a grab at `t` decodes, nil when unknown), since the others
+    /// would decode the same frame again. A dark 1.2 s clip with a keyframe a second decoded its
+    /// first keyframe six times to judge it once.
+    public static func candidateTimes(duration: Double, exact: Bool, keyframe: (Double) -> Int64?) -> [Double] {
+        var seen: Set<Int64> = []
+        return candidateFractions.map { duration * $0 }.filter { time in
+            guard !exact, let key = keyframe(time) else { return true }
+            return seen.insert(key).inserted
+        }
+    }
+
     /// A frame too dark, too bright or too uniform to tell anything about the clip.
     public static func isFlat(_ picture: Picture) -> Bool {
         let stats = picture.lumaStatistics

@@ -163,16 +163,22 @@ package final class OpenVideo {
     }
 
     private func keyframeIsFirst(atOrBefore seconds: Double) -> Bool {
+        guard let keyframe = keyframe(atOrBefore: seconds) else { return false }
+        return keyframe == avformat_index_get_entry(file.streams[Int(decoder.streamIndex)], 0)?.pointee.timestamp
+    }
+
+    /// The keyframe a grab at `seconds` without `exact` decodes, as its timestamp in the stream's
+    /// index: the entry at or before the time, the first when the time is before every entry;
+    /// nil when the stream has no index.
+    package func keyframe(atOrBefore seconds: Double) -> Int64? {
         let stream = file.streams[Int(decoder.streamIndex)]
         let timeBase = stream.pointee.time_base
         guard avformat_index_get_entries_count(stream) > 0, timeBase.num > 0,
             let first = avformat_index_get_entry(stream, 0)
-        else { return false }
+        else { return nil }
         let wanted = VideoDecoder.timestamp(seconds: seconds, timeBase: timeBase)
-        guard let entry = avformat_index_get_entry_from_timestamp(stream, wanted, AVSEEK_FLAG_BACKWARD) else {
-            return true
-        }
-        return entry.pointee.timestamp == first.pointee.timestamp
+        let entry = avformat_index_get_entry_from_timestamp(stream, wanted, AVSEEK_FLAG_BACKWARD) ?? first
+        return entry.pointee.timestamp
     }
 
     private func render() throws(InputError) -> VideoFrame {

@@ -164,13 +164,14 @@ public struct FixBatch: Sendable {
     public let journal: JournalFile?
     /// Files fixed at once.
     public let jobs: Int
-    /// How a video is read as `inspect` reads it (`Prober().inspect` by default).
+    /// How a video is read as `inspect` reads it (`Prober().inspectOrientation` by default: FFmpeg
+    /// only where it could see more than the boxes).
     public let inspect: FixIntent.Inspection
 
     public init(
         mode: FileWriteMode = .replace, dryRun: Bool = false, preserveModificationTime: Bool = false,
         journal: JournalFile? = nil, jobs: Int = processorCount,
-        inspect: @escaping FixIntent.Inspection = { try Prober().inspect($0) }
+        inspect: @escaping FixIntent.Inspection = { try Prober().inspectOrientation($0) }
     ) {
         self.mode = mode
         self.dryRun = dryRun

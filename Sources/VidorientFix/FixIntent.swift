@@ -7,7 +7,8 @@ public import VidorientCore
 /// the SEI could give is refused, and "verified" means `inspect` reads the written file back
 /// as showing the target.
 public struct FixIntent: Sendable {
-    /// How `inspect` reads a file: `Prober().inspect` by default.
+    /// How `inspect` reads a file: `Prober().inspectOrientation` by default (FFmpeg only where it
+    /// could see more than the boxes).
     public typealias Inspection = @Sendable (String) throws(InputError) -> MediaReport
 
     /// The change to plan: a relative turn of a picture that the SEI orients becomes an absolute
@@ -25,7 +26,9 @@ public struct FixIntent: Sendable {
 
     /// Reads `file` as `inspect` does and plans `change` against what it shows. Refuses
     /// (`.unsupported`) a target that only the SEI could give.
-    public init(file: String, change: OrientationChange, inspect: @escaping Inspection = { try Prober().inspect($0) })
+    public init(
+        file: String, change: OrientationChange, inspect: @escaping Inspection = { try Prober().inspectOrientation($0) }
+    )
         throws(VidorientError)
     {
         self.inspect = inspect

@@ -129,6 +129,12 @@ public struct LibraryWalk {
     }
 
     public func walk(_ roots: [String], file: (String) -> Void, note: (WalkNote) -> Void) {
+        walk(roots, found: { path, _ in file(path) }, note: note)
+    }
+
+    /// The same walk, handing over with each file what its `lstat` (or, for a link followed, its
+    /// `stat`) said, so that the audit cache need not ask the file system again.
+    public func walk(_ roots: [String], found file: (String, FileKey) -> Void, note: (WalkNote) -> Void) {
         for root in roots {
             var status = stat()
             guard root.withPathCString({ lstat($0, &status) }) == 0 else {
@@ -143,7 +149,7 @@ public struct LibraryWalk {
                 descend(root, ancestors: &ancestors, file: file, note: note)
             } else {
                 // A file named explicitly is audited whatever its extension: the user chose it.
-                if accepts(root, explicitly: true) { file(root) }
+                if accepts(root, explicitly: true) { file(root, FileKey(target)) }
             }
         }
     }
@@ -152,7 +158,7 @@ public struct LibraryWalk {
     public func filter(_ path: String) -> Bool { accepts(path, explicitly: true) }
 
     private func descend(
-        _ directory: String, ancestors: inout [DirectoryID], file: (String) -> Void, note: (WalkNote) -> Void
+        _ directory: String, ancestors: inout [DirectoryID], file: (String, FileKey) -> Void, note: (WalkNote) -> Void
     ) {
         guard let names = LibraryWalk.sortedNames(in: directory) else {
             note(WalkNote(kind: .unreadableDirectory, path: directory, reason: LibraryWalk.errnoReason()))
@@ -191,7 +197,7 @@ public struct LibraryWalk {
                 descend(path, ancestors: &ancestors, file: file, note: note)
                 ancestors.removeLast()
             } else if kind == S_IFREG, accepts(path, explicitly: false) {
-                file(path)
+                file(path, FileKey(status))
             }
         }
     }

@@ -1,54 +1,80 @@
 import Synchronization
 import VidorientCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Runs `body` for every index on `jobs` threads (fewer when there are fewer indices); each index
-/// exactly once, the calling thread one of the workers. Each worker is a thread of its own, so
+/// exactly once, taken from one atomic counter (no lock, no wake-up per index), the calling
+/// thread one of the workers. Each worker is a thread of its own (`WorkerThreads`), so
 /// `--jobs 16` on two cores really has sixteen files under way (a thread waiting on a slow disk
 /// leaves the core to another); `DispatchQueue.concurrentPerform` kept to about the core count.
 public func forEachConcurrently(_ count: Int, jobs: Int, _ body: @Sendable @escaping (Int) -> Void) {
-    let work = SharedIndices(count: count, body: body)
-    let workers = max(1, min(jobs, count))
-    var threads: [pthread_t] = []
-    for _ in 1..<workers {
-        let context = Unmanaged.passRetained(work).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(
-            &thread, nil,
-            { context in
-                // Each thread owns one retain of the work, given back when it ends.
-                if let context { Unmanaged<SharedIndices>.fromOpaque(context).takeRetainedValue().run() }
-                return nil
-            }, context)
-        if started == 0 {
-            threads.append(thread)
-        } else {
-            // No thread (a limit on threads): the others, the caller's included, take its share.
-            Unmanaged<SharedIndices>.fromOpaque(context).release()
-        }
-    }
-    work.run()
-    for thread in threads { pthread_join(thread, nil) }
-}
-
-/// The indices the workers of one `forEachConcurrently` take from, one at a time.
-private final class SharedIndices: Sendable {
-    let count: Int
-    let body: @Sendable (Int) -> Void
     let next = Atomic<Int>(0)
-
-    init(count: Int, body: @escaping @Sendable (Int) -> Void) {
-        self.count = count
-        self.body = body
-    }
-
-    func run() {
+    let work: @Sendable (Int) -> Void = { _ in
         while true {
             let index = next.add(1, ordering: .relaxed).oldValue
             guard index < count else { return }
             body(index)
         }
     }
+    // This thread is one of the workers, so the work gets done even if no thread can be started.
+    let others = WorkerThreads(count: max(1, min(jobs, count)) - 1, work)
+    work(0)
+    others.join()
 }
 
-/// The number of processors online.
-public var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+/// Threads of our own, each running `body(index)` once, for `index` in `0..<count`: the one place
+/// that starts threads for jobs (`forEachConcurrently`, the audit's workers).
+///
+/// Not Dispatch's pool: it runs about one block per core, so `--jobs 16` on 2 cores would get 2
+/// workers, and a worker waiting on a disk, a lock or a timeout would leave its core idle.
+public final class WorkerThreads: Sendable {
+    /// How many threads started: fewer than asked only when the system refused a thread (the
+    /// others, the caller's included, then take its share).
+    public let started: Int
+    private let threads: Mutex<[pthread_t]>
+
+    public init(count: Int, _ body: @Sendable @escaping (Int) -> Void) {
+        var threads: [pthread_t] = []
+        for index in 0..<max(0, count) {
+            // Each thread owns one retain of its body, given back when it ends.
+            let box = Unmanaged.passRetained(ThreadBody { body(index) }).toOpaque()
+            var thread = pthread_t()
+            let status = pthread_create(
+                &thread, nil,
+                { raw in
+                    if let raw { Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run() }
+                    return nil
+                }, box)
+            guard status == 0 else {
+                Unmanaged<ThreadBody>.fromOpaque(box).release()
+                break
+            }
+            threads.append(thread)
+        }
+        started = threads.count
+        self.threads = Mutex(threads)
+    }
+
+    /// Waits until every thread has returned.
+    public func join() {
+        let all = threads.withLock { threads in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in all { pthread_join(thread, nil) }
+    }
+}
+
+private final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
+
+/// The processors this process may run on (its affinity mask; `Processors.available`): the
+/// default `--jobs`.
+public var processorCount: Int { Processors.available }

@@ -1,5 +1,6 @@
 import CLibHeif
 package import VidorientCore
+import VidorientIO
 
 /// Stored pixels of a HEIF/HEIC/AVIF image through libheif, with libheif's own `irot`, `imir`
 /// and `clap` switched off: the orientation applied afterwards is the one `inspect` decided, so
@@ -28,6 +29,8 @@ package enum HEIFDecoder {
         try LibHeif.load(for: path)
         guard let context = heif_context_alloc() else { throw InputError(path: path, reason: "out of memory") }
         defer { heif_context_free(context) }
+        // A grid's tiles on every core (libheif's default is four threads, whatever the machine).
+        heif_context_set_max_decoding_threads(context, Int32(Processors.available))
         var error = path.withPathCString { heif_context_read_from_file(context, $0, nil) }
         guard error.code == heif_error_Ok else { throw failure("could not read the heif structure", error) }
         var primary: OpaquePointer?
@@ -110,10 +113,6 @@ enum LibHeif {
     /// Opens libheif once per process; throws why it cannot be used, for `path`'s error line:
     /// `libheif is not installed (libheif.so.1: cannot open shared object file: ...)`.
     static func load(for path: String) throws(InputError) {
-        var error = [CChar](repeating: 0, count: 512)
-        guard vo_libheif_load(&error, error.count) != 0 else { return }
-        throw InputError(
-            path: path,
-            reason: String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        if let reason = OpenedLibrary.libheif.failure { throw InputError(path: path, reason: reason) }
     }
 }

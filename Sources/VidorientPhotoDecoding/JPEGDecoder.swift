@@ -66,6 +66,7 @@ package enum JPEGDecoder {
         let pointer: tjhandle
 
         init() throws(VidorientError) {
+            if let reason = OpenedLibrary.turbojpeg.failure { throw VidorientError(reason) }
             guard let pointer = tjInitDecompress() else { throw VidorientError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }

@@ -168,6 +168,7 @@ package enum JPEGLosslessTransform {
         let pointer: tjhandle
 
         init() throws(VidorientError) {
+            if let reason = OpenedLibrary.turbojpeg.failure { throw VidorientError(reason) }
             guard let pointer = tjInitTransform() else { throw VidorientError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }

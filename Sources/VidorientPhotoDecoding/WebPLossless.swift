@@ -19,6 +19,7 @@ package enum WebPLossless {
     }
 
     package static func decode(_ webp: [UInt8]) throws(VidorientError) -> Pixels {
+        if let reason = OpenedLibrary.webp.failure { throw VidorientError(reason) }
         var width: Int32 = 0, height: Int32 = 0
         guard WebPGetInfo(webp, webp.count, &width, &height) != 0, width > 0, height > 0 else {
             throw VidorientError("libwebp could not read the webp header")
@@ -38,6 +39,7 @@ package enum WebPLossless {
 
     /// A lossless WebP (a simple-format `RIFF`/`VP8L` file) of `pixels`, every RGBA value kept.
     package static func encode(_ pixels: Pixels) throws(VidorientError) -> [UInt8] {
+        if let reason = OpenedLibrary.webp.failure { throw VidorientError(reason) }
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else { throw VidorientError("libwebp version mismatch") }
         config.lossless = 1

@@ -8,28 +8,29 @@ public import VidorientCore
 public final class FreeTypeFont: TextRenderer, @unchecked Sendable {
     /// The font file this face was loaded from.
     public let path: String
-    private let library: FT_Library
-    private let face: FT_Face
+    private let face: OpaquePointer
     private let lock = Mutex(())
 
-    /// Loads the first face of the font file at `path`; nil when FreeType cannot read it.
+    /// Loads the first face of the font file at `path`; nil when FreeType cannot read it, or is not
+    /// installed (`unavailable` says so).
     public init?(path: String) {
-        var library: FT_Library?
-        guard FT_Init_FreeType(&library) == 0, let library else { return nil }
-        var face: FT_Face?
-        guard path.withPathCString({ FT_New_Face(library, $0, 0, &face) }) == 0, let face else {
-            FT_Done_FreeType(library)
+        guard FreeTypeFont.unavailable == nil, let face = path.withPathCString({ vo_ft_face_open($0) }) else {
             return nil
         }
         self.path = path
-        self.library = library
         self.face = face
     }
 
-    deinit {
-        FT_Done_Face(face)
-        FT_Done_FreeType(library)
-    }
+    deinit { vo_ft_face_close(face) }
+
+    /// Why FreeType cannot be used (`FreeType is not installed (libfreetype.so.6: ...)`), nil when
+    /// it can. FreeType is opened the first time a caption needs it, never when the program starts
+    /// (Sources/CFreeType/FreeTypeLoader.c).
+    public static let unavailable: String? = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard vo_freetype_load(&error, error.count) != 0 else { return nil }
+        return String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     /// Where a sans-serif face is looked for, in order: `VIDORIENT_FONT`, then DejaVu Sans
     /// (Debian's `fonts-dejavu-core`), then the same and other common sans faces where other
@@ -61,45 +62,34 @@ public final class FreeTypeFont: TextRenderer, @unchecked Sendable {
     }
 
     private func render(_ text: String, pixelSize: Int) -> TextMask {
-        guard FT_Set_Pixel_Sizes(face, 0, FT_UInt(pixelSize)) == 0, let size = face.pointee.size else {
+        var ascender: Int32 = 0, descender: Int32 = 0
+        guard vo_ft_set_pixel_size(face, UInt32(pixelSize), &ascender, &descender) == 0 else {
             return TextMask(width: 0, height: 0, coverage: [])
         }
-        let ascender = Int(size.pointee.metrics.ascender >> 6)
-        let descender = Int(size.pointee.metrics.descender >> 6)
-        let height = max(1, ascender - descender)
-        let kerning = vidorient_ft_has_kerning(face) != 0
+        let height = max(1, Int(ascender) - Int(descender))
 
         // First pass: place every glyph; second: copy their bitmaps into one mask.
         struct Placed { var x: Int, top: Int, width: Int, rows: Int, pitch: Int, pixels: [UInt8] }
         var placed: [Placed] = []
         var pen = 0, right = 0
-        var previous: FT_UInt = 0
+        var previous: UInt32 = 0
         for scalar in text.unicodeScalars {
-            let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
-            if kerning, previous != 0, index != 0 {
-                var delta = FT_Vector()
-                if FT_Get_Kerning(face, previous, index, FT_UInt(FT_KERNING_DEFAULT.rawValue), &delta) == 0 {
-                    pen += Int(delta.x >> 6)
-                }
-            }
+            let index = vo_ft_glyph_index(face, scalar.value)
+            if previous != 0, index != 0 { pen += Int(vo_ft_kerning(face, previous, index)) }
             previous = index
-            guard FT_Load_Glyph(face, index, vidorient_ft_load_render()) == 0, let glyph = face.pointee.glyph else {
-                continue
-            }
-            let bitmap = glyph.pointee.bitmap
-            let (rows, width, pitch) = (Int(bitmap.rows), Int(bitmap.width), Int(bitmap.pitch))
-            if rows > 0, width > 0, let buffer = bitmap.buffer,
-                bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue), pitch > 0
-            {
+            var glyph = vo_ft_glyph()
+            guard vo_ft_render_glyph(face, index, &glyph) == 0 else { continue }
+            let (rows, width, pitch) = (Int(glyph.rows), Int(glyph.width), Int(glyph.pitch))
+            if rows > 0, width > 0, let buffer = glyph.buffer, glyph.gray != 0, pitch > 0 {
                 let pixels = Array(UnsafeBufferPointer(start: buffer, count: rows * pitch))
-                let x = pen + Int(glyph.pointee.bitmap_left)
+                let x = pen + Int(glyph.left)
                 placed.append(
                     Placed(
-                        x: x, top: ascender - Int(glyph.pointee.bitmap_top), width: width, rows: rows, pitch: pitch,
+                        x: x, top: Int(ascender) - Int(glyph.top), width: width, rows: rows, pitch: pitch,
                         pixels: pixels))
                 right = max(right, x + width)
             }
-            pen += Int(glyph.pointee.advance.x >> 6)
+            pen += Int(glyph.advance)
             right = max(right, pen)
         }
         let left = min(0, placed.map(\.x).min() ?? 0)

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VidorientAudit
 import VidorientCore
+import VidorientIO
 import VidorientTestSupport
 
 /// A cache file in its own temporary folder, and the warnings it gave.

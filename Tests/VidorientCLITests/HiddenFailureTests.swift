@@ -102,7 +102,7 @@ import VidorientTestSupport
     @Test(arguments: ["fix", "report", "audit", "thumbnail"])
     func helpSaysTheSameJobsRule(command: String) throws {
         let help = try Run.vidorient([command, "--help"]).stdout
-        #expect(help.contains("Files worked on at once, 1-256 (default: the number"), "\(command)")
+        #expect(help.contains("Files worked on at once, 1-256 (default: the cores"), "\(command)")
     }
 }
 

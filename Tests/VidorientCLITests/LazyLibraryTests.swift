@@ -37,6 +37,40 @@ enum LoadedObjects {
     }
 
     static let missing = ["VIDORIENT_LIBRARY_DIR": "/nonexistent/vidorient-no-libraries"]
+
+    /// The smaller libraries, opened on first use too: libjpeg-turbo, libwebp, FreeType, SQLite.
+    static let small = ["libturbojpeg", "libwebp", "libfreetype", "libsqlite3"]
+
+    /// Which of `small` a run mapped, by the stems of their sonames.
+    static func smallOnes(_ objects: [String]) -> Set<String> {
+        Set(
+            small.filter { stem in
+                objects.contains { ($0.split(separator: "/").last ?? "").hasPrefix(stem + ".so.") }
+            })
+    }
+
+    /// A folder of links to every library vidorient opens (the installed ones, as `ldconfig -p`
+    /// lists them) but `stem`'s: `VIDORIENT_LIBRARY_DIR` there is a machine without that one alone.
+    static func allBut(_ stem: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-libraries-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let listing = try ProcessOutput.run(URL(fileURLWithPath: "/sbin/ldconfig"), ["-p"])
+        let opened = ["libavformat", "libavcodec", "libavutil", "libswscale", "libheif"] + small
+        var linked: Set<String> = []
+        for line in String(decoding: listing.stdout, as: UTF8.self).split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let name = words.first.map(String.init), let target = words.last.map(String.init),
+                target.hasPrefix("/"), let dot = name.range(of: ".so.")
+            else { continue }
+            let library = String(name[..<dot.lowerBound])
+            guard opened.contains(library), library != stem, !linked.contains(name) else { continue }
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.appendingPathComponent(name).path, withDestinationPath: target)
+            linked.insert(name)
+        }
+        return folder
+    }
 }
 
 @Suite struct LazyLibraryTests {
@@ -73,6 +107,123 @@ enum LoadedObjects {
         #expect(run.status == 0)
         #expect(objects.contains { $0.hasPrefix("libc.so") })
         #expect(LoadedObjects.heavy(objects) == [])
+        #expect(LoadedObjects.smallOnes(objects).isEmpty)
+    }
+
+    /// libjpeg-turbo, libwebp, FreeType and SQLite are not mapped at start either: a start-up
+    /// maps only libc, libm, libstdc++, libgcc_s and zlib.
+    @Test(arguments: [
+        ["--version"],
+        ["orientation", "--exif", "6"],
+        ["inspect", "--json", Run.media("orient-6.jpg")],
+        ["inspect", "--json", Run.media("orient-6.webp")],
+        ["inspect", "--json", Run.media("orient-6.mp4")],
+        ["audit", "--jsonl", "--no-progress", Run.media("orient-6.jpg"), Run.media("orient-6.mp4")],
+    ])
+    func commandsThatNeedNoneMapNoneOfTheSmallerLibraries(arguments: [String]) throws {
+        let (run, objects) = try LoadedObjects.of(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(objects.contains { $0.hasPrefix("libc.so") })
+        #expect(LoadedObjects.smallOnes(objects).isEmpty, "\(objects)")
+    }
+
+    /// Each is opened by what needs it, and by nothing else.
+    @Test func eachSmallerLibraryIsOpenedByWhatNeedsIt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-lazy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = { (name: String) in folder.appendingPathComponent(name).path }
+        // FFmpeg's own libraries need libwebp and FreeType: a run that loads FFmpeg maps them too.
+        let cases: [(arguments: [String], opens: Set<String>, loadsFFmpeg: Bool)] = [
+            (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")], ["libturbojpeg"], true),
+            (["thumbnail", "--grid", "2x1", Run.media("orient-6.mp4"), "-o", out("sheet.png")], ["libfreetype"], true),
+            (
+                ["audit", "--jsonl", "--no-progress", "--cache-path", out("cache.sqlite"), Run.media("orient-6.jpg")],
+                ["libsqlite3"], false
+            ),
+            (["normalize", Run.media("orient-6.webp"), "-o", out("upright.webp")], ["libwebp"], false),
+        ]
+        for (arguments, opens, loadsFFmpeg) in cases {
+            let (run, objects) = try LoadedObjects.of(arguments)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            let mapped = LoadedObjects.smallOnes(objects)
+            #expect(loadsFFmpeg ? opens.isSubset(of: mapped) : mapped == opens, "\(arguments): \(mapped)")
+            #expect(LoadedObjects.heavy(objects).isEmpty != loadsFFmpeg, "\(arguments)")
+        }
+    }
+
+    /// `fix` plans against `inspect`'s view, and only H.264 and HEVC carry an orientation SEI that
+    /// FFmpeg alone would see: a movie whose video is anything else (uncompressed `2vuy`, as the
+    /// fix benchmark's 1 GiB file) is read from its boxes, so its fix maps no FFmpeg, and is still
+    /// verified as `inspect` reads it back. (Before, the box layer's refusal to describe `2vuy`
+    /// sent the fix to FFmpeg: 35 ms of loading for a 4 ms fix.)
+    @Test func fixOfAMovieNoSEICanTurnMapsNoFFmpeg() throws {
+        let folder = try scratchFolder("lazy-fix")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("uncompressed.mov").path
+        let made = try run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=10", "-frames:v", "3",
+                "-c:v", "rawvideo", "-pix_fmt", "uyvy422", clip,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (run, objects) = try LoadedObjects.of(["fix", clip, "--rotate", "90", "--in-place", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(LoadedObjects.heavy(objects).isEmpty, "\(LoadedObjects.heavy(objects))")
+        #expect(run.stdout.contains("\"verified\": true"), "\(run.stdout)")
+        // FFmpeg's own reading agrees: the container now says 90° clockwise.
+        let shown = try Run.vidorient(["inspect", "--deep", "--json", clip])
+        #expect(shown.stdout.contains("\"exif_orientation\": 6"), "\(shown.stdout)")
+        // An H.264 file is still read for its SEI (by the box layer's description of its NAL units).
+        let h264 = folder.appendingPathComponent("h264.mp4").path
+        try FileManager.default.copyItem(atPath: Run.media("orient-1.mp4"), toPath: h264)
+        let fixed = try LoadedObjects.of(["fix", h264, "--rotate", "90", "--in-place", "--json"])
+        #expect(fixed.run.status == 0, "\(fixed.run.stderr)")
+        #expect(fixed.run.stdout.contains("\"verified\": true"), "\(fixed.run.stdout)")
+    }
+
+    /// Without one of them, what needs it is one clear line naming it (a picture, a normalize), or
+    /// a warning and the work done without it (the cache, captions); everything else is unchanged.
+    @Test func withoutASmallerLibraryWhatNeedsItSaysSo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vidorient-lazy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = { (name: String) in folder.appendingPathComponent(name).path }
+        func without(_ stem: String, _ arguments: [String]) throws -> Run {
+            let libraries = try LoadedObjects.allBut(stem)
+            defer { try? FileManager.default.removeItem(at: libraries) }
+            return try Run.vidorient(arguments, environment: ["VIDORIENT_LIBRARY_DIR": libraries.path])
+        }
+
+        let jpeg = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")])
+        #expect(jpeg.status == 2)
+        #expect(jpeg.stderrLines.count == 1)
+        #expect(jpeg.stderr.contains("libturbojpeg is not installed ("), "\(jpeg.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out("jpeg.png")))
+
+        let webp = try without("libwebp", ["normalize", Run.media("orient-6.webp"), "-o", out("upright.webp")])
+        #expect(webp.status == 2)
+        #expect(webp.stderr.contains("libwebp is not installed ("), "\(webp.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out("upright.webp")))
+
+        let cache = out("cache.sqlite")
+        let audit = try without(
+            "libsqlite3", ["audit", "--jsonl", "--no-progress", "--cache-path", cache, Run.media("orient-1.jpg")])
+        #expect(audit.status == 0)
+        #expect(audit.stderrLines.count == 1)
+        #expect(audit.stderr.contains("cache '\(cache)' not used: SQLite is not installed ("), "\(audit.stderr)")
+        #expect(audit.stderr.contains("; auditing without it"))
+        #expect(audit.stdout.split(separator: "\n").count == 1, "the file is audited all the same")
+
+        let sheet = try without(
+            "libfreetype", ["thumbnail", "--grid", "2x1", Run.media("orient-6.mp4"), "-o", out("sheet.png")])
+        #expect(sheet.status == 0)
+        #expect(sheet.stderrLines.count == 1)
+        #expect(sheet.stderr.contains("captions need FreeType: FreeType is not installed ("), "\(sheet.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out("sheet.png")), "the sheet is made, without captions")
     }
 
     @Test func pixelsStillLoadFFmpegAndLibheif() throws {

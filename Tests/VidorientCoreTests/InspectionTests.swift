@@ -208,8 +208,8 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
             try JSONSerialization.jsonObject(with: Data(JSONText().encode(r).utf8)) as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "content", "findings",
-                "orientation",
+                "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "content", "orientation",
+                "findings",
             ])
         #expect(object["schema_version"] as? Int == 4)
         #expect(object["photo"] is NSNull)

@@ -61,3 +61,30 @@ import VidorientCore
         )
     }
 }
+
+/// The representative frame's candidates: a keyframe already judged is not decoded again.
+@Suite struct RepresentativeFrameTests {
+    /// Keyframes every `interval` seconds, as a grab without `exact` lands on them (in ms).
+    static func keyframes(every interval: Double) -> (Double) -> Int64? {
+        { Int64(($0 / interval).rounded(.down) * interval * 1000) }
+    }
+
+    @Test func aShortClipWithOneKeyframeIsJudgedOnce() {
+        // 1.2 s with a keyframe a second: 10 % to 50 % all start from the keyframe at 0.
+        let times = RepresentativeFrame.candidateTimes(duration: 1.2, exact: false, keyframe: Self.keyframes(every: 1))
+        #expect(times == [1.2 * 0.10])
+    }
+
+    @Test func eachKeyframeIsTriedOnceInOrder() {
+        // 10 s, a keyframe a second: 1.0, 1.5 and 2.0 s start from keyframes 1 s and 2 s.
+        let times = RepresentativeFrame.candidateTimes(duration: 10, exact: false, keyframe: Self.keyframes(every: 1))
+        #expect(times == [0.10, 0.20, 0.30, 0.40, 0.50].map { 10 * $0 })
+    }
+
+    @Test func exactOrUnknownKeyframesTryEveryCandidate() {
+        let all = RepresentativeFrame.candidateFractions.map { 1.2 * $0 }
+        #expect(
+            RepresentativeFrame.candidateTimes(duration: 1.2, exact: true, keyframe: Self.keyframes(every: 1)) == all)
+        #expect(RepresentativeFrame.candidateTimes(duration: 1.2, exact: false) { _ in nil } == all)
+    }
+}

@@ -247,8 +247,11 @@ struct SharedMediaThumbnailTests {
 /// on the phone files and on a grid with a thumbnail item as much as on TestMedia's.
 @Suite(.enabled(if: SharedMedia.isPresent, "../shared/media is absent"))
 struct HEIFAgreesWithLibheifTests {
-    /// IMG_2682 at 240 comes from its 320x240 thumbnail item, Samsung's at 1000 from its 8x6 grid.
-    @Test(arguments: [("IMG_2682.heic", 240), ("8bit-sRGB.avif", 240), ("samsung-one-ui-6.heic", 1000)])
+    /// IMG_2682 at 240 comes from its 320x240 thumbnail item, at 640 from its 8x6 grid of HEVC tiles
+    /// (FFmpeg's decoder, `HEIFTiles`), as Samsung's at 1000; the AVIF from libheif.
+    @Test(arguments: [
+        ("IMG_2682.heic", 240), ("IMG_2682.heic", 640), ("8bit-sRGB.avif", 240), ("samsung-one-ui-6.heic", 1000),
+    ])
     func sameAsLibheifApplyingItsOwnTransforms(name: String, width: Int) throws {
         let path = try #require(SharedMedia.existingPath(name))
         let ours = try Thumbnailer().frame(path, request: ThumbnailRequest(width: width)).picture

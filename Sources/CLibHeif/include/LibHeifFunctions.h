@@ -6,6 +6,7 @@
 
 FUNCTION(struct heif_context *, heif_context_alloc, (void), ())
 VOID_FUNCTION(heif_context_free, (struct heif_context *context), (context))
+VOID_FUNCTION(heif_context_set_max_decoding_threads, (struct heif_context *ctx, int max_threads), (ctx, max_threads))
 FUNCTION(struct heif_error, heif_context_read_from_file, (struct heif_context *context, const char *filename, const struct heif_reading_options *options), (context, filename, options))
 FUNCTION(struct heif_error, heif_context_get_primary_image_handle, (struct heif_context *ctx, struct heif_image_handle **handle), (ctx, handle))
 VOID_FUNCTION(heif_image_handle_release, (const struct heif_image_handle *handle), (handle))

@@ -4,6 +4,10 @@
 #include <stddef.h>
 #include <turbojpeg.h>
 
+// libjpeg-turbo is opened on first use (TurboJPEGLoader.c), not linked. Opens it the first time;
+// 0 when it is there, else -1 with the reason in `error` ("libturbojpeg is not installed (...)").
+int vo_turbojpeg_load(char *error, size_t length);
+
 // TJSCALED is a function-like macro, which Swift cannot import.
 static inline int vo_tj_scaled(int dimension, tjscalingfactor factor) { return TJSCALED(dimension, factor); }
 

@@ -1,0 +1,338 @@
+import CFFmpeg
+import Dispatch
+import Synchronization
+package import VidorientCore
+import VidorientIO
+import VidorientISOBMFF
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A HEIF picture coded in 8-bit 4:2:0 HEVC (one image, or a grid of tiles as phones write them)
+/// decoded by FFmpeg's HEVC decoder: the tiles on every core, one decoder per worker, pasted into
+/// one 4:2:0 picture, which swscale crops, scales and turns into RGB in one pass at the size asked.
+///
+/// libheif 1.15 decodes the same tiles with libde265 (about 1.6 times the CPU of FFmpeg's
+/// decoder here) and converts every pixel to RGB at full size before anything is scaled; this
+/// path does neither (docs/performance.md, photo-thumbnail). Anything else (another codec, 10-bit,
+/// 4:4:4, an item this path does not know) is left to libheif: `decode` returns nil.
+package enum HEIFTiles {
+    /// The picture at `width`×`height`, from the primary item's `crop` (stored pixels) or all of
+    /// it; nil when it is not a picture this path decodes, or when a thumbnail item covers
+    /// `thumbnailWidth`×`thumbnailHeight` (libheif decodes that, far cheaper), or when the file or
+    /// an item is larger than `maximumBytes` (the caller's limit on what is read into memory).
+    package static func decode(
+        path: String, crop: PixelRect?, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int,
+        maximumBytes: Int
+    ) throws(InputError) -> Picture? {
+        guard
+            let image = try Image(
+                path: path, thumbnailWidth: thumbnailWidth, thumbnailHeight: thumbnailHeight, maximumBytes: maximumBytes
+            )
+        else { return nil }
+        try FFmpegLibraries.load(for: path)
+        guard let planes = image.decodeTiles() else { return nil }
+        return try planes.scaled(crop: crop, width: width, height: height, path: path)
+    }
+
+    /// Tiles this path will not decode past: far more than any camera's grid.
+    static let maximumTiles = 4096
+
+    /// The primary item as tiles: their coded bytes, their decoder configuration, their place.
+    struct Image {
+        struct Tile {
+            var data: [UInt8]
+            /// Index into `configurations`.
+            var configuration: Int
+            var column: Int, row: Int
+        }
+
+        let width: Int, height: Int
+        let tileWidth: Int, tileHeight: Int
+        var tiles: [Tile] = []
+        /// Distinct `hvcC` payloads (a grid's tiles usually share one).
+        var configurations: [[UInt8]] = []
+        /// From the primary item's `colr` of type `nclx`: matrix coefficients and full range.
+        var matrix: Int?, fullRange: Bool?
+
+        init?(path: String, thumbnailWidth: Int, thumbnailHeight: Int, maximumBytes: Int) throws(InputError) {
+            let source: MemoryBytes
+            do {
+                let file = try FileBytes(path: path)
+                guard file.size <= Int64(maximumBytes) else { return nil }
+                source = MemoryBytes(try file.read(at: 0, count: Int(file.size)))
+            } catch {
+                throw InputError(path: path, reason: error.reason)
+            }
+            // What the box layer cannot read, libheif reports in its own words.
+            guard let structure = try? HEIFStructure(source), let layout = try? HEIFLayout(source) else { return nil }
+            guard let primary = structure.primaryItem else { return nil }
+            for id in structure.referring(to: primary.id, type: "thmb") {
+                if let size = structure.item(id)?.spatialExtent, size.width >= thumbnailWidth,
+                    size.height >= thumbnailHeight
+                {
+                    return nil
+                }
+            }
+            let ids: [UInt32]
+            let columns: Int
+            switch primary.type {
+            case "hvc1":
+                guard let extent = primary.spatialExtent else { return nil }
+                (width, height) = (extent.width, extent.height)
+                ids = [primary.id]
+                columns = 1
+            case "grid":
+                guard let grid = structure.grid, grid.tiles.count <= HEIFTiles.maximumTiles else { return nil }
+                (width, height) = (grid.outputWidth, grid.outputHeight)
+                ids = grid.tiles
+                columns = grid.columns
+            default:
+                return nil
+            }
+            guard let first = structure.item(ids[0])?.spatialExtent, first.width > 0, first.height > 0 else {
+                return nil
+            }
+            (tileWidth, tileHeight) = (first.width, first.height)
+            for (index, id) in ids.enumerated() {
+                guard let item = structure.item(id), item.type == "hvc1", let extent = item.spatialExtent,
+                    extent.width == tileWidth, extent.height == tileHeight,
+                    let configuration = Image.payload(of: "hvcC", item: id, layout: layout, source: source),
+                    Image.isPlain8Bit420(configuration),
+                    // A tile turned or cropped on its own is a picture this path does not assemble
+                    // (the primary item's own are applied afterwards, as for every photo).
+                    id == primary.id
+                        || !item.properties.contains(where: { ["irot", "imir", "clap"].contains($0.property.type) }),
+                    let data = try? structure.data(of: id, in: source, limit: maximumBytes)
+                else { return nil }
+                let known = configurations.firstIndex(of: configuration)
+                if known == nil { configurations.append(configuration) }
+                tiles.append(
+                    Tile(
+                        data: data, configuration: known ?? configurations.count - 1, column: index % columns,
+                        row: index / columns))
+            }
+            if let colour = Image.payload(of: "colr", item: primary.id, layout: layout, source: source),
+                colour.count >= 11, Array(colour[0..<4]) == Array("nclx".utf8)
+            {
+                matrix = Int(colour[8]) << 8 | Int(colour[9])
+                fullRange = colour[10] & 0x80 != 0
+            }
+        }
+
+        /// The payload of the item's first associated property of `type`.
+        static func payload(of type: FourCC, item: UInt32, layout: HEIFLayout, source: MemoryBytes) -> [UInt8]? {
+            for box in layout.associationBoxes {
+                for entry in box.entries where entry.itemID == item {
+                    for association in entry.associations {
+                        let index = association.propertyIndex
+                        guard index >= 1, index <= layout.properties.count else { continue }
+                        let place = layout.properties[index - 1]
+                        guard place.type == type, place.size >= place.headerSize else { continue }
+                        return try? source.read(at: place.payloadOffset, count: Int(place.size - place.headerSize))
+                    }
+                }
+            }
+            return nil
+        }
+
+        /// An `hvcC` (ISO/IEC 14496-15 8.3.3.1) of 8-bit 4:2:0: chroma_format_idc 1, bit depths 8.
+        static func isPlain8Bit420(_ hvcC: [UInt8]) -> Bool {
+            hvcC.count >= 23 && hvcC[0] == 1 && hvcC[16] & 3 == 1 && hvcC[17] & 7 == 0 && hvcC[18] & 7 == 0
+        }
+
+        /// Every tile decoded and pasted, one decoder per worker; nil when a tile does not decode
+        /// to what its configuration promised (libheif then tries, and reports).
+        func decodeTiles() -> Planes? {
+            let planes = Planes(width: width, height: height)
+            let next = Atomic<Int>(0)
+            let failed = Atomic<Bool>(false)
+            let colour = Mutex<(range: AVColorRange, space: AVColorSpace)?>(nil)
+            let workers = min(tiles.count, Processors.available)
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                var decoder: TileDecoder?
+                while !failed.load(ordering: .relaxed) {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < tiles.count else { return }
+                    let tile = tiles[index]
+                    if decoder?.configuration != tile.configuration {
+                        decoder = TileDecoder(
+                            configuration: tile.configuration, extradata: configurations[tile.configuration])
+                    }
+                    guard let frame = decoder?.decode(tile.data), frame.pointee.width >= Int32(tileWidth),
+                        frame.pointee.height >= Int32(tileHeight),
+                        [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].contains(AVPixelFormat(frame.pointee.format))
+                    else {
+                        failed.store(true, ordering: .relaxed)
+                        return
+                    }
+                    planes.paste(frame, x: tile.column * tileWidth, y: tile.row * tileHeight)
+                    if index == 0 {
+                        let seen = (frame.pointee.color_range, frame.pointee.colorspace)
+                        colour.withLock { $0 = seen }
+                    }
+                }
+            }
+            guard !failed.load(ordering: .relaxed) else { return nil }
+            // The item's nclx decides, as in libheif; else the stream's own signalling.
+            let stream = colour.withLock { $0 }
+            planes.fullRange = fullRange ?? (stream?.range == AVCOL_RANGE_JPEG)
+            planes.matrix = matrix ?? stream.map { Int($0.space.rawValue) } ?? Int(AVCOL_SPC_UNSPECIFIED.rawValue)
+            return planes
+        }
+    }
+
+    /// One worker's HEVC decoder, opened with a tile configuration's `hvcC` as extradata.
+    final class TileDecoder {
+        let configuration: Int
+        private var context: UnsafeMutablePointer<AVCodecContext>?
+        private var frame: UnsafeMutablePointer<AVFrame>?
+        private var packet: UnsafeMutablePointer<AVPacket>?
+
+        init?(configuration: Int, extradata: [UInt8]) {
+            self.configuration = configuration
+            guard let codec = avcodec_find_decoder(AV_CODEC_ID_HEVC), let context = avcodec_alloc_context3(codec)
+            else { return nil }
+            self.context = context
+            frame = av_frame_alloc()
+            packet = av_packet_alloc()
+            let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+            guard frame != nil, packet != nil,
+                let copy = av_mallocz(extradata.count + padding)?.assumingMemoryBound(to: UInt8.self)
+            else { return nil }
+            copy.update(from: extradata, count: extradata.count)
+            context.pointee.extradata = copy
+            context.pointee.extradata_size = Int32(extradata.count)
+            // One thread each: the tiles are what runs in parallel.
+            context.pointee.thread_count = 1
+            guard avcodec_open2(context, codec, nil) == 0 else { return nil }
+        }
+
+        deinit {
+            av_frame_free(&frame)
+            av_packet_free(&packet)
+            avcodec_free_context(&context)
+        }
+
+        /// The tile's picture (valid until the next call); nil when it gives none.
+        func decode(_ data: [UInt8]) -> UnsafeMutablePointer<AVFrame>? {
+            guard let context, let frame, let packet else { return nil }
+            avcodec_flush_buffers(context)
+            var padded = data
+            padded.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
+            let sent = padded.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                packet.pointee.data = buffer.baseAddress
+                packet.pointee.size = Int32(data.count)
+                packet.pointee.flags = AV_PKT_FLAG_KEY
+                defer {
+                    packet.pointee.data = nil
+                    packet.pointee.size = 0
+                }
+                return avcodec_send_packet(context, packet)
+            }
+            guard sent == 0 else { return nil }
+            // A still picture comes out at once; otherwise the end of the stream pushes it out.
+            if avcodec_receive_frame(context, frame) == 0 { return frame }
+            guard avcodec_send_packet(context, nil) == 0, avcodec_receive_frame(context, frame) == 0 else {
+                return nil
+            }
+            return frame
+        }
+    }
+
+    /// The whole picture in 4:2:0: what the tiles were pasted into.
+    final class Planes: @unchecked Sendable {
+        // Unchecked: each tile writes its own rectangle, and nothing reads until every tile is in.
+        let width: Int, height: Int
+        let chromaWidth: Int, chromaHeight: Int
+        let luma: UnsafeMutablePointer<UInt8>
+        let cb: UnsafeMutablePointer<UInt8>
+        let cr: UnsafeMutablePointer<UInt8>
+        var fullRange = false
+        var matrix = Int(AVCOL_SPC_UNSPECIFIED.rawValue)
+
+        init(width: Int, height: Int) {
+            (self.width, self.height) = (width, height)
+            (chromaWidth, chromaHeight) = ((width + 1) / 2, (height + 1) / 2)
+            luma = .allocate(capacity: width * height)
+            cb = .allocate(capacity: chromaWidth * chromaHeight)
+            cr = .allocate(capacity: chromaWidth * chromaHeight)
+        }
+
+        deinit {
+            luma.deallocate()
+            cb.deallocate()
+            cr.deallocate()
+        }
+
+        /// A tile's pixels at (`x`, `y`), cut where the grid's output ends.
+        func paste(_ frame: UnsafeMutablePointer<AVFrame>, x: Int, y: Int) {
+            let f = frame.pointee
+            guard x < width, y < height, let sourceY = f.data.0, let sourceU = f.data.1, let sourceV = f.data.2 else {
+                return
+            }
+            let columns = min(Int(f.width), width - x), rows = min(Int(f.height), height - y)
+            for row in 0..<rows {
+                (luma + (y + row) * width + x).update(from: sourceY + row * Int(f.linesize.0), count: columns)
+            }
+            let (cx, cy) = (x / 2, y / 2)
+            let chromaColumns = min((columns + 1) / 2, chromaWidth - cx)
+            let chromaRows = min((rows + 1) / 2, chromaHeight - cy)
+            for row in 0..<chromaRows {
+                (cb + (cy + row) * chromaWidth + cx).update(
+                    from: sourceU + row * Int(f.linesize.1), count: chromaColumns)
+                (cr + (cy + row) * chromaWidth + cx).update(
+                    from: sourceV + row * Int(f.linesize.2), count: chromaColumns)
+            }
+        }
+
+        /// `crop` (or everything) at `width`×`height` in RGB: area averaging for reductions,
+        /// the YUV to RGB conversion done by swscale on the small picture with the picture's own
+        /// matrix and range, as for video frames (`Scaler`).
+        func scaled(crop: PixelRect?, width outputWidth: Int, height outputHeight: Int, path: String)
+            throws(InputError) -> Picture
+        {
+            let region = crop ?? PixelRect(x: 0, y: 0, width: width, height: height)
+            guard region.x >= 0, region.y >= 0, region.width > 0, region.height > 0, region.x + region.width <= width,
+                region.y + region.height <= height
+            else { throw InputError(path: path, reason: "the clean aperture is outside the picture") }
+            let reduction = Double(region.width) / Double(max(1, outputWidth))
+            let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT
+            guard
+                let context = sws_getContext(
+                    Int32(region.width), Int32(region.height), AV_PIX_FMT_YUV420P, Int32(outputWidth),
+                    Int32(outputHeight), AV_PIX_FMT_RGB24, flags, nil, nil, nil)
+            else {
+                throw InputError(path: path, reason: "could not scale the picture to \(outputWidth)x\(outputHeight)")
+            }
+            defer { sws_freeContext(context) }
+            let colorspace: Int32 =
+                switch AVColorSpace(UInt32(clamping: matrix)) {
+                case AVCOL_SPC_BT709: SWS_CS_ITU709
+                case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+                case AVCOL_SPC_SMPTE240M: SWS_CS_SMPTE240M
+                default: SWS_CS_DEFAULT
+                }
+            _ = sws_setColorspaceDetails(
+                context, sws_getCoefficients(colorspace), fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0,
+                1 << 16, 1 << 16)
+            var pixels = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
+            pixels.withUnsafeMutableBufferPointer { target in
+                var sourcePlanes: [UnsafePointer<UInt8>?] = [
+                    UnsafePointer(luma + region.y * width + region.x),
+                    UnsafePointer(cb + region.y / 2 * chromaWidth + region.x / 2),
+                    UnsafePointer(cr + region.y / 2 * chromaWidth + region.x / 2), nil,
+                ]
+                var sourceStrides: [Int32] = [Int32(width), Int32(chromaWidth), Int32(chromaWidth), 0]
+                var targetPlanes: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
+                var targetStrides: [Int32] = [Int32(outputWidth * 3), 0, 0, 0]
+                _ = sws_scale(
+                    context, &sourcePlanes, &sourceStrides, 0, Int32(region.height), &targetPlanes, &targetStrides)
+            }
+            return Picture(width: outputWidth, height: outputHeight, pixels: pixels)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import VidorientCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What identifies one state of a file without reading it: if none of these changed, its bytes
+/// did not either. ctime matters because it cannot be set back: a rewrite in place that restores
+/// the size and the mtime still moves it. The audit cache's key; `LibraryWalk` hands one over
+/// with each file it finds, from its own `lstat`.
+public struct FileKey: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var mtimeNanoseconds: Int64
+    public var ctimeNanoseconds: Int64
+
+    /// The file a path leads to (links followed: the target is what gets audited), or nil.
+    public init?(path: String) {
+        var status = stat()
+        guard path.withPathCString({ stat($0, &status) }) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// What a `stat` already made said: the walk's, so that a file is not asked twice.
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        mtimeNanoseconds = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        ctimeNanoseconds = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+    }
+}

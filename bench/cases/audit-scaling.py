@@ -1,0 +1,105 @@
+# How the audit scales with --jobs (issue 21): `vidorient audit LIB --jsonl --no-progress --jobs J` on a
+# generated library of small files (TestMedia's clips, JPEGs and bad files, copied: every file its own
+# inode and pages), page cache warm, at J = 1, 2, 4, ... up to nproc, and 2 x nproc (more workers than
+# cores must not be slower); then the same with a warm result cache (`--cache-path`, nothing changed
+# since it was filled), beside `find LIB -type f` (a walk that stats every file and reads none).
+# Files/s for each; the speed-up from --jobs 1 is the inverse of the ratio column. Targets: --jobs 2 at
+# least 1.8x --jobs 1 (16 cores: --jobs 16 at least 12x); the warm cache at least 100,000 files/s on 2
+# cores (250,000 on 16). The two other batch commands at the same --jobs: `thumbnail DIR --out-dir OUT` on
+# every 50th file of the library (clips, JPEGs and bad files: exit status 2 for those), and
+# `fix --from-audit AUDIT.jsonl --in-place` on copies of TestMedia's scaled-2x.mp4 (the audit suggests
+# a fix for each), reset from a pristine copy and synced before every run.
+# Run: python3 bench/run.py audit-scaling [--write | --quick]
+import json
+import os
+import shutil
+import subprocess
+
+OK = (0, 1)  # 1: findings
+REPEATS, WARMUP = (3, 1) if QUICK else (10, 2)
+N = 2000 if QUICK else 20000
+LIB, CACHE = f"{WORK}/library-small", f"{WORK}/library-small-cache.sqlite"
+THUMBS, SHEET = f"{WORK}/library-small-every-50", f"{WORK}/scaling-thumbnails"
+FIXES = 200 if QUICK else 2000
+FIX, PRISTINE, FIX_AUDIT = f"{WORK}/fix-library", f"{WORK}/fix-library-pristine", f"{WORK}/fix-library.jsonl"
+
+JOBS = sorted({j for j in (1 << k for k in range(12)) if j <= NPROC} | {NPROC, 2 * NPROC})
+# A fix waits on the disk (an fsync per file), so it is also run with more workers than cores.
+FIX_JOBS = JOBS + [4 * NPROC, 8 * NPROC]
+
+
+def SETUP(v):
+    out = subprocess.run(["python3", f"{REPO}/bench/make_library.py", "mixed", LIB, "--files", str(N),
+                          "--testmedia", f"{REPO}/TestMedia"], capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"bench: error: making {LIB} failed: {out.stderr.strip()}")
+    lib = json.loads(out.stdout)
+    subprocess.run(f"find {LIB} -type f -print0 | xargs -0 cat > /dev/null", shell=True)  # a warm page cache
+    sub = json.loads(subprocess.run(["python3", f"{REPO}/bench/make_library.py", "subset", THUMBS, "--every", "50",
+                                     "--from", LIB], capture_output=True, text=True, check=True).stdout)
+    # FIXES copies of one clip whose audit suggests a fix, in 20 folders; the audit of them, once.
+    subprocess.run(["rm", "-rf", PRISTINE, FIX])
+    for i in range(FIXES):
+        folder = f"{PRISTINE}/{i % 20:02d}"
+        os.makedirs(folder, exist_ok=True)
+        shutil.copyfile(f"{REPO}/TestMedia/scaled-2x.mp4", f"{folder}/clip-{i:05d}.mp4")
+    subprocess.run(["cp", "-a", PRISTINE, FIX], check=True)
+    with open(FIX_AUDIT, "w") as out:
+        subprocess.run([v["vidorient"], "audit", FIX, "--jsonl", "--no-progress"], stdout=out)
+    suggested = sum('"suggested_fix":{' in l for l in open(FIX_AUDIT))
+    if suggested != FIXES:
+        raise SystemExit(f"bench: error: the audit of {FIX} suggests {suggested} fixes, expected {FIXES}")
+    # The result cache filled once, untimed; every timed run finds every file unchanged.
+    subprocess.run(f"rm -f {CACHE}*", shell=True)
+    subprocess.run([v["vidorient"], "audit", LIB, "--jsonl", "--no-progress", "--cache-path", CACHE],
+                   stdout=subprocess.DEVNULL)
+    k = lib["by_kind"]
+    for g in GROUPS[:2]:
+        g["files"] = lib["files"]
+    GROUPS[2]["files"], GROUPS[3]["files"] = sub["files"], FIXES
+    GROUPS[0]["about"] = (f"`library-small`: {lib['files']:,} files ({k.get('clip', 0):,} clips, "
+                          f"{k.get('photo', 0):,} JPEGs, {k.get('bad', 0):,} bad files; TestMedia's, copied) in "
+                          f"{lib['folders']:,} folders, {lib['bytes'] / 2**20:,.0f} MiB. Speed-up from --jobs 1 = "
+                          f"1 ÷ the ratio. nproc = {NPROC}.")
+    return {}
+
+
+def jobs_label(j, extra=""):
+    return f"--jobs {j}{extra}" + (f" ({j // NPROC} × nproc)" if j > NPROC else "")
+
+
+AUDIT = "{vidorient} audit %s --jsonl --no-progress --jobs %d"
+TARGETS = ([("ratio", jobs_label(2), jobs_label(1), round(1 / 1.8, 4))] if NPROC >= 2 else []) \
+    + ([("ratio", jobs_label(16), jobs_label(1), round(1 / 12, 4))] if NPROC >= 16 else [])
+WARM = 250000 if NPROC >= 16 else 100000
+GROUPS = [
+    {"title": "The audit at each --jobs, page cache warm, no result cache", "ref": jobs_label(1),
+     "targets": TARGETS,
+     "commands": {jobs_label(j): AUDIT % (LIB, j) for j in JOBS}},
+    {"title": "The audit at each --jobs with a warm result cache (nothing changed), beside find",
+     "ref": jobs_label(1, " --cache"),
+     "targets": [("rate", jobs_label(NPROC, " --cache"), WARM)],
+     "commands": {**{jobs_label(j, " --cache"): AUDIT % (LIB, j) + f" --cache-path {CACHE}" for j in JOBS},
+                  "find LIB -type f": f"find {LIB} -type f"}},
+    {"title": "thumbnail over a folder (every 50th file of the library) at each --jobs", "ref": jobs_label(1),
+     "repeats": 3 if QUICK else 5, "ok": (0, 2), "before": f"rm -rf {SHEET}",
+     "commands": {jobs_label(j): f"{{vidorient}} thumbnail {THUMBS} --out-dir {SHEET} --quiet --jobs {j}"
+                  for j in JOBS}},
+    {"title": "fix --from-audit --in-place at each --jobs (one clip copied, reset and synced before each run)",
+     "ref": jobs_label(1), "repeats": 3 if QUICK else 5,
+     "before": f"sh -c 'rm -rf {FIX} && cp -a {PRISTINE} {FIX} && sync'",
+     "commands": {jobs_label(j): f"{{vidorient}} fix --from-audit {FIX_AUDIT} --in-place --no-progress --jobs {j}"
+                  for j in FIX_JOBS}},
+]
+
+
+def CHECK(c, stdout, v):
+    """How many files each audit reported, thumbnails written, files fixed."""
+    lines = sum(1 for l in open(stdout, errors="replace") if l.strip())
+    if c.argv[1] == "thumbnail":
+        made = len(os.listdir(SHEET)) if os.path.isdir(SHEET) else 0
+        return f"{made:,} thumbnails of {GROUPS[2]['files']:,} files"
+    if c.argv[1] == "fix":
+        return f"{lines:,} lines on stdout"
+    want = GROUPS[0]["files"]
+    return f"{lines:,} lines" + ("" if lines == want else f" **of {want:,}**")
