@@ -9,15 +9,16 @@ public struct SpooledInput: Sendable {
 
     /// Copies standard input to the end into a new file in `$TMPDIR` (else `/tmp`).
     public init() throws(VidorientError) {
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((folder + "/vidorient-stdin-XXXXXX").pathBytes) + [0]
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { mkstemp($0.baseAddress!) }
+        // Its bytes, not its repaired UTF-8 (PathBytes.swift).
+        let folder =
+            getenv("TMPDIR").map { String(pathBytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+            .flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let name = folder + "/vidorient-stdin-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = try System.call("could not make a temporary file for standard input in '\(folder)'") {
+            name.withPathCString { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         }
-        guard descriptor >= 0 else { throw System.error("could not make a temporary file for standard input") }
-        path = String(pathBytes: template.dropLast())
+        path = name
         defer { close(descriptor) }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { chunk.deallocate() }
         do throws(VidorientError) {
