@@ -26,7 +26,9 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
             head.count >= offset + prefix.count && head[offset..<offset + prefix.count].elementsEqual(prefix)
         }
         func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-        if starts([0xFF, 0xD8, 0xFF]) {
+        if starts([0xFF, 0xD8]) {
+            // libjpeg needs only SOI and steps over stray bytes before the next marker (as
+            // libmagic names `FF D8` a JPEG), so a JPEG damaged right after SOI is still one.
             self = .jpeg
         } else if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             self = .png
