@@ -76,7 +76,7 @@ public enum PhotoNormalizer {
         case .jpeg, .png, .webp: break
         case .heif:
             throw Refusal(reason: "a \(format) would have to be re-encoded, losing quality; \(tagOnly)")
-        case .tiff:
+        case .tiff, .raw:
             throw Refusal(reason: "normalize does not rewrite tiff or raw files; \(tagOnly)")
         case .movie:
             throw Refusal(

@@ -133,6 +133,15 @@ public enum TIFFFileReader {
         {
             image.jpegs.append((start, length, false))
         }
+        // Panasonic RW2: IFD0 holds the sensor size (SensorWidth 0x02, SensorHeight 0x03, not
+        // ImageWidth) and the full-size JPEG as the value of JpgFromRaw (0x2E), as exiftool reads them.
+        if tiff.uint16(at: 2) == 0x55, name == "IFD0" {
+            image.width = image.width ?? ifd[0x0002].flatMap { tiff.integer($0) }
+            image.height = image.height ?? ifd[0x0003].flatMap { tiff.integer($0) }
+            if let jpeg = ifd[0x002E], jpeg.type == .undefined, jpeg.count > 0 {
+                image.jpegs.append((jpeg.valueOffset, jpeg.count, false))
+            }
+        }
         if [6, 7].contains(compression ?? 1), let offsets = ifd[TIFFTag.stripOffsets],
             let counts = ifd[TIFFTag.stripByteCounts],
             offsets.count == 1, let start = tiff.integer(offsets), let length = tiff.integer(counts)

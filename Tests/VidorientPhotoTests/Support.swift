@@ -17,13 +17,11 @@ func readPhoto(_ path: String) throws -> PhotoEvidence {
     let file = try FileBytes(path: path)
     let source = ReadAheadBytes(file)
     let head = try source.read(at: 0, count: min(Int(source.size), MediaFormat.signatureLength))
-    switch MediaFormat(signature: head) {
-    case .jpeg: return try JPEGReader.read(source, path: path)
-    case .png: return try PNGReader.read(source, path: path)
-    case .webp: return try WebPReader.read(source, path: path)
-    case .tiff: return try TIFFFileReader.read(source, path: path)
-    default: throw ToolError(message: "\(path) is not a photo format these readers read")
+    let format = MediaFormat(signature: head)
+    guard format.isPhoto, format != .heif(brand: "heic") else {
+        throw ToolError(message: "\(path) is not a photo format these readers read")
     }
+    return try PhotoReader.read(source, path: path, format: format)
 }
 
 /// A TIFF structure written in the test, independently of the reader: IFDs of (tag, type, count,
