@@ -175,6 +175,25 @@ public enum PNGReader {
         }
         if keyword == "XML:com.adobe.xmp" {
             PhotoBytes.addXMP(text, location: "XMP in \(type)", to: &evidence)
+        } else if keyword == "Raw profile type xmp" {
+            // ImageMagick's hex form of an XMP profile: exiftool reads it, viewers do not.
+            guard let packet = rawProfile(text) else {
+                evidence.readerFindings.append(
+                    Finding(
+                        code: "png-raw-profile-unreadable", severity: .warning,
+                        message: "\(type) '\(keyword)' is not a hex profile"))
+                return
+            }
+            let before = evidence.statements.count
+            PhotoBytes.addXMP(packet, location: "\(type) '\(keyword)'", to: &evidence)
+            if let statement = evidence.statements.dropFirst(before).first, let value = statement.rawValue {
+                evidence.readerFindings.append(
+                    Finding(
+                        code: "orientation-misplaced", severity: .warning,
+                        message:
+                            "XMP Orientation \(value) is stored in ImageMagick's \(type) '\(keyword)' chunk: exiftool reads it, browsers, libvips and most viewers do not"
+                    ))
+            }
         } else if keyword == "Raw profile type exif" || keyword == "Raw profile type APP1" {
             guard let payload = rawProfile(text) else {
                 evidence.readerFindings.append(

@@ -33,6 +33,13 @@ public enum TIFFFileReader {
         evidence.fileSize = size
         evidence.exif = block.metadata
         evidence.readerFindings = findings
+        // A later page (IFD2 on: IFD1 is the EXIF walk's) holding the only Orientation.
+        if block.metadata.orientation == nil, !findings.contains(where: { $0.code == "orientation-misplaced" }),
+            let later = images.first(where: { $0.name != "IFD0" && $0.orientation != nil })
+        {
+            evidence.readerFindings.append(
+                EXIFReader.misplacedOrientation(value: later.orientation!, place: later.name))
+        }
         if let statement = block.statement(location: "IFD0") { evidence.statements.append(statement) }
         if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC],
             xmp.count <= XMPOrientation.maximumLength
@@ -83,6 +90,7 @@ public enum TIFFFileReader {
         var bitsPerSample: Int?
         var compression: Int?
         var hasAlpha: Bool
+        var orientation: Int?
         /// JPEG streams this IFD points at: its JPEGInterchangeFormat, or its one strip when compressed as JPEG.
         var jpegs: [(offset: Int, length: Int, strip: Bool)]
         var area: Int { (width ?? 0) * (height ?? 0) }
@@ -127,7 +135,7 @@ public enum TIFFFileReader {
             hasAlpha: (ifd[TIFFTag.extraSamples].flatMap { tiff.integers($0, limit: 8) } ?? []).contains {
                 $0 == 1 || $0 == 2
             },
-            jpegs: [])
+            orientation: ifd[TIFFTag.orientation].flatMap { tiff.integer($0) }, jpegs: [])
         if let start = ifd[TIFFTag.jpegInterchangeFormat].flatMap({ tiff.integer($0) }),
             let length = ifd[TIFFTag.jpegInterchangeFormatLength].flatMap({ tiff.integer($0) })
         {
