@@ -76,8 +76,10 @@ public enum PhotoNormalizer {
         case .jpeg, .png, .webp: break
         case .heif:
             throw Refusal(reason: "a \(format) would have to be re-encoded, losing quality; \(tagOnly)")
-        case .tiff, .raw:
+        case .tiff:
             throw Refusal(reason: "normalize does not rewrite tiff or raw files; \(tagOnly)")
+        case .raw(let name):
+            throw Refusal(reason: "normalize does not rewrite raw files, and fix does not write \(name) files yet")
         case .movie:
             throw Refusal(
                 reason:

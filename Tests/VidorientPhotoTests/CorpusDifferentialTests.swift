@@ -91,6 +91,30 @@ struct CorpusDifferentialTests {
     }
 }
 
+/// exiftool's own small raws, given each of the eight orientations by exiftool itself
+/// (`-Orientation#=N`, which writes where exiftool reads it: the RAF's JPEG, CR3's CMT1, MRW's TTW,
+/// RW2's IFD0), read back by vidorient. CRW is not here: exiftool writes XMP for it, while the
+/// camera's Rotation decides (RawContainerTests holds it).
+@Suite(.enabled(if: Corpus.isPresent, "no corpus: run TestMedia/corpus/fetch.py"))
+struct CorpusRawOrientationTests {
+    @Test(arguments: ["CanonRaw.cr3", "FujiFilm.raf", "Minolta.mrw", "Panasonic.rw2", "CanonRaw.cr2", "Nikon.nef"])
+    func everyOrientationAsExiftoolWritesIt(name: String) throws {
+        let original = Corpus.folder.appendingPathComponent("exiftool/t/images/\(name)")
+        try #require(FileManager.default.fileExists(atPath: original.path))
+        let folder = try scratchFolder("corpus-raw")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for n in 1...8 {
+            let copy = folder.appendingPathComponent("\(n)-\(name)")
+            try FileManager.default.copyItem(at: original, to: copy)
+            let written = try run("exiftool", ["-q", "-m", "-overwrite_original", "-Orientation#=\(n)", copy.path])
+            try #require(written.status == 0, "exiftool could not write \(name)")
+            let evidence = try readPhoto(copy.path)
+            var findings: [Finding] = []
+            #expect(PhotoReport(evidence: evidence, findings: &findings).exifOrientation == n, "\(name) \(n)")
+        }
+    }
+}
+
 /// Where `TestMedia/corpus/fetch.py` puts the corpora.
 enum Corpus {
     static var folder: URL {

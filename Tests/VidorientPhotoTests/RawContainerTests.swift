@@ -74,7 +74,12 @@ import VidorientTestSupport
         let canon: [UInt8] = [
             0x85, 0xC0, 0xB6, 0x87, 0x82, 0x0F, 0x11, 0xE0, 0x81, 0x11, 0xF4, 0xCE, 0x46, 0x2B, 0x6A, 0x48,
         ]
-        let uuid = box("uuid", canon + box("CNCV", Array("CanonCR3_001/00.09.00/00.00.00".utf8)) + box("CMT1", cmt1))
+        // THMB: version and flags, width, height, the JPEG's length, 4 bytes, the JPEG.
+        let thumbnail = tinyJPEG(width: 160, height: 120)
+        let thmb = box(
+            "THMB", [0, 0, 0, 0] + be16(160) + be16(120) + be32(thumbnail.count) + [0, 1, 0, 0] + thumbnail)
+        let uuid = box(
+            "uuid", canon + box("CNCV", Array("CanonCR3_001/00.09.00/00.00.00".utf8)) + box("CMT1", cmt1) + thmb)
         return box("ftyp", Array("crx ".utf8) + be32(1) + Array("crx isom".utf8)) + box("moov", uuid)
     }
 
@@ -140,6 +145,7 @@ import VidorientTestSupport
         #expect(report.exifOrientation == n && report.format == "cr3")
         #expect(evidence.statements.map(\.location) == ["CMT1 IFD0"])
         #expect(evidence.storedWidth == 6000 && evidence.storedHeight == 4000 && evidence.exif?.make == "Canon")
+        #expect(evidence.previews.map(\.location) == ["THMB"] && evidence.previews.first?.width == 160)
         if isInstalled("exiftool") { #expect(try Self.exiftool(bytes, name: "x.cr3", tag: "Orientation") == n) }
     }
 
