@@ -214,9 +214,14 @@ import VidorientTestSupport
         #expect(run.status == 1)
         #expect(!run.stderr.contains("\r"), "no progress line when stderr is not a terminal")
         let lines = run.stdout.split(separator: "\n")
-        let media = try FileManager.default.contentsOfDirectory(atPath: Run.media("")).filter { name in
-            !name.hasSuffix(".m4a") && !name.hasSuffix(".json") && !name.hasSuffix(".md") && !name.hasSuffix(".py")
-                && !name.hasSuffix(".sh") && !name.hasSuffix(".xmp")
+        // Every file, in subfolders too (the walk goes into them; folders themselves are not audited).
+        let folder = Run.media("")
+        let media = (FileManager.default.subpaths(atPath: folder) ?? []).filter { name in
+            var directory: ObjCBool = false
+            FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &directory)
+            return !directory.boolValue && !name.hasSuffix(".m4a") && !name.hasSuffix(".json")
+                && !name.hasSuffix(".md") && !name.hasSuffix(".py") && !name.hasSuffix(".sh")
+                && !name.hasSuffix(".xmp") && !name.hasSuffix(".tsv") && !name.hasSuffix(".gitignore")
         }
         #expect(
             lines.count == media.count,
