@@ -52,11 +52,10 @@ public struct CR3Layout: Sendable, Hashable {
                             layout.metadata[name] = Extent(offset: item.payloadOffset, length: Int(item.payloadSize))
                         } else if name == "THMB" {
                             // version and flags, width, height, the JPEG's length, 4 more bytes, the JPEG.
-                            var fields = try walker.payload(of: item, limit: 16)
-                            _ = try fields.uint32()
-                            _ = try fields.uint32()
-                            let length = Int(try fields.uint32())
-                            if let extent = jpeg(in: item, at: 16, length: length) {
+                            // A thumbnail too short for its fields leaves the metadata readable.
+                            if let length = try? jpegLength(walker.payload(of: item, limit: 16), field: 2),
+                                let extent = jpeg(in: item, at: 16, length: length)
+                            {
                                 layout.previews.append(Preview(location: "THMB", extent: extent))
                             }
                         }
@@ -70,12 +69,9 @@ public struct CR3Layout: Sendable, Hashable {
                 // A preview that cannot be read leaves the metadata readable.
                 let items = (try? walker.boxes(from: box.payloadOffset + 8, to: box.end, depth: 1, in: box)) ?? []
                 for item in items where item.type == "PRVW" {
-                    var fields = try walker.payload(of: item, limit: 16)
-                    _ = try fields.uint32()
-                    _ = try fields.uint32()
-                    _ = try fields.uint32()
-                    let length = Int(try fields.uint32())
-                    if let extent = jpeg(in: item, at: 16, length: length) {
+                    if let length = try? jpegLength(walker.payload(of: item, limit: 16), field: 3),
+                        let extent = jpeg(in: item, at: 16, length: length)
+                    {
                         layout.previews.append(Preview(location: "PRVW", extent: extent))
                     }
                 }
@@ -83,6 +79,13 @@ public struct CR3Layout: Sendable, Hashable {
         }
         guard sawCanon else { throw .malformed("no canon metadata box in 'moov'") }
         return layout
+    }
+
+    /// The 32-bit field number `field` (from 0) of a preview box's fixed fields: the JPEG's length.
+    static func jpegLength(_ fields: ByteCursor, field: Int) throws(ISOBMFFError) -> Int {
+        var fields = fields
+        for _ in 0..<field { _ = try fields.uint32() }
+        return Int(try fields.uint32())
     }
 
     /// The JPEG `at` bytes into `box`'s payload, of `length` bytes, when it fits in the box.

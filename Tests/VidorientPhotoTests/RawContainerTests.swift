@@ -178,6 +178,31 @@ import VidorientTestSupport
         }
     }
 
+    /// Every truncation and 300 random corruptions of each container: a result or a
+    /// `PhotoFormatError`, never a crash (the fuzzer's job in small, on every test run).
+    @Test(arguments: ["raf", "mrw", "crw", "cr3"])
+    func truncationsAndCorruptions(container: String) {
+        let good: [UInt8] =
+            switch container {
+            case "raf": Self.raf(orientation: 6)
+            case "mrw": Self.mrw(orientation: 6)
+            case "crw": Self.crw(rotation: 90)
+            default: Self.cr3(orientation: 6)
+            }
+        var variants = (0..<good.count).map { Array(good.prefix($0)) }
+        var random = SplitMix64(state: 20)
+        for _ in 0..<300 {
+            var bytes = good
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            variants.append(bytes)
+        }
+        for bytes in variants {
+            _ = try? PhotoReader.read(MemoryBytes(bytes), path: "x", format: .raw(container))
+        }
+    }
+
     /// Hostile containers: one clear error, bounded work.
     @Test func hostileContainersAreRefused() {
         var raf = Self.raf(orientation: 6)
