@@ -95,7 +95,7 @@ let package = Package(
         // runner (tools and the built binary), a seeded random generator, temporary folders.
         .target(name: "VidorientTestSupport", path: "Tests/VidorientTestSupport"),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore", "VidorientTestSupport"]),
-        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
+        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientContent", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
         .testTarget(
             name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore", "VidorientTestSupport"]),
         .testTarget(

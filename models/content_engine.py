@@ -12,8 +12,6 @@ import numpy as np
 
 FEATURES = 1280
 PICTURE_SIDE = 448  # ContentJudge.pictureSide
-FACE_SIDE = 320  # ContentEngine.faceSide
-FACE_UPSAMPLE = 1  # ContentEngine.faceUpsample
 FACE_FLOOR = -0.5  # ContentPolicy.faceFloor
 
 
@@ -38,7 +36,9 @@ class Engine:
         if not self.engine:
             raise RuntimeError(error.value.decode())
 
-    def faces(self, rgb, longest_side=FACE_SIDE, upsample=FACE_UPSAMPLE, floor=FACE_FLOOR):
+    def faces(self, rgb, longest_side, upsample, floor=FACE_FLOOR):
+        """Every face's score, best first: the picture scaled to `longest_side`, upsampled
+        `upsample` times (the setting vidorient uses is UprightHead.faceSide and faceUpsample)."""
         rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
         height, width = rgb.shape[:2]
         found, error = (_Face * 64)(), ctypes.create_string_buffer(600)
@@ -62,9 +62,18 @@ class Engine:
         return out.reshape(passes, FEATURES)
 
 
-def displayed_picture(path, side=PICTURE_SIDE):
-    """The photo as displayed (EXIF orientation applied by OpenCV's decoder), RGB, fit in side × side."""
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
+def displayed_picture(path, side=PICTURE_SIDE, longest_side=None):
+    """The photo as displayed (EXIF orientation applied by OpenCV's decoder), RGB, fit in side × side.
+    Given the stored longest side, a large JPEG is decoded at 1/2, 1/4 or 1/8 (libjpeg's DCT
+    scaling, as vidorient's decoder does) while that still leaves at least twice `side`."""
+    flag = cv2.IMREAD_COLOR
+    if longest_side:
+        for factor, reduced in ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4),
+                                (2, cv2.IMREAD_REDUCED_COLOR_2)):
+            if longest_side / factor >= 2 * side:
+                flag = reduced
+                break
+    image = cv2.imread(path, flag)
     if image is None:
         raise ValueError(f"could not decode {path}")
     return fit(cv2.cvtColor(image, cv2.COLOR_BGR2RGB), side)

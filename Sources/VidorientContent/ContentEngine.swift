@@ -87,12 +87,14 @@ public enum ProcessEnvironment {
 public final class ContentEngine: @unchecked Sendable {
     /// The longest side faces are looked for at (the picture is scaled down to it first), and the
     /// detector's upsampling: together they set the smallest face found (about 40 px at upsample 1).
-    public static let faceSide = 320
-    public static let faceUpsample = 1
+    public static let faceSide = UprightHead.faceSide
+    public static let faceUpsample = UprightHead.faceUpsample
     /// The side of the square the scene network is shown, and whether its mirror image is shown
     /// too (the two scores averaged): what the upright head was fitted for.
     public static let sceneSide = UprightHead.sceneSide
     public static let sceneMirror = UprightHead.sceneMirror
+    /// The verdict's numbers, chosen with the head; `threshold` is the default `--content-threshold`.
+    public static let policy = UprightHead.policy
 
     /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
     /// A cached verdict with another identity is stale.

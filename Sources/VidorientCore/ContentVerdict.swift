@@ -85,11 +85,9 @@ public struct ContentEvidence: Sendable, Hashable {
     }
 }
 
-/// The numbers the verdict is decided with. The defaults were chosen on the validation split of
-/// models/photos (docs/content.md says how) for a precision of at least 99%.
+/// The numbers the verdict is decided with. Those vidorient uses (`ContentEngine.policy`) were
+/// chosen with the upright head on the validation split of models/photos (models/upright-head.md).
 public struct ContentPolicy: Sendable, Hashable {
-    /// The default `--content-threshold`.
-    public static let defaultThreshold = 0.9
     /// The least probability of the winning turn for an opinion (`--content-threshold`).
     public var threshold: Double
     /// A face at least this strong takes part in the faces' say.
@@ -102,8 +100,7 @@ public struct ContentPolicy: Sendable, Hashable {
     public var sceneTemperature: Double
 
     public init(
-        threshold: Double = ContentPolicy.defaultThreshold, faceScore: Double = 0.3, faceFloor: Double = -0.5,
-        faceTemperature: Double = 0.25, sceneTemperature: Double = 1
+        threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double
     ) {
         self.threshold = threshold
         self.faceScore = faceScore
@@ -213,10 +210,10 @@ extension MediaReport {
         else { return }
         let displayed = (photo?.exifOrientation ?? video?.exifOrientation).flatMap(Orientation.init(exif:))
         let upright = displayed.flatMap(verdict.uprightOrientation(from:))
-        let why = signal == .faces ? "faces (\(verdict.faces))" : "the scene"
+        let why = signal == .faces ? "faces (\(verdict.faces)) say" : "the scene says"
         let looks = turn == 180 ? "upside down" : "on its side"
         var message =
-            "the picture looks \(looks) as displayed: \(why) say it is upright once turned \(turn)° clockwise "
+            "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise "
             + "(confidence \(confidence.text(decimals: 3)))"
         if let upright { message += "; EXIF \(upright.exif) shows it so" }
         // A tag (photos) or a matrix (MP4/QuickTime) turns it losslessly; other containers only get a look.

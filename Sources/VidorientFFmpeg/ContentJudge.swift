@@ -18,7 +18,7 @@ public struct ContentJudge: Sendable {
 
     public var policy: ContentPolicy
 
-    public init(policy: ContentPolicy = ContentPolicy()) {
+    public init(policy: ContentPolicy = ContentEngine.policy) {
         self.policy = policy
     }
 

@@ -15,7 +15,7 @@ struct ContentOptions: ParsableArguments {
     @Option(
         help: """
             With --content: the least probability of the winning turn for an opinion, above 0.25 and \
-            below 1 (default \(ContentPolicy.defaultThreshold.text(decimals: 3)), chosen for a precision of 99%).
+            below 1 (default \(ContentEngine.policy.threshold.text(decimals: 3)), chosen for a precision of 99%).
             """,
         transform: optionParser("--content-threshold", ContentPolicy.parseThreshold))
     var contentThreshold: Double?
@@ -26,7 +26,10 @@ struct ContentOptions: ParsableArguments {
 
     /// The policy to judge with; nil without --content.
     var policy: ContentPolicy? {
-        content ? ContentPolicy(threshold: contentThreshold ?? ContentPolicy.defaultThreshold) : nil
+        guard content else { return nil }
+        var policy = ContentEngine.policy
+        if let contentThreshold { policy.threshold = contentThreshold }
+        return policy
     }
 }
 

@@ -8,7 +8,11 @@ import Glibc
 /// The content verdict's decisions, from measurements given by hand (the engine is tested on real
 /// photos in VidorientContentTests and end to end in vidorientTests).
 @Suite struct ContentVerdictTests {
-    static let policy = ContentPolicy(threshold: 0.9)
+    static let policy = policy(threshold: 0.9)
+
+    static func policy(threshold: Double) -> ContentPolicy {
+        ContentPolicy(threshold: threshold, faceScore: 0.3, faceFloor: -0.5, faceTemperature: 0.25, sceneTemperature: 1)
+    }
 
     static func evidence(faces: [[Double]] = [[], [], [], []], scene: [Double]? = [0, 0, 0, 0]) -> ContentEvidence {
         ContentEvidence(turns: (0..<4).map { ContentEvidence.Turn(faces: faces[$0], scene: scene?[$0]) })
@@ -79,7 +83,7 @@ import Glibc
         #expect(unsure.turnNeeded == nil && unsure.confidence == nil && unsure.decidedBy == nil)
         #expect(unsure.sceneProbabilities?.count == 4)
         let lenient = ContentVerdict(
-            evidence: Self.evidence(scene: [0, 2, 0, 0]), policy: ContentPolicy(threshold: 0.7))
+            evidence: Self.evidence(scene: [0, 2, 0, 0]), policy: Self.policy(threshold: 0.7))
         #expect(lenient.turnNeeded == 90)
     }
 

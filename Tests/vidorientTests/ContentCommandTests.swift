@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import VidorientTestSupport
+
+/// `--content` as a user runs it, on scikit-image's sample photos (`ContentPhotos`) made sideways
+/// by vidorient itself: `fix` sets a tag, `normalize` turns the pixels and sets the tag to 1 (a
+/// sideways picture whose tag says nothing, as from a camera without an orientation sensor).
+@Suite(.enabled(if: ContentPhotos.isPresent, "scikit-image's sample photos are absent (.ci/setup extracts them)"))
+struct ContentCommandTests {
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    static func content(_ path: String, _ extra: [String] = []) throws -> (
+        report: [String: Any], content: [String: Any]
+    ) {
+        let run = try Run.vidorient(["inspect", "--json", "--content"] + extra + [path])
+        try #require(run.status == 0, "\(run.stderr)")
+        let report = try json(run.stdout)
+        return (report, try #require(report["content"] as? [String: Any]))
+    }
+
+    /// Every EXIF orientation on an upright portrait: the verdict names the turn that undoes the
+    /// tag's rotation (a mirror stays: the pixels cannot say it), decided by the face.
+    @Test(arguments: 1...8)
+    func everyTagIsTurnedBack(orientation: Int) throws {
+        let folder = try TemporaryFolder("content-tag")
+        defer { folder.remove() }
+        let path = try folder.copy(ContentPhotos.path(ContentPhotos.face), as: "face.png")
+        if orientation != 1 {
+            let fix = try Run.vidorient(["fix", "--orientation", "\(orientation)", path])
+            try #require(fix.status == 0, "\(fix.stderr)")
+        }
+        let (report, content) = try Self.content(path)
+        let rotation = try #require((report["photo"] as? [String: Any])?["rotation"] as? Int)
+        #expect(content["decided_by"] as? String == "faces")
+        #expect(content["turn_needed"] as? Int == (360 - rotation) % 360)
+        #expect(
+            content["verdict"] as? String == (rotation == 0 ? "upright" : rotation == 180 ? "upside-down" : "sideways"))
+        #expect((content["faces"] as? Int ?? 0) >= 1)
+        #expect(content["frames"] as? Int == 1)
+    }
+
+    /// A photo shown on its side with tag 1: audit finds it and suggests the orientation that
+    /// shows it upright, `fix --from-audit` applies it, inspect then agrees, and undo takes it back.
+    @Test func aSidewaysPhotoIsFoundFixedAndUndone() throws {
+        let folder = try TemporaryFolder("content-audit")
+        defer { folder.remove() }
+        let library = folder.path("library")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let path = try folder.copy(ContentPhotos.path(ContentPhotos.face), as: "library/face.png")
+        // Turned 90° clockwise in its pixels, tag 1.
+        for arguments in [["fix", "--orientation", "6", path], ["normalize", path]] {
+            let run = try Run.vidorient(arguments)
+            try #require(run.status == 0, "\(arguments): \(run.stderr)")
+        }
+        let sideways = try Data(contentsOf: URL(fileURLWithPath: path))
+        let (before, _) = try Self.content(path)
+        #expect((before["photo"] as? [String: Any])?["rotation"] as? Int == 0)
+
+        // Without --content the audit has nothing to say.
+        let plain = try Run.vidorient(["audit", "--jsonl", "--no-progress", library])
+        #expect(plain.status == 0)
+        #expect(!plain.stdout.contains("\"code\":\"content-"))
+
+        let audit = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--content", library])
+        #expect(audit.status == 1, "\(audit.stderr)")
+        let record = try Self.json(audit.stdout)
+        let finding = try #require(
+            (record["findings"] as? [[String: Any]])?.first { $0["code"] as? String == "content-sideways" })
+        #expect((finding["suggested_fix"] as? [String: Any])?["orientation"] as? Int == 8)
+        #expect((finding["action"] as? String)?.contains("--orientation 8") == true)
+        #expect((record["content"] as? [String: Any])?["turn_needed"] as? Int == 270)
+
+        // The HTML report shows the picture as stored, as displayed and as suggested.
+        let page = folder.path("report.html")
+        let html = try Run.vidorient(["audit", "--content", "--no-progress", "--html", page, "--thumbnails", library])
+        #expect(html.status == 1, "\(html.stderr)")
+        let text = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(text.contains("\"u\":270"), "the row has no suggested turn")
+        let thumbnails = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "library" }
+        let suggested = try thumbnails.flatMap { name -> [String] in
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path(name), isDirectory: &isFolder), isFolder.boolValue
+            else { return [] }
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path(name)).filter {
+                $0.hasSuffix("-u.jpg")
+            }
+        }
+        #expect(suggested.count == 1, "\(thumbnails)")
+
+        let auditFile = folder.path("audit.jsonl")
+        try Data(audit.stdout.utf8).write(to: URL(fileURLWithPath: auditFile))
+        let journal = folder.path("journal.jsonl")
+        let fix = try Run.vidorient(["fix", "--from-audit", auditFile, "--journal", journal])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        let (after, content) = try Self.content(path)
+        #expect((after["photo"] as? [String: Any])?["rotation"] as? Int == 270)
+        #expect(content["verdict"] as? String == "upright")
+
+        let undo = try Run.vidorient(["fix", "--undo", journal])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == sideways)
+    }
+
+    /// A clip is judged from frames spread over it: a portrait filmed on its side, no matrix.
+    @Test func aSidewaysClipIsJudgedFromItsFrames() throws {
+        let folder = try TemporaryFolder("content-clip")
+        defer { folder.remove() }
+        let path = folder.path("sideways.mp4")
+        let (status, _, stderr) = try run(
+            "ffmpeg",
+            [
+                "-v", "error", "-loop", "1", "-i", ContentPhotos.path(ContentPhotos.face), "-vf",
+                "transpose=clock,format=yuv420p",
+                "-t", "2", "-r", "10", "-c:v", "libx264", "-g", "5", path,
+            ])
+        try #require(status == 0, "\(stderr)")
+        let (_, content) = try Self.content(path)
+        #expect(content["frames"] as? Int ?? 0 >= 2)
+        #expect(content["turn_needed"] as? Int == 270)
+        #expect(content["decided_by"] as? String == "faces")
+    }
+
+    /// A texture has no up: no opinion, and audit --content raises nothing for it.
+    @Test func aTextureHasNoOpinion() throws {
+        let (_, content) = try Self.content(ContentPhotos.path("gravel.png"))
+        #expect(content["verdict"] as? String == "no-opinion")
+        #expect(content["turn_needed"] is NSNull)
+        #expect(content["decided_by"] is NSNull)
+    }
+
+    /// Without the scene network, --content is one line naming the reason and exit 2; without
+    /// --content nothing of the engine is loaded.
+    @Test func aMissingModelIsOneLine() throws {
+        let run = try Run.vidorient(
+            ["inspect", "--content", ContentPhotos.path(ContentPhotos.face)],
+            environment: ["VIDORIENT_MODEL_DIR": "/nonexistent/vidorient-no-model"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("content model is not installed"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+    }
+
+    @Test func onlyContentLoadsTheEngine() throws {
+        let path = ContentPhotos.path(ContentPhotos.face)
+        let engine = { (objects: [String]) in
+            objects.filter { $0.contains("VidorientContentEngine") || $0.contains("libdlib") || $0.contains("opencv") }
+        }
+        let (plain, plainObjects) = try LoadedObjects.of(["inspect", "--json", path])
+        #expect(plain.status == 0)
+        #expect(engine(plainObjects) == [])
+        let (judged, judgedObjects) = try LoadedObjects.of(["inspect", "--json", "--content", path])
+        #expect(judged.status == 0, "\(judged.stderr)")
+        #expect(!engine(judgedObjects).isEmpty)
+    }
+
+    /// The threshold is a probability: the verdict says which it was held to, and a bad one is usage.
+    @Test func theThresholdIsAProbability() throws {
+        let (_, content) = try Self.content(ContentPhotos.path(ContentPhotos.face), ["--content-threshold", "0.97"])
+        #expect(content["threshold"] as? Double == 0.97)
+        for bad in ["0.2", "1", "x"] {
+            let run = try Run.vidorient([
+                "inspect", "--content", "--content-threshold", bad, ContentPhotos.path(ContentPhotos.face),
+            ])
+            #expect(run.status == 64, "\(bad): \(run.stderr)")
+        }
+    }
+}

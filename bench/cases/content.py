@@ -1,0 +1,192 @@
+# The content verdict (issue 19, docs/content.md): how often it is right and what it costs.
+#
+# Precision and coverage with the vidorient binary itself, on the held-out test split of
+# models/photos (457 photos from 11 sources no choice was made on): every photo in its four quarter
+# turns, made by `vidorient fix --rotate +90/180/270` on copies (the tag turns the displayed
+# picture; the pixels are the photo's own), judged by one `audit --content --jsonl` over them all.
+# The right answer is the turn that undoes the one applied; for a photo with no natural up
+# (photos.tsv `up` = none) it is no opinion. The same for the real videos of models/videos: each
+# MP4/MOV turned by its matrix (`fix --rotate`), judged from its frames.
+#
+# Then the cost: `audit --content` beside the tag-only audit on a sample of 40 of those photos,
+# on one core (`--jobs 1`: the 0.3 s a photo target) and on every core; and each signal alone, on
+# one core, through the same engine library (models/content_engine.py, as training measured it).
+#
+# Needs the sets fetched: python3 models/photos/fetch.py --set all
+# Run: /usr/bin/python3 bench/run.py content [--write | --quick]   (Debian's python3-opencv: the signals timed alone)
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+NEEDS = ["exiftool"]
+OK = (0, 1)
+PHOTOS = os.path.join(REPO, ".build-models", "photos")
+VIDEOS = os.path.join(REPO, ".build-models", "videos")
+SAMPLE = 12 if QUICK else 40
+TURNS = (0, 90, 180, 270)
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def test_photos():
+    split = {row["id"]: row["split"] for row in read_tsv(os.path.join(REPO, "models/photos/sources.tsv"))}
+    rows = [r for r in read_tsv(os.path.join(REPO, "models/photos/photos.tsv")) if split[r["source"]] == "test"]
+    rows.sort(key=lambda r: r["sha256"])
+    return rows[:60] if QUICK else rows
+
+
+def turned_copies(rows, folder, source_dir, name_of):
+    """Each file copied four times, the copies turned 90/180/270 further by `vidorient fix
+    --rotate +N`; returns {copy path: row}. What was turned is read back from the audit (a copy
+    `fix` refused is judged as it is)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    made = {}
+    for i, row in enumerate(rows):
+        original = os.path.join(source_dir, row["source"], row["path"])
+        base, ext = os.path.splitext(name_of(row, i))
+        for turn in TURNS:
+            copy = os.path.join(folder, f"t{turn}", base + ext)
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            shutil.copyfile(original, copy)
+            made[copy] = row
+    for turn in TURNS[1:]:
+        copies = [p for p in made if f"/t{turn}/" in p]
+        subprocess.run([_v["vidorient"], "fix", "--rotate", f"+{turn}"] + copies, capture_output=True)
+    return made
+
+
+def judge(folder, made, has_up):
+    """One audit --content over the folder; the tally of right, wrong and no-opinion answers. The
+    turn applied to a copy is its displayed rotation less its t0 sibling's (a mirror, if any, is
+    the same in both), and the right answer is the turn that undoes it."""
+    started = time.monotonic()
+    out = subprocess.run([_v["vidorient"], "audit", "--content", "--jsonl", "--no-progress", folder],
+                         capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    records = {}
+    for line in out.stdout.splitlines():
+        record = json.loads(line)
+        described = record.get("photo") or record.get("video") or {}
+        records[record["path"]] = (described.get("rotation"), record.get("content"))
+    tally = {"files": 0, "opinions": 0, "right": 0, "with_up": 0, "opinions_with_up": 0, "errors": 0, "not_turned": 0,
+             "by_signal": {}, "seconds": seconds}
+    for path, row in made.items():
+        rotation, content = records.get(path, (None, None))
+        base = records.get(path.replace("/t90/", "/t0/").replace("/t180/", "/t0/").replace("/t270/", "/t0/"), (None,))[0]
+        if content is None or rotation is None or base is None:
+            tally["errors"] += 1
+            continue
+        tally["files"] += 1
+        applied = (rotation - base) % 360
+        tally["not_turned"] += applied == 0 and "/t0/" not in path
+        up = has_up(row)
+        tally["with_up"] += up
+        if content["turn_needed"] is None:
+            continue
+        tally["opinions"] += 1
+        tally["opinions_with_up"] += up
+        right = up and content["turn_needed"] == (360 - applied) % 360
+        tally["right"] += right
+        signal = tally["by_signal"].setdefault(content["decided_by"], [0, 0])
+        signal[0] += 1
+        signal[1] += right
+    return tally
+
+
+def describe(name, tally):
+    n, right = tally["opinions"], tally["right"]
+    precision = right / n if n else float("nan")
+    coverage = tally["opinions_with_up"] / tally["with_up"] if tally["with_up"] else float("nan")
+    signals = ", ".join(f"{s}: {r:,} right of {c:,}" for s, (c, r) in sorted(tally["by_signal"].items()))
+    return (f"{name}: {tally['files']:,} files judged in {tally['seconds']:.0f} s on {NPROC} cores "
+            f"({tally['files'] / tally['seconds']:.1f} files/s); **precision {precision:.2%}** ({right:,} right of "
+            f"{n:,} opinions), **coverage {coverage:.1%}** of the {tally['with_up']:,} with a natural up ({signals})"
+            + (f"; {tally['errors']} could not be judged" if tally["errors"] else "")
+            + (f"; {tally['not_turned']} copies `fix` could not turn, judged as they are" if tally["not_turned"] else ""))
+
+
+def signal_costs(paths):
+    """Each signal alone on one core, ms a photo (4 turns), through the engine library."""
+    sys.path.insert(0, os.path.join(REPO, "models"))
+    import content_engine
+    engine_path = os.path.join(os.path.dirname(_v["vidorient"]), "libVidorientContentEngine.so")
+    model = os.path.join(REPO, ".build-models", "scene-efficientnet-lite0.onnx")
+    engine = content_engine.Engine(engine_path, model, threads=1)
+    side, mirror, face_side, face_upsample = head_setting()
+    pictures = [content_engine.displayed_picture(p) for p in paths]
+    costs = {}
+    for label, run in (("faces", lambda t: engine.faces(t, face_side, face_upsample)),
+                       ("scene", lambda t: engine.scene(t, side, mirror))):
+        started = time.process_time()
+        for picture in pictures:
+            for k in range(4):
+                run(content_engine.turned(picture, k))
+        costs[label] = (time.process_time() - started) * 1000 / len(pictures)
+    return costs, (side, mirror, face_side, face_upsample)
+
+
+def head_setting():
+    text = open(os.path.join(REPO, "Sources/VidorientContent/UprightHead.swift")).read()
+    side = int(text.split("static let sceneSide = ")[1].split()[0])
+    mirror = text.split("static let sceneMirror = ")[1].split()[0] == "true"
+    number = lambda name: int(text.split(f"static let {name} = ")[1].split()[0])
+    return side, mirror, number("faceSide"), number("faceUpsample")
+
+
+def SETUP(v):
+    global _v
+    _v = v
+    # The run measures a private copy of the binary: its engine goes beside it, as in a build, and
+    # the scene network is named (the copy has no .build-models above it).
+    built = os.path.dirname(os.environ.get("VIDORIENT_BIN") or os.path.join(REPO, ".build-release", "release", "x"))
+    shutil.copy(os.path.join(built, "libVidorientContentEngine.so"), os.path.dirname(v["vidorient"]))
+    os.environ["VIDORIENT_MODEL_DIR"] = os.path.join(REPO, ".build-models")
+    if not os.path.isdir(PHOTOS):
+        raise SystemExit("bench: error: the photo sets are absent: python3 models/photos/fetch.py --set all")
+    rows = test_photos()
+    up = lambda row: row["up"] != "none"
+    photo_dir = os.path.join(WORK, "content-photos")
+    made = turned_copies(rows, photo_dir, PHOTOS, lambda row, i: f"{i:04d}{os.path.splitext(row['path'])[1]}")
+    photos = judge(photo_dir, made, up)
+    lines = [describe(f"Photos (test split, {len(rows)} photos × 4 turns)", photos)]
+
+    if os.path.isdir(VIDEOS):
+        listed = [r for r in read_tsv(os.path.join(REPO, "models/videos/videos.tsv"))
+                  if os.path.splitext(r["path"])[1].lower() in (".mp4", ".mov", ".m4v")]
+        video_dir = os.path.join(WORK, "content-videos")
+        vmade = turned_copies(listed, video_dir, VIDEOS, lambda row, i: f"{i:03d}{os.path.splitext(row['path'])[1]}")
+        videos = judge(video_dir, vmade, lambda row: row["up"] != "none")
+        lines.append(describe(f"Videos (models/videos, {len(listed)} MP4/MOV × 4 turns)", videos))
+
+    sample = os.path.join(WORK, "content-sample")
+    shutil.rmtree(sample, ignore_errors=True)
+    os.makedirs(sample)
+    chosen = sorted(p for p in made if "/t0/" in p)[:SAMPLE]
+    for i, p in enumerate(chosen):
+        shutil.copyfile(p, os.path.join(sample, f"{i:03d}{os.path.splitext(p)[1]}"))
+    costs, (side, mirror, face_side, face_upsample) = signal_costs(chosen)
+    lines.append(f"Each signal alone on one core, on the {len(chosen)} sample photos (4 turns each, through the engine "
+                 f"library): faces ({face_side} px, upsampled {face_upsample}×) {costs['faces']:.0f} ms a photo, scene "
+                 f"({side} px{', with its mirror image' if mirror else ''}) {costs['scene']:.0f} ms a photo.")
+    GROUPS[0]["about"] = "\n\n".join(lines)
+    GROUPS[0]["files"] = len(chosen)
+    return {"sample": sample}
+
+
+_v = None
+
+GROUPS = [{
+    "title": "audit --content beside the tag-only audit", "repeats": 3, "warmup": 1,
+    "targets": [("rate", "vidorient audit --content --jobs 1", 1 / 0.3)],
+    "commands": {
+        "vidorient audit --content --jobs 1": "{vidorient} audit --content --jsonl --no-progress --jobs 1 {sample}",
+        "vidorient audit --content": "{vidorient} audit --content --jsonl --no-progress {sample}",
+        "vidorient audit --jobs 1": "{vidorient} audit --jsonl --no-progress --jobs 1 {sample}",
+    }}]
