@@ -4,24 +4,24 @@ import PackageDescription
 let package = Package(
     name: "vidorient",
     products: [
-        .executable(name: "vidorient", targets: ["vidorient"]),
+        .executable(name: "vidorient", targets: ["VidorientCLI"]),
+        // The front door: inspect, thumbnails, normalize, fix with its journal and undo, and the
+        // audit. It brings VidorientCore's types with it (`import Vidorient` is enough).
+        .library(name: "Vidorient", targets: ["Vidorient", "VidorientFix", "VidorientAudit"]),
+        // The orientation algebra, matrices and report types alone: no C library.
         .library(name: "VidorientCore", targets: ["VidorientCore"]),
-        .library(name: "VidorientFFmpeg", targets: ["VidorientFFmpeg"]),
-        .library(name: "VidorientISOBMFF", targets: ["VidorientISOBMFF"]),
-        .library(name: "VidorientPhoto", targets: ["VidorientPhoto"]),
-        .library(name: "VidorientAudit", targets: ["VidorientAudit"]),
-        .library(name: "VidorientText", targets: ["VidorientText"]),
-        .library(name: "VidorientFix", targets: ["VidorientFix"]),
         // The content engine (dlib, OpenCV's DNN module), a shared library of its own that the
-        // program opens on first use (CContentEngine); no target links it.
+        // program opens on first use (CContentEngine); no target links it. Not a Swift API.
         .library(name: "VidorientContentEngine", type: .dynamic, targets: ["VidorientContentEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
+    // Each target's imports are listed once, here and in docs/ARCHITECTURE.md's table, which
+    // `ArchitectureTests` holds to this file and to the sources' `import` lines.
     targets: [
         // FFmpeg and libheif are opened on first use, never linked: these C targets include their
-        // headers (found on the compiler's include path: see docs/install.md) and define the
+        // headers (found on the compiler's include path; .ci/setup installs the -dev packages) and define the
         // functions Swift calls, by the libraries' own names, as trampolines resolved with dlopen.
         // A command that needs neither (`--version`, `orientation`, a photo's `inspect`)
         // never maps their ~140 shared libraries. CLibraryLoader is the one place that opens them.
@@ -46,68 +46,93 @@ let package = Package(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "pkg-config"])]),
         // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
-        // zlib, for PNG's CRC-32 and compressed text chunks; used only by VidorientPhoto.
+        // zlib, for PNG's CRC-32 and compressed text chunks, and the fix journal's checksums.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system's SQLite, for the audit cache (docs/audit.md says why not a Swift wrapper).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // FreeType, for caption text, found through pkg-config.
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
-        // Orientation algebra, matrices, conversions and report types. No FFmpeg.
+        // Orientation algebra, matrices, conversions, report types, the one error type. No I/O.
         .target(name: "VidorientCore"),
-        // Owns every FFmpeg pointer; its public API speaks only VidorientCore types.
-        .target(
-            name: "VidorientFFmpeg",
-            dependencies: [
-                "VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding", "VidorientText",
-                "VidorientContent", "CFFmpeg",
-            ]),
-        // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
-        .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
-        // Reads MP4/QuickTime box headers and rewrites display matrices in place. Pure Swift, no FFmpeg.
-        .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore"]),
+        // Files: byte sources, regular-file opens, the lock, the one safe writer, output files, the
+        // library walk, running work on every core, the system-call wrapper. No format knowledge.
+        .target(name: "VidorientIO", dependencies: ["VidorientCore"]),
+        // Reads MP4/QuickTime box headers and HEIF items; plans matrix fixes. Pure Swift, no FFmpeg.
+        .target(name: "VidorientISOBMFF", dependencies: ["VidorientCore", "VidorientIO"]),
         // Reads photos' orientation evidence from their own bytes: EXIF/TIFF, JPEG, PNG, WebP,
-        // TIFF/raw, HEIF/AVIF items, XMP and sidecars. Pure Swift, no FFmpeg.
-        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientISOBMFF", "CZlib"]),
+        // TIFF/raw, HEIF/AVIF items, XMP and sidecars; plans tag fixes and normalize's rebuilds.
+        .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "CZlib"]),
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
         // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
-        .target(name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "CLibHeif", "CTurboJPEG", "CWebP"]),
+        .target(
+            name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CTurboJPEG", "CWebP"]),
+        // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
+        .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
+        // Owns every FFmpeg pointer: probing, decoding, scaling, encoding. Used through Vidorient.
+        .target(
+            name: "VidorientFFmpeg",
+            dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "CFFmpeg"]),
         // Judges which way is up from the pixels: owns the content engine, turns its faces and
         // scene features into Core's ContentEvidence. No FFmpeg: it is given pictures.
         .target(name: "VidorientContent", dependencies: ["VidorientCore", "CContentEngine"]),
-        // Walks a library, probes files in parallel, applies the audit rules, writes the results.
+        // The front door: what a file is and which reader answers (inspect), thumbnails, photo
+        // frames, the content verdict, normalize, thumbnail batches.
+        .target(
+            name: "Vidorient",
+            dependencies: [
+                "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
+                "VidorientText", "VidorientFFmpeg", "VidorientContent",
+            ]),
+        // The whole fix: intent, plans, the write and its read-back, batches, the journal, undo.
+        .target(
+            name: "VidorientFix",
+            dependencies: ["Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "CZlib"]),
+        // Walks a library, reads files in parallel, applies the audit rules, writes the results.
         .target(
             name: "VidorientAudit",
             dependencies: [
-                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientPhoto", "VidorientContent", "CSQLite",
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientContent",
+                "CSQLite",
             ]),
-        // What a fix leaves behind and how it is taken back: the journal, its checksums, undo, and
-        // the fixes an audit suggests. No FFmpeg: it works on bytes and `FileEdit`s.
-        .target(name: "VidorientFix", dependencies: ["VidorientCore", "VidorientISOBMFF", "VidorientPhoto", "CZlib"]),
         // Argument parsing, printing and exit codes.
         .executableTarget(
-            name: "vidorient",
+            name: "VidorientCLI",
             dependencies: [
-                "VidorientCore", "VidorientFFmpeg", "VidorientISOBMFF", "VidorientAudit", "VidorientText", "VidorientFix",
-                "VidorientContent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientAudit", "VidorientFix", "VidorientContent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // What every test target shares: TestMedia and its manifest, ../shared/media, the process
         // runner (tools and the built binary), a seeded random generator, temporary folders.
         .target(name: "VidorientTestSupport", path: "Tests/VidorientTestSupport"),
         .testTarget(name: "VidorientCoreTests", dependencies: ["VidorientCore", "VidorientTestSupport"]),
-        .testTarget(name: "VidorientFFmpegTests", dependencies: ["VidorientFFmpeg", "VidorientContent", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
+        .testTarget(name: "VidorientIOTests", dependencies: ["VidorientIO", "VidorientCore", "VidorientTestSupport"]),
         .testTarget(
-            name: "VidorientISOBMFFTests", dependencies: ["VidorientISOBMFF", "VidorientCore", "VidorientTestSupport"]),
+            name: "VidorientISOBMFFTests",
+            dependencies: ["VidorientISOBMFF", "VidorientIO", "VidorientCore", "VidorientTestSupport"]),
         .testTarget(
             name: "VidorientPhotoTests",
-            dependencies: ["VidorientPhoto", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
+            dependencies: ["VidorientPhoto", "VidorientIO", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
         .testTarget(name: "VidorientTextTests", dependencies: ["VidorientText", "VidorientCore"]),
-        .testTarget(name: "VidorientAuditTests", dependencies: ["VidorientAudit", "VidorientCore", "VidorientTestSupport"]),
         .testTarget(
-            name: "VidorientFixTests", dependencies: ["VidorientFix", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
+            name: "VidorientTests",
+            dependencies: [
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
+                "VidorientContent", "VidorientTestSupport",
+            ]),
+        .testTarget(
+            name: "VidorientFixTests",
+            dependencies: [
+                "VidorientFix", "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto",
+                "VidorientTestSupport",
+            ]),
+        .testTarget(
+            name: "VidorientAuditTests",
+            dependencies: ["VidorientAudit", "VidorientCore", "VidorientIO", "VidorientTestSupport"]),
         // Runs the built `vidorient` binary end to end.
         .testTarget(
-            name: "vidorientTests", dependencies: ["vidorient", "VidorientCore", "VidorientISOBMFF", "VidorientTestSupport"]),
+            name: "VidorientCLITests",
+            dependencies: ["VidorientCLI", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientTestSupport"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -1,6 +1,7 @@
 // libFuzzer target for the box reader, the movie description, the HEIF item reader and the matrix fix (see Fuzz/README.md).
 // Built by Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` against the module sources.
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// One input: it must read or throw, never crash or read out of bounds (ASan watches the

@@ -1,6 +1,7 @@
 // libFuzzer target for the photo readers (see Fuzz/README.md).
 // Built by `Fuzz/run.sh photo` with `swiftc -sanitize=fuzzer,address` against the module sources.
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 
@@ -10,17 +11,12 @@ import VidorientPhoto
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     let source = MemoryBytes(bytes)
-    let evidence: PhotoEvidence?
-    switch MediaFormat(signature: Array(bytes.prefix(MediaFormat.signatureLength))) {
-    case .jpeg: evidence = try? JPEGReader.read(source, path: "fuzz")
-    case .png: evidence = try? PNGReader.read(source, path: "fuzz")
-    case .webp: evidence = try? WebPReader.read(source, path: "fuzz")
-    case .tiff: evidence = try? TIFFFileReader.read(source, path: "fuzz")
-    case .raw(let name): evidence = try? RawContainerReader.read(source, path: "fuzz", container: name)
-    default: evidence = nil
-    }
+    let format = MediaFormat(signature: Array(bytes.prefix(MediaFormat.signatureLength)))
+    // The one reader switch (`PhotoReader`), HEIF included. A refusal is a fine answer here: the
+    // fuzzer looks for crashes and for reports that lie outside the input.
+    let evidence = format.isPhoto ? try? PhotoReader.read(source, path: "fuzz", format: format) : nil
     if let evidence {
-        precondition(evidence.fileSize == bytes.count, "file size is not the input's")
+        precondition(evidence.fileSize == nil || evidence.fileSize == bytes.count, "file size is not the input's")
         for preview in evidence.previews + [evidence.exif?.thumbnail].compactMap({ $0 }) {
             if let offset = preview.offset {
                 precondition(offset >= 0 && preview.length >= 0 && offset + preview.length <= bytes.count, "preview outside the file")
@@ -33,7 +29,6 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     }
     // The tag fix's planners (HEIF included) on hostile input: every splice matches the bytes it
     // replaces, and the edit applied then undone gives the input back.
-    let format = MediaFormat(signature: Array(bytes.prefix(MediaFormat.signatureLength)))
     for target in [Orientation.up, .leftMirrored] {
         guard let edit = try? PhotoTagFix.plan(source, format: format, target: target) else { continue }
         precondition(edit.edit.matches(bytes), "a splice does not match the bytes it replaces")

@@ -19,7 +19,7 @@ work=Fuzz/work
 mkdir -p "$work/build" "$work/$target/corpus" "$work/$target/crashes"
 
 # The package's settings (Swift 6, the same upcoming features), optimised, with debug info.
-flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+flags=(-swift-version 6 -package-name vidorient -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
   -O -g -parse-as-library)
 if [ "$target" = arguments ]; then
   # Here Core is what is fuzzed: instrumented, with the target in the same module build.
@@ -48,8 +48,10 @@ module() {
 }
 # Core is not instrumented: coverage there would only distract the fuzzer from the parsers.
 module VidorientCore -- Sources/VidorientCore/*.swift
+# The byte sources the parsers read through; not instrumented either.
+module VidorientIO -- Sources/VidorientIO/*.swift
 module VidorientISOBMFF -sanitize=fuzzer,address -- Sources/VidorientISOBMFF/*.swift
-objects=("$work/build/VidorientISOBMFF.o" "$work/build/VidorientCore.o")
+objects=("$work/build/VidorientISOBMFF.o" "$work/build/VidorientIO.o" "$work/build/VidorientCore.o")
 link=()
 case $target in
   isobmff)

@@ -11,10 +11,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "upright",
-            dependencies: [
-                .product(name: "VidorientCore", package: "vidorient"),
-                .product(name: "VidorientFFmpeg", package: "vidorient"),
-            ]
+            dependencies: [.product(name: "Vidorient", package: "vidorient")]
         )
     ]
 )

@@ -4,12 +4,6 @@ import Synchronization
 import VidorientContent
 import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made
 /// under another version is then ignored.
@@ -146,6 +140,7 @@ public final class AuditCache: Sendable {
         // A timeout says more about the machine's load than about the file: try again next time.
         guard !record.findings.contains(where: { $0.code == "timeout" }) else { return record }
         let encoder = JSONText(pretty: false)
+        // Absent is fine: a record that does not encode is not cached, only audited again next time.
         guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
             return record
         }
@@ -156,8 +151,10 @@ public final class AuditCache: Sendable {
     }
 
     private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
+        // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
         if fullRecords { return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8)) }
         if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
+        // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
         guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
             return nil
         }

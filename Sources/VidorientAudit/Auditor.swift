@@ -1,16 +1,11 @@
 import Dispatch
 import Synchronization
+import Vidorient
 public import VidorientContent
 public import VidorientCore
-import VidorientFFmpeg
+public import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 public struct AuditOptions: Sendable {
     public var walk = WalkOptions()

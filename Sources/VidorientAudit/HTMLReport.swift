@@ -1,12 +1,7 @@
 import Synchronization
+import Vidorient
 public import VidorientCore
-import VidorientFFmpeg
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import VidorientIO
 
 /// One self-contained HTML page of an audit: a summary by rule and severity, then the files with
 /// findings in a table that filters, sorts, searches and pages in the browser. Works offline: no
@@ -67,6 +62,7 @@ public final class HTMLReport {
             thumbnail = nil
         }
         let row = Row(record, thumbnail: thumbnail)
+        // Absent is fine: report types always encode (every value is one JSON holds).
         // `<` never appears outside a JSON string, and escaped it cannot end the script element.
         let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
         append((rows == 0 ? "\n" : ",\n") + json)
@@ -81,6 +77,7 @@ public final class HTMLReport {
         let summary = Summary(
             files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity,
             thumbnails: thumbnailFolder.map { $0.split(separator: "/").last.map(String.init) ?? $0 })
+        // Absent is fine: report types always encode (every value is one JSON holds).
         append(((try? encoder.encode(summary)) ?? "{}").replacing("<", with: "\\u003c"))
         append("</script>\n<script>\n" + HTMLReport.script + "</script>\n</body>\n</html>\n")
         flush()
@@ -93,15 +90,10 @@ public final class HTMLReport {
     private func append(_ text: String) { buffer += text.utf8 }
 
     private func flush() {
-        var offset = 0
-        while offset < buffer.count && !failed {
-            let count = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, buffer.count - offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
+        if !failed {
+            do throws(VidorientError) { try System.write(descriptor, buffer, at: nil) } catch {
                 failed = true
-                failure = LibraryWalk.errnoReason()
-            } else {
-                offset += count
+                failure = error.code != 0 ? System.reason(error.code) : error.reason
             }
         }
         buffer.removeAll(keepingCapacity: true)
@@ -250,14 +242,7 @@ public final class HTMLReport {
     }
 }
 
+/// A thumbnail beside the page, written as every output is (`OutputFile`: flushed, then renamed).
 private func writeFile(_ path: String, _ bytes: [UInt8]) throws(InputError) {
-    let descriptor = path.withPathCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-    guard descriptor >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
-    defer { close(descriptor) }
-    var offset = 0
-    while offset < bytes.count {
-        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-        guard count > 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
-        offset += count
-    }
+    try OutputFile.write(bytes, to: path)
 }

@@ -1,11 +1,6 @@
 import Synchronization
 public import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+public import VidorientIO
 
 /// Watches ingest folders with inotify and audits each new or changed file once it is complete:
 /// after the writer closed it (`IN_CLOSE_WRITE`) or moved it in (`IN_MOVED_TO`), and nothing
@@ -109,8 +104,8 @@ public final class Watcher: Sendable {
                 pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 2, timeout)
-            if ready < 0 && errno != EINTR { break }
+            // An interrupted wait is tried again; any other failure ends the watch.
+            guard (try? System.call { poll(&fds, 2, timeout) }) != nil else { break }
             if fds[1].revents != 0 { break }
             if fds[0].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
@@ -292,5 +287,22 @@ private struct WatchState {
             .sorted { $0.0 < $1.0 }
         for (path, _) in due { pending[path] = nil }
         return due
+    }
+}
+
+extension Watcher {
+    /// Runs watch mode's `--exec` hook, `/bin/sh -c command sh arguments…`, and waits for it; its
+    /// output goes where ours goes, its exit status is its own. Returns why it could not start.
+    public static func runHook(_ command: String, arguments: [String]) -> String? {
+        let argv = ["/bin/sh", "-c", command, "sh"] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ)
+        guard status == 0 else { return System.reason(status) }
+        var exit: Int32 = 0
+        // Absent is fine: the hook's exit status is not ours; it is only waited for.
+        _ = try? System.call { waitpid(pid, &exit, 0) }
+        return nil
     }
 }

@@ -2,12 +2,6 @@ import CContentEngine
 import Synchronization
 public import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Why content cannot be judged here: the engine's library, dlib or OpenCV, or the scene model
 /// is missing. One line, for the file's error line or the command's.
 public struct ContentUnavailable: Error, Sendable, Hashable, CustomStringConvertible {

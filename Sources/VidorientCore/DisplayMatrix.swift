@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A 3×3 display transformation in ISO-BMFF `tkhd` order `[a, b, u, c, d, v, tx, ty, w]`:
 /// `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty` (y points down). FFmpeg's display matrix and
 /// CGAffineTransform `(a, b, c, d, tx, ty)` use the same layout.

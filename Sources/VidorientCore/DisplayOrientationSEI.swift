@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The display-orientation SEI message of H.264 (D.1.27) and HEVC (D.2.15), read straight from
 /// a packet's NAL units: no decoding, so `inspect` needs no decoder to see it.
 ///

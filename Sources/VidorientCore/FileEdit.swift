@@ -27,22 +27,19 @@ public struct FileEdit: Sendable, Hashable {
     /// Sorted by offset; no two overlap; none is a no-op.
     public private(set) var splices: [ByteSplice]
 
-    public struct Invalid: Error, Sendable, Hashable {
-        public let reason: String
-    }
-
-    /// Sorts the splices, drops those that change nothing, and refuses overlapping ones.
-    public init(_ splices: [ByteSplice]) throws(Invalid) {
+    /// Sorts the splices, drops those that change nothing, and refuses overlapping ones: a plan
+    /// that makes them is wrong (`.malformed`).
+    public init(_ splices: [ByteSplice]) throws(VidorientError) {
         let sorted = splices.filter { $0.old != $0.new }.sorted { $0.offset < $1.offset }
         for (first, second) in zip(sorted, sorted.dropFirst()) {
             let firstEnd = first.offset + Int64(first.old.count)
             // Two insertions at one offset would be ambiguous; a splice may not start inside another.
             if second.offset < firstEnd || (second.offset == first.offset && first.old.isEmpty) {
-                throw Invalid(reason: "splices at \(first.offset) and \(second.offset) overlap")
+                throw .malformed("splices at \(first.offset) and \(second.offset) overlap")
             }
         }
         if let negative = sorted.first(where: { $0.offset < 0 }) {
-            throw Invalid(reason: "a splice at \(negative.offset) is before the start of the file")
+            throw .malformed("a splice at \(negative.offset) is before the start of the file")
         }
         self.splices = sorted
     }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What a probe read from a file, before any judgement: the facts `MediaReport(probe:)` decides on.
 public struct MediaProbe: Sendable, Hashable {
     public var path: String

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 // A path on Linux is bytes, and a file name need not be UTF-8 (old NAS shares, Windows-1252
 // zip extractions). vidorient keeps `String` as its path type and makes the mapping between
 // the two lossless, the way Python's `surrogateescape` does, so every name can be listed,

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// An 8-bit RGB picture, rows top to bottom, three bytes a pixel, no padding.
 public struct Picture: Sendable, Hashable, CustomStringConvertible {
     public let width: Int

@@ -391,16 +391,3 @@ public struct SuggestedFix: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey { case orientation, resetMovieMatrix = "reset_movie_matrix" }
 }
-
-/// One input that could not be read, with the reason in a few lowercase words.
-public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "could not read '\(path)': \(reason)" }
-}

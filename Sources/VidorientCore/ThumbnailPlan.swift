@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What a thumbnail should show: which frame, at what size, oriented how. Pure decisions;
 /// `VidorientFFmpeg.Thumbnailer` carries them out.
 public struct ThumbnailRequest: Sendable, Hashable {

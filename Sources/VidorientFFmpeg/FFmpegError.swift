@@ -34,9 +34,9 @@ extension FFmpegError: Equatable {
 /// How much FFmpeg itself prints on stderr: nothing by default, so each bad input gets one line.
 /// FFmpeg's own log, which goes to stderr. Its warnings (a deprecated pixel format, a damaged
 /// packet) say nothing about orientation, so the command line silences them unless `--verbose`.
-public enum FFmpegLog {
+package enum FFmpegLog {
     /// true: FFmpeg prints warnings and errors on stderr; false: nothing at all. Process-wide.
-    public static func setVerbose(_ verbose: Bool) {
+    package static func setVerbose(_ verbose: Bool) {
         vo_ffmpeg_set_log_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
     }
 }

@@ -1,37 +1,20 @@
 import CFFmpeg
-public import VidorientCore
+package import VidorientCore
 
 /// PNG or JPEG bytes through libavcodec's own encoders: no extra dependency, and bit-exact
 /// flags so the same picture gives the same bytes on every run and machine.
-public enum ImageFormat: String, Sendable, CaseIterable {
-    case png, jpg
-
-    /// From a file name's extension (`.jpeg` counts as jpg); nil for anything else.
-    public init?(fileName: String) {
-        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
-        switch fileName[fileName.index(after: dot)...].lowercased() {
-        case "png": self = .png
-        case "jpg", "jpeg": self = .jpg
-        default: return nil
-        }
-    }
-
+package enum StillEncoder {
     /// Encodes `picture`. `quality` (1–100, higher is better) applies to JPEG.
-    public func encode(_ picture: Picture, quality: Int = 90) throws(EncodingError) -> [UInt8] {
-        if let failure = FFmpegLibraries.loadFailure {
-            throw EncodingError(description: "could not encode \(rawValue): \(failure)")
-        }
+    package static func encode(_ picture: Picture, as format: ImageFormat, quality: Int) throws(VidorientError)
+        -> [UInt8]
+    {
+        if let failure = FFmpegLibraries.loadFailure { throw .io("could not encode \(format.rawValue): \(failure)") }
         do {
-            return try OpenStillEncoder(format: self, picture: picture, quality: quality).bytes
+            return try OpenStillEncoder(format: format, picture: picture, quality: quality).bytes
         } catch {
-            throw EncodingError(description: "could not encode \(rawValue): \(error)")
+            throw .unsupported("could not encode \(format.rawValue): \(error)")
         }
     }
-}
-
-/// A picture that libavcodec could not encode, with the reason.
-public struct EncodingError: Error, Sendable, CustomStringConvertible {
-    public let description: String
 }
 
 /// Owns the codec context, frame and packet for one encode.

@@ -1,22 +1,18 @@
 import CFFmpeg
-import VidorientCore
+package import VidorientCore
 
 /// A PNG's pixels exactly as stored, in the pixel format FFmpeg's PNG decoder gives (8 or 16 bits,
 /// grey or RGB, with or without alpha, or palette indices with their palette), so that they can be
 /// moved whole and written back by FFmpeg's PNG encoder without any conversion.
-struct LosslessStill: Equatable {
-    var width: Int
-    var height: Int
+package struct LosslessStill: Equatable {
+    package var width: Int
+    package var height: Int
     var pixelFormat: AVPixelFormat
     var bytesPerPixel: Int
     /// Rows top to bottom, no padding.
     var pixels: [UInt8]
     /// For palette pictures: 256 entries of 4 bytes (AVPixelFormat PAL8's native-endian ARGB).
     var palette: [UInt8]?
-
-    struct Unsupported: Error {
-        let reason: String
-    }
 
     /// Bytes a pixel for each pixel format kept as it is; nil for the rest.
     static func bytesPerPixel(_ format: AVPixelFormat) -> Int? {
@@ -32,31 +28,31 @@ struct LosslessStill: Equatable {
     }
 
     /// Decodes the first picture of the file at `path` with FFmpeg, as stored.
-    static func decode(path: String) throws(Unsupported) -> LosslessStill {
-        let file: MediaFile
-        do { file = try MediaFile(path: path) } catch { throw Unsupported(reason: error.reason) }
-        if file.needsStreamInfo { try? file.findStreamInfo() }
+    package static func decode(path: String) throws(VidorientError) -> LosslessStill {
+        let file = try MediaFile(path: path)
+        if file.needsStreamInfo {
+            do { try file.findStreamInfo() } catch {
+                throw .malformed("could not read the streams: \(error)")
+            }
+        }
         guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO })
         else {
-            throw Unsupported(reason: "no picture in the file")
+            throw .malformed("no picture in the file")
         }
         let decoder: VideoDecoder
-        do {
+        let decoded: Bool
+        do throws(FFmpegError) {
             decoder = try VideoDecoder(stream: stream)
-            guard try decoder.decodeFirstFrame(from: file) else {
-                throw Unsupported(reason: "no frame could be decoded")
-            }
-        } catch let error as Unsupported {
-            throw error
+            decoded = try decoder.decodeFirstFrame(from: file)
         } catch {
-            throw Unsupported(reason: "could not decode the picture: \(error)")
+            throw .malformed("could not decode the picture: \(error)")
         }
+        guard decoded else { throw .malformed("no frame could be decoded") }
         let frame = decoder.frame.pointee
         let format = AVPixelFormat(rawValue: frame.format)
         guard let size = bytesPerPixel(format) else {
             let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown"
-            throw Unsupported(
-                reason: "the decoder gives \(name) pixels, which normalize does not rewrite (1-bit and others)")
+            throw .unsupported("the decoder gives \(name) pixels, which normalize does not rewrite (1-bit and others)")
         }
         let width = Int(frame.width), height = Int(frame.height)
         let rowBytes = width * size
@@ -76,7 +72,7 @@ struct LosslessStill: Equatable {
     }
 
     /// The picture with `transform` applied: every pixel moved whole.
-    func applying(_ transform: UprightTransform) -> LosslessStill {
+    package func applying(_ transform: UprightTransform) -> LosslessStill {
         var moved = self
         moved.pixels = transform.apply(to: pixels, width: width, height: height, bytesPerPixel: bytesPerPixel)
         if transform.swapsAxes { (moved.width, moved.height) = (height, width) }
@@ -84,9 +80,9 @@ struct LosslessStill: Equatable {
     }
 
     /// A PNG of these pixels in their own format, by FFmpeg's PNG encoder (bit-exact).
-    func encodePNG() throws(Unsupported) -> [UInt8] {
+    package func encodePNG() throws(VidorientError) -> [UInt8] {
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG), let context = avcodec_alloc_context3(codec) else {
-            throw Unsupported(reason: "ffmpeg has no png encoder")
+            throw .unsupported("ffmpeg has no png encoder")
         }
         var frame = av_frame_alloc()
         var packet = av_packet_alloc()
@@ -96,7 +92,7 @@ struct LosslessStill: Equatable {
             av_frame_free(&frame)
             av_packet_free(&packet)
         }
-        guard let frame, let packet else { throw Unsupported(reason: "out of memory") }
+        guard let frame, let packet else { throw .io("out of memory") }
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
         context.pointee.pix_fmt = pixelFormat
@@ -124,8 +120,20 @@ struct LosslessStill: Equatable {
             }
             bytes = try encodeStill(frame, context: context, packet: packet)
         } catch {
-            throw Unsupported(reason: "could not encode the png: \(error)")
+            throw .unsupported("could not encode the png: \(error)")
         }
         return bytes
+    }
+}
+
+/// A `LosslessStill` as a comparable, sendable value (it holds an FFmpeg enum): what a decode of
+/// the written file must give.
+package struct LosslessStillValue: Sendable, Equatable {
+    var width: Int, height: Int, format: Int32, pixels: [UInt8], palette: [UInt8]?
+
+    package init(_ still: LosslessStill) {
+        (width, height, format, pixels, palette) = (
+            still.width, still.height, still.pixelFormat.rawValue, still.pixels, still.palette
+        )
     }
 }

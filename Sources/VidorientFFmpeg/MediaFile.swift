@@ -1,12 +1,6 @@
 import CFFmpeg
 import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// An open input: owns one `AVFormatContext` from a successful `avformat_open_input` to `deinit`.
 /// Everything read from it is copied into value types at once; no borrowed pointer escapes.
 final class MediaFile {

@@ -26,19 +26,20 @@ public struct AuditedFix: Sendable, Hashable {
 
     /// The fix one JSONL line asks for; nil when none of its findings carries one. Throws for a
     /// line that is not an audit record, or whose findings ask for different orientations.
-    public static func parse(line: String) throws(FixError) -> AuditedFix? {
+    public static func parse(line: String) throws(VidorientError) -> AuditedFix? {
         let record: Record
         do { record = try JSONDecoder().decode(Record.self, from: Data(line.utf8)) } catch {
-            throw FixError("not an audit record (audit --jsonl writes them)")
+            let detail = (error as? DecodingError)?.summary ?? "\(error)"
+            throw .malformed("not an audit record (audit --jsonl writes them): \(detail)")
         }
         let asked = record.findings.compactMap { finding in finding.suggestedFix.map { (finding.code, $0) } }
         guard let first = asked.first else { return nil }
         guard asked.allSatisfy({ $0.1.orientation == first.1.orientation }) else {
             let list = asked.map { "\($0.0) orientation \($0.1.orientation)" }.joined(separator: ", ")
-            throw FixError("the audit's findings ask for different fixes (\(list)); fix it by hand")
+            throw .malformed("the audit's findings ask for different fixes (\(list)); fix it by hand")
         }
         guard let orientation = Orientation(exif: first.1.orientation) else {
-            throw FixError("the audit suggests orientation \(first.1.orientation), which is not 1-8")
+            throw .malformed("the audit suggests orientation \(first.1.orientation), which is not 1-8")
         }
         return AuditedFix(
             path: record.path, orientation: orientation, resetMovieMatrix: asked.contains { $0.1.resetMovieMatrix },

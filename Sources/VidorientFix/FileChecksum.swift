@@ -1,20 +1,6 @@
 import CZlib
 public import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-/// Why a fix, its journal or its undo could not go on, in a few lowercase words.
-public struct FixError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let reason: String
-
-    public init(_ reason: String) { self.reason = reason }
-
-    public var description: String { reason }
-}
+import VidorientIO
 
 /// One state of a file, as the journal records it before and after a fix: enough to tell later
 /// that the file is still exactly that one. `mtimeNanoseconds` is nil when it is not known yet
@@ -60,7 +46,7 @@ public struct EditChecksums: Sendable, Hashable {
 
     /// Reads the first `size` bytes of an open file. When the file does not hold the edit's old
     /// bytes, `edited` is meaningless and set to `current`.
-    public init(descriptor: Int32, size: Int64, edit: FileEdit) throws(FixError) {
+    public init(descriptor: Int32, size: Int64, edit: FileEdit) throws(VidorientError) {
         self.size = size
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var holds = true
@@ -82,7 +68,7 @@ public struct EditChecksums: Sendable, Hashable {
         var current: uLong = 0, edited: uLong = 0
         var position: Int64 = 0
         /// Checksums the next `count` bytes once and counts them into both.
-        func unchanged(_ count: Int64) throws(FixError) {
+        func unchanged(_ count: Int64) throws(VidorientError) {
             var stretch: uLong = 0
             var left = count
             while left > 0 {
@@ -107,9 +93,8 @@ public struct EditChecksums: Sendable, Hashable {
     }
 
     /// Opens `path` (a regular file, never blocking) and reads it once.
-    public init(path: String, edit: FileEdit) throws(FixError) {
-        let file: (descriptor: Int32, size: Int64)
-        do { file = try RegularFile.open(path) } catch { throw FixError(error.reason) }
+    public init(path: String, edit: FileEdit) throws(VidorientError) {
+        let file = try RegularFile.open(path)
         defer { close(file.descriptor) }
         try self.init(descriptor: file.descriptor, size: file.size, edit: edit)
     }
@@ -123,19 +108,13 @@ public struct EditChecksums: Sendable, Hashable {
 
     /// Fills `buffer[0..<count]` from `offset`; the file must hold them.
     private static func read(_ descriptor: Int32, into buffer: inout [UInt8], at offset: Int64, count: Int)
-        throws(FixError)
+        throws(VidorientError)
     {
-        var done = 0
-        while done < count {
-            let got = buffer.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+        let got = try buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(VidorientError) in
+                try System.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), at: offset)
             }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw FixError("could not read the file: \(String(cString: strerror(errno)).lowercased())")
-            }
-            guard got > 0 else { throw FixError("the file ended at \(offset + Int64(done)) while it was being read") }
-            done += got
-        }
+        }.get()
+        guard got == count else { throw .io("the file ended at \(offset + Int64(got)) while it was being read") }
     }
 }

@@ -1,12 +1,7 @@
 import FoundationEssentials
 import Synchronization
 public import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import VidorientIO
 
 /// One line of a fix journal (docs/fix.md lists every key). A fix writes two lines: `writing`
 /// before the file is touched (flushed first, so that a fix killed at any moment is on record),
@@ -184,50 +179,44 @@ public final class JournalFile: Sendable {
 
     /// Opens `path` for appending, making it when missing. Something there that is not a regular
     /// file (a folder, a FIFO, a device) is refused, never written into.
-    public init(path: String) throws(FixError) {
+    public init(path: String) throws(VidorientError) {
         self.path = path
         var status = stat()
         if path.withPathCString({ stat($0, &status) }) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
-            throw FixError("could not write the journal '\(path)': not a regular file")
+            throw .io("could not write the journal '\(path)': not a regular file")
         }
         // O_NONBLOCK: a FIFO put there since the check must not hang the open.
-        let opened = path.withPathCString { open($0, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644) }
-        guard opened >= 0 else {
-            throw FixError("could not write the journal '\(path)': \(String(cString: strerror(errno)).lowercased())")
-        }
+        let opened: Int32
+        do throws(VidorientError) {
+            opened = try System.call {
+                path.withPathCString { open($0, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644) }
+            }
+        } catch { throw error.context("could not write the journal '\(path)'") }
         guard fstat(opened, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             close(opened)
-            throw FixError("could not write the journal '\(path)': not a regular file")
+            throw .io("could not write the journal '\(path)': not a regular file")
         }
+        // Appends to a regular file never wait; blocking mode keeps the writes whole.
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
         descriptor = opened
     }
 
     deinit { close(descriptor) }
 
     /// Writes the entry as one line and flushes it to the disk.
-    public func append(_ entry: JournalEntry) throws(FixError) {
+    public func append(_ entry: JournalEntry) throws(VidorientError) {
         let line: [UInt8]
         do { line = Array((try encoder.encode(entry) + "\n").utf8) } catch {
-            throw FixError("could not write the journal '\(path)': \(error)")
+            throw .malformed("could not write the journal '\(path)': \(error)")
         }
         // One write per line, under the lock: lines of parallel fixes never interleave.
         let written = lock.withLock { _ in
-            line.withUnsafeBytes { raw -> Int in
-                var done = 0
-                while done < raw.count {
-                    let result = Glibc.write(descriptor, raw.baseAddress! + done, raw.count - done)
-                    if result < 0 {
-                        if errno == EINTR || errno == EAGAIN { continue }
-                        return -1
-                    }
-                    done += result
-                }
-                return done
+            Result { () throws(VidorientError) in
+                try System.write(descriptor, line, at: nil)
+                try System.call { fdatasync(descriptor) }
             }
         }
-        guard written == line.count, fdatasync(descriptor) == 0 else {
-            throw FixError("could not write the journal '\(path)': \(String(cString: strerror(errno)).lowercased())")
-        }
+        do { try written.get() } catch { throw error.context("could not write the journal '\(path)'") }
     }
 
     /// A fresh id for one fix: this process, the time, and a count.
@@ -245,22 +234,18 @@ public final class JournalFile: Sendable {
 
     /// Every entry of a journal, in the order written. A last line cut short (a killed write) is
     /// skipped, and said so in `warnings`; any other line that is not an entry is an error.
-    public static func read(path: String) throws(FixError) -> (entries: [JournalEntry], warnings: [String]) {
+    public static func read(path: String) throws(VidorientError) -> (entries: [JournalEntry], warnings: [String]) {
         let file: (descriptor: Int32, size: Int64)
-        do { file = try RegularFile.open(path) } catch {
-            throw FixError("could not read the journal '\(path)': \(error.reason)")
-        }
+        do { file = try RegularFile.open(path) } catch { throw error.context("could not read the journal '\(path)'") }
         defer { close(file.descriptor) }
         var bytes = [UInt8](repeating: 0, count: Int(file.size))
-        var done = 0
-        while done < bytes.count {
-            let got = bytes.withUnsafeMutableBytes {
-                Glibc.read(file.descriptor, $0.baseAddress! + done, $0.count - done)
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            done += got
-        }
+        let done: Int
+        do throws(VidorientError) {
+            done = try bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(VidorientError) in try System.read(file.descriptor, into: raw, at: 0) }
+            }.get()
+        } catch { throw error.context("could not read the journal '\(path)'") }
+        // A journal shorter than its size said was cut while it was read: its lines so far are whole.
         bytes.removeSubrange(done...)
         var entries: [JournalEntry] = []
         var warnings: [String] = []
@@ -275,7 +260,9 @@ public final class JournalFile: Sendable {
                         "the journal '\(path)' ends in a line cut short (a fix killed while writing it); skipped")
                     continue
                 }
-                throw FixError("could not read the journal '\(path)': line \(index + 1) is not a journal entry")
+                throw .malformed(
+                    "could not read the journal '\(path)': line \(index + 1) is not a journal entry (\((error as? DecodingError)?.summary ?? "\(error)"))"
+                )
             }
         }
         return (entries, warnings)

@@ -31,14 +31,15 @@ extension JournalFile {
     /// `planned.edit` to `planned.path` and check it, then records `written` with the new mtime,
     /// or `not_written` with the reason when `write` throws and the file is still the original. The caller holds the file's lock
     /// from before its plan until this returns, so the file cannot change in between.
-    public func record<Result>(_ planned: PlannedWrite, write: () throws(FixError) -> Result) throws(FixError) -> Result
+    public func record<Result>(_ planned: PlannedWrite, write: () throws(VidorientError) -> Result)
+        throws(VidorientError) -> Result
     {
         let sums = try EditChecksums(path: planned.path, edit: planned.edit)
         guard sums.holdsOldBytes else {
-            throw FixError("the file changed while the fix was planned; it was left as it is")
+            throw .io("the file changed while the fix was planned; it was left as it is")
         }
         guard let status = fileStatus(planned.path) else {
-            throw FixError("the file disappeared while the fix was planned")
+            throw .io("the file disappeared while the fix was planned")
         }
         var entry = JournalEntry(
             status: .writing, id: nextID(), path: planned.path, format: planned.format, mode: planned.mode,
@@ -51,6 +52,7 @@ extension JournalFile {
         do { result = try write() } catch {
             // `not_written` only when the file is still the original: a writer that failed after
             // its rename (a read-back that failed) did write, and its `writing` line stands.
+            // Absent is fine: a file that cannot be read now keeps its `writing` line, which undo checks.
             if let still = try? EditChecksums(path: planned.path, edit: planned.edit), still.holdsOldBytes,
                 still.size == entry.before.size, still.current == entry.before.crc32
             {

@@ -1,10 +1,6 @@
+import Synchronization
 public import VidorientCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+public import VidorientIO
 
 /// Puts files back as a journal says they were, byte for byte, refusing any file that is no
 /// longer exactly as the fix left it.
@@ -28,13 +24,13 @@ public enum Undo {
 
     /// Writes `edit` to `path`: in place when `inPlace` (the edit keeps the length), else a copy
     /// renamed over. Checks what it wrote as its own verification demands.
-    public typealias Writer = (_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(FixError) -> Void
+    public typealias Writer = (_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(VidorientError) -> Void
 
     /// Undoes one fix. The caller holds the file's lock. Refuses, changing nothing, when the file
     /// is not as the fix left it: another size or mtime, the fixed bytes not where they were
     /// written, or another checksum.
-    public static func undo(_ entry: JournalEntry, write: Writer) throws(FixError) -> Outcome {
-        guard let status = fileStatus(entry.path) else { throw FixError("it is gone") }
+    public static func undo(_ entry: JournalEntry, write: Writer) throws(VidorientError) -> Outcome {
+        guard let status = fileStatus(entry.path) else { throw .io("it is gone") }
         let inverse = entry.edit.inverse
         if entry.status == .writing {
             // Killed between the journal's `writing` line and its `written` one: either state.
@@ -44,25 +40,26 @@ public enum Undo {
             }
         }
         guard status.size == entry.after.size else {
-            throw FixError("it changed since the fix: \(status.size) bytes, not the \(entry.after.size) the fix left")
+            throw .io("it changed since the fix: \(status.size) bytes, not the \(entry.after.size) the fix left")
         }
         if let mtime = entry.after.mtimeNanoseconds, mtime != status.mtimeNanoseconds {
-            throw FixError("it changed since the fix: its modification time is not the one the fix left")
+            throw .io("it changed since the fix: its modification time is not the one the fix left")
         }
         let sums = try EditChecksums(path: entry.path, edit: inverse)
         guard sums.holdsOldBytes else {
-            throw FixError("it changed since the fix: the bytes the fix wrote are not there")
+            throw .io("it changed since the fix: the bytes the fix wrote are not there")
         }
         guard sums.current == entry.after.crc32 else {
-            throw FixError("it changed since the fix: its crc-32 is not the one the fix left")
+            throw .io("it changed since the fix: its crc-32 is not the one the fix left")
         }
         guard sums.edited == entry.before.crc32 else {
-            throw FixError("the journal's splices would not give back the original (crc-32 differs); nothing written")
+            throw VidorientError(
+                "the journal's splices would not give back the original (crc-32 differs); nothing written")
         }
         try write(entry.path, inverse, entry.mode == "in_place" && inverse.keepsLength)
         let restored = try EditChecksums(path: entry.path, edit: .none)
         guard restored.size == entry.before.size, restored.current == entry.before.crc32 else {
-            throw FixError("written, but the file read back is not the original (size or crc-32 differs)")
+            throw .io("written, but the file read back is not the original (size or crc-32 differs)")
         }
         if let mtime = entry.before.mtimeNanoseconds {
             let omit = (1 << 30) - 2  // UTIME_OMIT: the access time stays
@@ -73,5 +70,102 @@ public enum Undo {
             _ = entry.path.withPathCString { utimensat(AT_FDCWD, $0, &times, 0) }
         }
         return .restored
+    }
+
+    /// What undoing one file's fixes did: each fix undone, newest first, and the refusal that
+    /// stopped the rest (its older fixes are left alone).
+    public struct FileOutcome: Sendable {
+        public var path: String
+        public var undone: [(entry: JournalEntry, outcome: Outcome)] = []
+        public var refusal: VidorientError?
+    }
+
+    /// How many fixes an undo restored, found never written, and how many files it refused: the
+    /// line `fix --undo` ends with.
+    public struct Summary: Sendable, Hashable {
+        public var restored = 0, neverWritten = 0, refused = 0
+
+        public init(_ files: [FileOutcome]) {
+            for file in files {
+                if file.refusal != nil { refused += 1 }
+                for (_, outcome) in file.undone {
+                    switch outcome {
+                    case .restored: restored += 1
+                    case .neverWritten: neverWritten += 1
+                    }
+                }
+            }
+        }
+
+        /// `restored 2, nothing to undo 1, refused 0`.
+        public var line: String { "restored \(restored), nothing to undo \(neverWritten), refused \(refused)" }
+    }
+
+    /// What a journal asks to undo: each file's fixes, newest first, files in the order they first
+    /// appear in the journal's newest-first list; and the journal's warnings (a last line cut short).
+    public struct Plan: Sendable {
+        public var files: [[JournalEntry]]
+        public var warnings: [String]
+
+        /// Reads the journal at `path`.
+        public init(journal path: String) throws(VidorientError) {
+            let read = try JournalFile.read(path: path)
+            var grouping: [[JournalEntry]] = []
+            var groupOfPath: [String: Int] = [:]
+            for entry in Undo.fixes(in: read.entries) {
+                if let index = groupOfPath[entry.path] {
+                    grouping[index].append(entry)
+                } else {
+                    groupOfPath[entry.path] = grouping.count
+                    grouping.append([entry])
+                }
+            }
+            files = grouping
+            warnings = read.warnings
+        }
+    }
+
+    /// Undoes every fix the plan holds (`vidorient fix --undo`): a file's fixes in turn, each under
+    /// the file's lock, written back by `EditWriter` (in place when the fix was) and read back
+    /// whole; files in parallel, `jobs` at once. A file that changed since is refused with the
+    /// reason and its older fixes left alone. `finished` hears each file's outcome as it comes.
+    /// Returns the outcomes in the plan's order.
+    public static func run(
+        _ plan: Plan, jobs: Int = processorCount, finished: @Sendable (FileOutcome) -> Void = { _ in }
+    ) -> [FileOutcome] {
+        let groups = plan.files
+        let outcomes = Mutex([FileOutcome?](repeating: nil, count: groups.count))
+        withoutActuallyEscaping(finished) { finished in
+            forEachConcurrently(groups.count, jobs: jobs) { index in
+                let outcome = undoAll(groups[index])
+                outcomes.withLock { $0[index] = outcome }
+                finished(outcome)
+            }
+        }
+        // Every index was run exactly once (`forEachConcurrently`).
+        return outcomes.withLock { $0.map { $0! } }
+    }
+
+    /// One file's fixes, newest first, under its lock, until one is refused.
+    static func undoAll(_ entries: [JournalEntry]) -> FileOutcome {
+        var result = FileOutcome(path: entries[0].path)
+        for entry in entries {
+            do throws(VidorientError) {
+                let lock = try FileLock(path: entry.path)
+                let outcome = try withExtendedLifetime(lock) { () throws(VidorientError) -> Outcome in
+                    try undo(entry) { path, edit, inPlace throws(VidorientError) in
+                        // The same writer as every fix; the check is undo's own (size and crc-32).
+                        _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace, lock: lock) {
+                            _ in
+                        }
+                    }
+                }
+                result.undone.append((entry, outcome))
+            } catch {
+                result.refusal = error
+                break
+            }
+        }
+        return result
     }
 }

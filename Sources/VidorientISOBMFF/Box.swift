@@ -1,3 +1,5 @@
+import VidorientIO
+
 /// Where one box sits in the file: its header, read and checked, and nothing of its payload.
 struct BoxHeader: Sendable, Hashable {
     var type: FourCC

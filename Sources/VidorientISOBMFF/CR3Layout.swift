@@ -1,3 +1,5 @@
+package import VidorientIO
+
 /// Where a Canon CR3's metadata and pictures are: CR3 is ISO-BMFF (`ftyp` brand `crx `) whose
 /// `moov` holds Canon's `uuid` box (85c0b687-820f-11e0-8111-f4ce462b6a48) with four TIFF
 /// structures, `CMT1` (IFD0: Make, Model, Orientation), `CMT2` (the Exif IFD), `CMT3` (Canon's
@@ -5,23 +7,23 @@
 /// (be7acfcb-97a9-42e8-9c71-999491e3afac) holds XMP, and another
 /// (eaf42b5e-1c98-4b88-b9fb-b7dc406e4d16) a `PRVW` JPEG of about 1620x1080. As exiftool and
 /// LibRaw read them (exiftool's Canon.pm, LibRaw's `parseCR3`).
-public struct CR3Layout: Sendable, Hashable {
+package struct CR3Layout: Sendable, Hashable {
     /// A run of bytes in the file.
-    public struct Extent: Sendable, Hashable {
-        public var offset: Int64
-        public var length: Int
+    package struct Extent: Sendable, Hashable {
+        package var offset: Int64
+        package var length: Int
     }
 
     /// `CMT1`…`CMT4` by name, each a TIFF structure (its own header, offsets from its first byte).
-    public var metadata: [String: Extent] = [:]
+    package var metadata: [String: Extent] = [:]
     /// The XMP packet.
-    public var xmp: Extent?
+    package var xmp: Extent?
     /// JPEG pictures by where they are: `THMB`, `PRVW`.
-    public var previews: [Preview] = []
+    package var previews: [Preview] = []
 
-    public struct Preview: Sendable, Hashable {
-        public var location: String
-        public var extent: Extent
+    package struct Preview: Sendable, Hashable {
+        package var location: String
+        package var extent: Extent
     }
 
     static let canon: [UInt8] = [
@@ -37,7 +39,7 @@ public struct CR3Layout: Sendable, Hashable {
     /// Reads the box headers (each bounded by its parent, as every box here is) and the few
     /// fixed fields of `THMB` and `PRVW`. Throws when the boxes cannot be walked or `moov` has no
     /// Canon box.
-    public static func read(_ source: some ByteSource) throws(ISOBMFFError) -> CR3Layout {
+    package static func read(_ source: some ByteSource) throws(ISOBMFFError) -> CR3Layout {
         var walker = BoxWalker(source)
         var layout = CR3Layout()
         let top = try walker.boxes(from: 0, to: source.size, depth: 0, in: nil)

@@ -4,7 +4,7 @@ import VidorientCore
 /// `inspect` reports (FFmpeg's profile and pixel-format names, which the report has always used).
 /// Each reader follows its specification and FFmpeg's own reading of it (libavcodec's h264_ps.c,
 /// hevc_ps.c, mpeg4audio.c; libavformat's mov.c for the boxes), so that the box layer and FFmpeg
-/// describe a file alike; the differential test in VidorientFFmpegTests holds them to it.
+/// describe a file alike; the differential test in VidorientTests holds them to it.
 struct CodecFacts: Sendable, Hashable {
     var profile: String?
     var pixelFormat: String?

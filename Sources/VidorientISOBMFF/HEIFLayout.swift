@@ -1,94 +1,96 @@
+package import VidorientIO
+
 /// Where the bytes that carry a HEIF file's item properties and data locations sit: the boxes on
 /// the path `meta` → `iprp` → `ipco`/`ipma`, every property box, every `ipma` association with
 /// its file offset, and every `iloc` offset field with its width. `HEIFStructure` says what the
 /// boxes mean; this says where to write, for a byte-level editor (the HEIF orientation fix).
 /// Read with the same bounded box walker, so hostile sizes and counts end in one `ISOBMFFError`.
-public struct HEIFLayout: Sendable, Hashable {
+package struct HEIFLayout: Sendable, Hashable {
     /// One box: where it starts, how long it is, and where its size is written.
-    public struct BoxPlace: Sendable, Hashable {
-        public var type: FourCC
-        public var offset: Int64
-        public var headerSize: Int64
-        public var size: Int64
+    package struct BoxPlace: Sendable, Hashable {
+        package var type: FourCC
+        package var offset: Int64
+        package var headerSize: Int64
+        package var size: Int64
         /// 4 for a 32-bit size, 8 for a 64-bit one (at `offset + 8`), 0 for a size of 0 ("to
         /// the end"), which never needs changing.
-        public var sizeFieldWidth: Int
+        package var sizeFieldWidth: Int
 
-        public var payloadOffset: Int64 { offset + headerSize }
-        public var end: Int64 { offset + size }
+        package var payloadOffset: Int64 { offset + headerSize }
+        package var end: Int64 { offset + size }
         /// Where the size field is.
-        public var sizeFieldOffset: Int64 { sizeFieldWidth == 8 ? offset + 8 : offset }
+        package var sizeFieldOffset: Int64 { sizeFieldWidth == 8 ? offset + 8 : offset }
     }
 
     /// One property index of an `ipma` entry, where it is written.
-    public struct Association: Sendable, Hashable {
+    package struct Association: Sendable, Hashable {
         /// 1-based index into `ipco`'s children; 0 means "no property".
-        public var propertyIndex: Int
-        public var isEssential: Bool
+        package var propertyIndex: Int
+        package var isEssential: Bool
         /// File offset of the 1- or 2-byte field.
-        public var offset: Int64
+        package var offset: Int64
     }
 
     /// One item's entry in an `ipma` box.
-    public struct AssociationEntry: Sendable, Hashable {
-        public var itemID: UInt32
+    package struct AssociationEntry: Sendable, Hashable {
+        package var itemID: UInt32
         /// File offset of the entry's 1-byte association count.
-        public var countOffset: Int64
-        public var associations: [Association]
+        package var countOffset: Int64
+        package var associations: [Association]
         /// File offset just past the entry's last association.
-        public var end: Int64
+        package var end: Int64
     }
 
     /// One `ipma` box.
-    public struct AssociationBox: Sendable, Hashable {
-        public var box: BoxPlace
-        public var version: Int
-        public var flags: Int
+    package struct AssociationBox: Sendable, Hashable {
+        package var box: BoxPlace
+        package var version: Int
+        package var flags: Int
         /// 1, or 2 when flags bit 0 is set; the essential bit is the field's top bit.
-        public var indexWidth: Int
-        public var entries: [AssociationEntry]
+        package var indexWidth: Int
+        package var entries: [AssociationEntry]
 
         /// The largest property index the fields can hold.
-        public var maximumIndex: Int { indexWidth == 2 ? 0x7FFF : 0x7F }
+        package var maximumIndex: Int { indexWidth == 2 ? 0x7FFF : 0x7F }
     }
 
     /// An integer field of `iloc`: where it is written, how wide it is, and its value.
-    public struct Field: Sendable, Hashable {
-        public var offset: Int64
-        public var width: Int
-        public var value: UInt64
+    package struct Field: Sendable, Hashable {
+        package var offset: Int64
+        package var width: Int
+        package var value: UInt64
     }
 
     /// One item's `iloc` entry, field by field.
-    public struct Location: Sendable, Hashable {
-        public var itemID: UInt32
+    package struct Location: Sendable, Hashable {
+        package var itemID: UInt32
         /// 0: offsets in this file; 1: in `idat`; 2: in another item.
-        public var constructionMethod: Int
+        package var constructionMethod: Int
         /// 0 means this file.
-        public var dataReferenceIndex: Int
+        package var dataReferenceIndex: Int
         /// Nil when `base_offset_size` is 0.
-        public var baseOffset: Field?
-        public var extents: [Extent]
+        package var baseOffset: Field?
+        package var extents: [Extent]
     }
 
-    public struct Extent: Sendable, Hashable {
+    package struct Extent: Sendable, Hashable {
         /// Nil when `offset_size` is 0 (the extent starts at the base offset).
-        public var offset: Field?
+        package var offset: Field?
         /// 0 means "to the end" (of the file, for construction method 0).
-        public var length: UInt64
+        package var length: UInt64
     }
 
-    public var meta: BoxPlace
-    public var iprp: BoxPlace
-    public var ipco: BoxPlace
+    package var meta: BoxPlace
+    package var iprp: BoxPlace
+    package var ipco: BoxPlace
     /// `ipco`'s children in order: property index `n` is `properties[n - 1]`.
-    public var properties: [BoxPlace]
-    public var associationBoxes: [AssociationBox]
-    public var locations: [Location]
+    package var properties: [BoxPlace]
+    package var associationBoxes: [AssociationBox]
+    package var locations: [Location]
 
     /// Reads the layout of `source`, which must hold the whole file and have a `meta` box with
     /// an `iprp` box (as every HEIF image has).
-    public init(_ source: some ByteSource) throws(ISOBMFFError) {
+    package init(_ source: some ByteSource) throws(ISOBMFFError) {
         var parser = HEIFParser(source)
         self = try parser.layout()
     }

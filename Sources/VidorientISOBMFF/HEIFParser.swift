@@ -1,3 +1,5 @@
+import VidorientIO
+
 /// Reads a HEIF file's top-level boxes and its `meta` box into a `HEIFStructure`. Every count
 /// is checked against the bytes that must hold it before anything is allocated from it, and
 /// every item, property and reference it names is checked to exist, so a hostile file ends in
@@ -80,7 +82,7 @@ struct HEIFParser<Source: ByteSource> {
             primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box),
             motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
         try Self.checkDerivationIsAcyclic(structure)
-        if structure.primaryItem.type == "grid" {
+        if structure.primaryItem?.type == "grid" {
             structure.grid = try readGrid(structure)
         }
         return structure
@@ -338,7 +340,7 @@ struct HEIFParser<Source: ByteSource> {
     func readGrid(_ structure: HEIFStructure) throws(ISOBMFFError) -> HEIFStructure.Grid {
         let id = structure.primaryItemID
         let data = try structure.data(of: id, in: source, limit: 64)
-        var cursor = ByteCursor(data, box: "grid", at: structure.primaryItem.extents.first?.offset ?? 0)
+        var cursor = ByteCursor(data, box: "grid", at: structure.primaryItem?.extents.first?.offset ?? 0)
         let version = try cursor.uint8()
         guard version == 0 else { throw .unsupported("grid item \(id) has version \(version)") }
         let flags = try cursor.uint8()
@@ -370,6 +372,7 @@ struct HEIFParser<Source: ByteSource> {
     /// A null-terminated UTF-8 string; the rest of the payload when the terminator is missing.
     static func string(_ cursor: inout ByteCursor) -> String {
         var bytes: [UInt8] = []
+        // Absent is fine: a name without its NUL ends at the box's end.
         while cursor.remaining > 0, let byte = try? cursor.uint8(), byte != 0 { bytes.append(byte) }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -1,42 +1,43 @@
-public import VidorientCore
+package import VidorientCore
+package import VidorientIO
 
 /// What a HEIF, HEIC or AVIF file's boxes say about its items (ISO/IEC 23008-12): the `meta` box
 /// wherever it sits, every item with its type, data location and properties in `ipma` order, the
 /// references between items, and a grid primary item's layout. Read from the boxes alone, without
 /// decoding a pixel, so that orientation can be judged from `irot`/`imir` as a viewer applies them.
-public struct HEIFStructure: Sendable, Hashable {
+package struct HEIFStructure: Sendable, Hashable {
     /// One item of `iinf`, with where its data is (`iloc`) and its properties (`ipma`).
-    public struct Item: Sendable, Hashable {
-        public var id: UInt32
+    package struct Item: Sendable, Hashable {
+        package var id: UInt32
         /// `hvc1`, `av01`, `grid`, `iden`, `jpeg`, `Exif`, `mime`…
-        public var type: FourCC
-        public var name: String
+        package var type: FourCC
+        package var name: String
         /// The MIME type of a `mime` item (`application/rdf+xml` for XMP).
-        public var contentType: String?
+        package var contentType: String?
         /// `infe` flag 1: not meant to be shown on its own (grid tiles, Exif).
-        public var isHidden: Bool
+        package var isHidden: Bool
         /// `iloc` construction method: 0 the file, 1 the `idat` box, 2 another item (not read).
-        public var constructionMethod: Int
+        package var constructionMethod: Int
         /// The item's data, in order; offsets are absolute in the file for both method 0 and 1.
-        public var extents: [Extent]
+        package var extents: [Extent]
         /// The item's properties in the order `ipma` lists them: the order is part of their meaning.
-        public var properties: [PropertyAssociation]
+        package var properties: [PropertyAssociation]
     }
 
     /// One `iloc` extent, resolved to an absolute file range.
-    public struct Extent: Sendable, Hashable {
-        public var offset: Int64
-        public var length: Int64
+    package struct Extent: Sendable, Hashable {
+        package var offset: Int64
+        package var length: Int64
     }
 
     /// One `ipma` association: a property of `ipco` and whether a reader must understand it.
-    public struct PropertyAssociation: Sendable, Hashable {
-        public var property: Property
-        public var isEssential: Bool
+    package struct PropertyAssociation: Sendable, Hashable {
+        package var property: Property
+        package var isEssential: Bool
     }
 
     /// The item properties this reader understands; the rest are kept by type.
-    public enum Property: Sendable, Hashable {
+    package enum Property: Sendable, Hashable {
         /// `ispe`: the image's width and height in pixels, before any transform.
         case imageSpatialExtent(width: Int, height: Int)
         /// `irot`: anticlockwise quarter turns, 0–3.
@@ -55,7 +56,7 @@ public struct HEIFStructure: Sendable, Hashable {
         case other(FourCC)
 
         /// The box type the property was read from.
-        public var type: FourCC {
+        package var type: FourCC {
             switch self {
             case .imageSpatialExtent: "ispe"
             case .rotation: "irot"
@@ -71,48 +72,48 @@ public struct HEIFStructure: Sendable, Hashable {
 
     /// One `iref` reference: `from` refers to each of `to` with this type (`dimg`, `thmb`,
     /// `cdsc`, `auxl`, …).
-    public struct Reference: Sendable, Hashable {
-        public var type: FourCC
-        public var from: UInt32
-        public var to: [UInt32]
+    package struct Reference: Sendable, Hashable {
+        package var type: FourCC
+        package var from: UInt32
+        package var to: [UInt32]
     }
 
     /// A `grid` item's layout, read from its data and checked against its `dimg` references.
-    public struct Grid: Sendable, Hashable {
-        public var rows: Int
-        public var columns: Int
-        public var outputWidth: Int
-        public var outputHeight: Int
+    package struct Grid: Sendable, Hashable {
+        package var rows: Int
+        package var columns: Int
+        package var outputWidth: Int
+        package var outputHeight: Int
         /// The tile items, row by row.
-        public var tiles: [UInt32]
+        package var tiles: [UInt32]
     }
 
-    public var fileSize: Int64
-    public var majorBrand: FourCC?
-    public var compatibleBrands: [FourCC]
+    package var fileSize: Int64
+    package var majorBrand: FourCC?
+    package var compatibleBrands: [FourCC]
     /// Every top-level box in file order.
-    public var topLevelBoxes: [MovieStructure.TopLevelBox]
-    public var meta: MovieStructure.TopLevelBox
+    package var topLevelBoxes: [MovieStructure.TopLevelBox]
+    package var meta: MovieStructure.TopLevelBox
     /// Whether `meta` comes after the first `mdat` (Samsung, `exif-at-eof` writers).
-    public var metaAfterMediaData: Bool
-    public var primaryItemID: UInt32
+    package var metaAfterMediaData: Bool
+    package var primaryItemID: UInt32
     /// Items in `iinf` order.
-    public var items: [Item]
-    public var references: [Reference]
+    package var items: [Item]
+    package var references: [Reference]
     /// The primary item's grid, when it is one.
-    public var grid: Grid?
+    package var grid: Grid?
     /// A Samsung motion photo's top-level `mpvd` box, which holds a whole MP4.
-    public var motionVideoBox: MovieStructure.TopLevelBox?
+    package var motionVideoBox: MovieStructure.TopLevelBox?
     /// The absolute byte range of the motion photo's video: the `mpvd` box's payload.
-    public var motionVideoRange: Range<Int64>?
+    package var motionVideoRange: Range<Int64>?
 
     /// Reads the structure of the file at `path`.
-    public init(path: String) throws(ISOBMFFError) {
+    package init(path: String) throws(ISOBMFFError) {
         try self.init(ReadAheadBytes(FileBytes(path: path)))
     }
 
     /// Reads the structure of `source`, which must hold the whole file.
-    public init(_ source: some ByteSource) throws(ISOBMFFError) {
+    package init(_ source: some ByteSource) throws(ISOBMFFError) {
         var parser = HEIFParser(source)
         self = try parser.parse()
     }
@@ -137,29 +138,30 @@ public struct HEIFStructure: Sendable, Hashable {
         self.motionVideoRange = motionVideoRange
     }
 
-    public func item(_ id: UInt32) -> Item? { items.first { $0.id == id } }
+    package func item(_ id: UInt32) -> Item? { items.first { $0.id == id } }
 
-    /// The primary item; the parser has checked that it exists.
-    public var primaryItem: Item { item(primaryItemID)! }
+    /// The primary item: the parser has checked that it exists, but `primaryItemID` and `items`
+    /// can be changed since, so an ID that names no item is nil, not a trap.
+    package var primaryItem: Item? { item(primaryItemID) }
 
     /// The items that `from` refers to with `type`, in the order written.
-    public func referenced(from: UInt32, type: FourCC) -> [UInt32] {
+    package func referenced(from: UInt32, type: FourCC) -> [UInt32] {
         references.filter { $0.type == type && $0.from == from }.flatMap(\.to)
     }
 
     /// The items that refer to `to` with `type`, in file order.
-    public func referring(to: UInt32, type: FourCC) -> [UInt32] {
+    package func referring(to: UInt32, type: FourCC) -> [UInt32] {
         references.filter { $0.type == type && $0.to.contains(to) }.map(\.from)
     }
 
     /// The primary item's stored size: its `ispe`, or a grid's output size.
-    public var storedSize: (width: Int, height: Int)? {
+    package var storedSize: (width: Int, height: Int)? {
         if let grid { return (grid.outputWidth, grid.outputHeight) }
-        return primaryItem.spatialExtent
+        return primaryItem?.spatialExtent
     }
 
     /// The primary item's bits per channel (`pixi`, or the first tile's), nil when unstated.
-    public var bitDepth: Int? {
+    package var bitDepth: Int? {
         let candidates = [primaryItemID] + (grid?.tiles.prefix(1) ?? [])
         for id in candidates {
             for association in item(id)?.properties ?? [] {
@@ -170,7 +172,7 @@ public struct HEIFStructure: Sendable, Hashable {
     }
 
     /// The codec name of an item: `hevc`, `av1`, `jpeg`, or nil for a derived or unknown item.
-    public func codec(of id: UInt32) -> String? {
+    package func codec(of id: UInt32) -> String? {
         guard let item = item(id) else { return nil }
         let types = Set(item.properties.map(\.property.type))
         if item.type == "hvc1" || types.contains("hvcC") { return "hevc" }
@@ -180,10 +182,11 @@ public struct HEIFStructure: Sendable, Hashable {
     }
 
     /// The facts `PhotoEvidence.heif` holds for the primary item.
-    public var evidence: HEIFEvidence {
+    package var evidence: HEIFEvidence {
         let primary = primaryItem
-        var evidence = HEIFEvidence(primaryItemID: Int(primaryItemID), itemType: primary.type.description)
-        evidence.transforms = primary.properties.compactMap { association in
+        var evidence = HEIFEvidence(
+            primaryItemID: Int(primaryItemID), itemType: primary?.type.description ?? "no item \(primaryItemID)")
+        evidence.transforms = (primary?.properties ?? []).compactMap { association in
             switch association.property {
             case .rotation(let turns): .rotation(anticlockwiseQuarterTurns: turns)
             case .mirror(let axis): .mirror(axis: axis)
@@ -225,7 +228,7 @@ public struct HEIFStructure: Sendable, Hashable {
 
     /// The orientation the primary item's `irot` and `imir` give, composed in `ipma` order (Core's
     /// one rule, `Orientation(heifTransforms:)`); nil when a value is outside the eight.
-    public var orientation: Orientation? { Orientation(heifTransforms: evidence.transforms) }
+    package var orientation: Orientation? { Orientation(heifTransforms: evidence.transforms) }
 
     /// `alpha`, `depth` and `hdrgainmap` for the URNs that mean them; any other URN as written.
     static func auxiliaryName(_ urn: String) -> String {
@@ -241,7 +244,8 @@ public struct HEIFStructure: Sendable, Hashable {
 
     /// Every byte of an item's data, at most `limit`; throws for construction method 2, an
     /// extent outside the file, or data larger than `limit`.
-    public func data(of id: UInt32, in source: some ByteSource, limit: Int = 16 << 20) throws(ISOBMFFError) -> [UInt8] {
+    package func data(of id: UInt32, in source: some ByteSource, limit: Int = 16 << 20) throws(ISOBMFFError) -> [UInt8]
+    {
         guard let item = item(id) else { throw .malformed("no item \(id)") }
         guard item.constructionMethod != 2 else {
             throw .unsupported("item \(id) is built from other items (iloc construction method 2)")
@@ -265,7 +269,7 @@ public struct HEIFStructure: Sendable, Hashable {
     /// The EXIF block of the primary item (an `Exif` item that describes it through `cdsc`), as
     /// TIFF bytes starting at `II` or `MM`, with their absolute file offset when the item's data
     /// is one extent. Nil when the file has none.
-    public func exifTIFF(in source: some ByteSource) throws(ISOBMFFError) -> (bytes: [UInt8], offset: Int64?)? {
+    package func exifTIFF(in source: some ByteSource) throws(ISOBMFFError) -> (bytes: [UInt8], offset: Int64?)? {
         guard let id = describing(type: "Exif") else { return nil }
         let data = try data(of: id, in: source)
         var cursor = ByteCursor(data, box: "Exif", at: item(id)!.extents.first?.offset ?? 0)
@@ -289,14 +293,14 @@ public struct HEIFStructure: Sendable, Hashable {
 
     /// The XMP packet of the primary item (a `mime` item of type `application/rdf+xml` that
     /// describes it through `cdsc`), as stored; nil when the file has none.
-    public func xmp(in source: some ByteSource) throws(ISOBMFFError) -> [UInt8]? {
+    package func xmp(in source: some ByteSource) throws(ISOBMFFError) -> [UInt8]? {
         guard let id = describing(type: "mime", contentType: "application/rdf+xml") else { return nil }
         return try data(of: id, in: source)
     }
 
     /// A metadata item that describes the primary item: `cdsc` to it, or (for writers that leave
     /// the reference out) the only such item in the file.
-    public func describing(type: FourCC, contentType: String? = nil) -> UInt32? {
+    package func describing(type: FourCC, contentType: String? = nil) -> UInt32? {
         let matching = items.filter { $0.type == type && (contentType == nil || $0.contentType == contentType) }
         let linked = referring(to: primaryItemID, type: "cdsc")
         return matching.first { linked.contains($0.id) }?.id ?? (matching.count == 1 ? matching[0].id : nil)
@@ -310,9 +314,10 @@ public struct HEIFStructure: Sendable, Hashable {
 
     /// The motion photo's video, probed from its own boxes with its own orientation; nil when
     /// the file has no `mpvd` box or it does not hold a readable movie.
-    public func motionVideoProbe(path: String, source: some ByteSource) -> MediaProbe? {
+    package func motionVideoProbe(path: String, source: some ByteSource) -> MediaProbe? {
         guard let range = motionVideoRange else { return nil }
         let video = SubrangeBytes(source, range: range)
+        // Absent is fine: a motion photo's video is extra; the still's report does not depend on it.
         guard let movie = try? MovieStructure(video) else { return nil }
         return movie.mediaProbe(path: path, source: video)
     }
@@ -320,7 +325,7 @@ public struct HEIFStructure: Sendable, Hashable {
 
 extension HEIFStructure.Item {
     /// The `ispe` width and height, nil when the item has none.
-    public var spatialExtent: (width: Int, height: Int)? {
+    package var spatialExtent: (width: Int, height: Int)? {
         for association in properties {
             if case .imageSpatialExtent(let width, let height) = association.property { return (width, height) }
         }
@@ -330,20 +335,20 @@ extension HEIFStructure.Item {
 
 /// A range of another byte source seen as a whole source of its own: an MP4 inside a motion
 /// photo's `mpvd` box, read by `MovieStructure` with offsets relative to its first byte.
-public struct SubrangeBytes<Base: ByteSource>: ByteSource {
-    public let base: Base
-    public let range: Range<Int64>
+package struct SubrangeBytes<Base: ByteSource>: ByteSource {
+    package let base: Base
+    package let range: Range<Int64>
 
     /// `range` is clamped to the base's bytes.
-    public init(_ base: Base, range: Range<Int64>) {
+    package init(_ base: Base, range: Range<Int64>) {
         self.base = base
         let lower = min(max(range.lowerBound, 0), base.size)
         self.range = lower..<min(max(range.upperBound, lower), base.size)
     }
 
-    public var size: Int64 { range.upperBound - range.lowerBound }
+    package var size: Int64 { range.upperBound - range.lowerBound }
 
-    public func read(at offset: Int64, count: Int) throws(ISOBMFFError) -> [UInt8] {
+    package func read(at offset: Int64, count: Int) throws(ISOBMFFError) -> [UInt8] {
         guard offset >= 0, count >= 0, offset <= size, Int64(count) <= size - offset else {
             throw .malformed("read of \(count) bytes at offset \(offset) is past the end (\(size) bytes)")
         }

@@ -1,75 +1,44 @@
-public import VidorientCore
-
-/// What `fix` is asked to do to each video track's orientation.
-public enum OrientationChange: Sendable, Hashable {
-    /// Make the track show this orientation, whatever it had.
-    case set(Orientation)
-    /// Apply this after what the track already does: the new orientation is
-    /// `current.followed(by: turn)`, so `+90` turns the picture as shown a further quarter clockwise.
-    case compose(Orientation)
-
-    /// Orientation 1: the identity matrix.
-    public static let reset = OrientationChange.set(.up)
-
-    /// `--rotate` values: `90` (clockwise degrees, any multiple of 90) sets the rotation, a sign
-    /// (`+90`, `-90`) composes with the current orientation; `mirrored` mirrors first in both.
-    /// nil unless the number is a multiple of 90.
-    public init?(rotate text: String, mirrored: Bool) {
-        guard let rotation = try? RotationChoice.parse(text) else { return nil }
-        self.init(rotation: rotation, mirrored: mirrored)
-    }
-
-    /// `--rotate` as parsed: a signed turn composes, an unsigned one sets.
-    public init(rotation: RotationChoice, mirrored: Bool) {
-        let turn = rotation.orientation(mirrored: mirrored)
-        self = rotation.isRelative ? .compose(turn) : .set(turn)
-    }
-
-    /// The orientation a track that now shows `current` gets.
-    public func target(from current: Orientation) -> Orientation {
-        switch self {
-        case .set(let orientation): orientation
-        case .compose(let turn): current.followed(by: turn)
-        }
-    }
-}
+package import VidorientCore
 
 /// The plan for one file: which matrices change, from what to what, and where their 36 bytes
 /// are. Every video track's `tkhd` matrix is set, with the translation Apple writes for the
 /// track's `tkhd` width and height; with `resetMovieMatrix`, a non-identity `mvhd` matrix becomes
 /// the identity. No other byte of the file is touched.
-public struct MatrixFix: Sendable, Hashable {
-    public struct Patch: Sendable, Hashable {
+package struct MatrixFix: Sendable, Hashable {
+    package struct Patch: Sendable, Hashable {
         /// The track, or nil for the movie header.
-        public var trackID: UInt32?
-        public var before: StoredMatrix
-        public var after: StoredMatrix
+        package var trackID: UInt32?
+        package var before: StoredMatrix
+        package var after: StoredMatrix
 
         /// Bytes that differ between the old and new 36.
-        public var changedByteCount: Int { zip(before.bytes, after.bytes).filter { $0 != $1 }.count }
+        package var changedByteCount: Int { zip(before.bytes, after.bytes).filter { $0 != $1 }.count }
     }
 
     /// One per video track in file order, then the movie header's when it is reset; unchanged
     /// ones (already as asked) are included, with no changed bytes.
-    public var patches: [Patch]
+    package var patches: [Patch]
     /// Messages worth a person's attention, such as a movie matrix that still rotates.
-    public var warnings: [String]
+    package var warnings: [String]
 
-    public var bytesChanged: Int { patches.reduce(0) { $0 + $1.changedByteCount } }
+    package var bytesChanged: Int { patches.reduce(0) { $0 + $1.changedByteCount } }
 
     /// The plan as bytes: each changed matrix's 36 bytes, old and new, at its offset. This is what
     /// `EditWriter` writes (and a journal records), as for every other fix.
-    public var edit: FileEdit {
-        let splices = patches.filter { $0.changedByteCount > 0 }.map {
-            ByteSplice(offset: $0.before.offset, old: $0.before.bytes, new: $0.after.bytes)
+    /// Matrices of distinct boxes never overlap; patches that did (a planning bug, or `patches`
+    /// changed by hand) are an error, never an empty edit that would read as "already as asked".
+    package var edit: FileEdit {
+        get throws(VidorientError) {
+            let splices = patches.filter { $0.changedByteCount > 0 }.map {
+                ByteSplice(offset: $0.before.offset, old: $0.before.bytes, new: $0.after.bytes)
+            }
+            do { return try FileEdit(splices) } catch { throw error.context("the planned matrices are inconsistent") }
         }
-        // Matrices of distinct boxes never overlap; a plan that made them would be a bug here.
-        return (try? FileEdit(splices)) ?? .none
     }
 
     /// Plans the change, or refuses what cannot be changed safely: a fragmented file, a file
     /// without a video track, and, for `.compose`, a matrix that is not one of the eight.
-    public init(_ movie: MovieStructure, change: OrientationChange, resetMovieMatrix: Bool = false)
+    package init(_ movie: MovieStructure, change: OrientationChange, resetMovieMatrix: Bool = false)
         throws(ISOBMFFError)
     {
         if movie.topLevelBoxes.contains(where: { $0.type == "moof" }) {
@@ -135,13 +104,13 @@ public struct MatrixFix: Sendable, Hashable {
     /// What a track is shown as: its own matrix, then the movie's, as FFmpeg, AVFoundation and
     /// `inspect` compose them. The one composition `--orientation`, `--rotate` and the
     /// verification share.
-    public static func displayed(track: DisplayMatrix, movie: DisplayMatrix) -> MatrixAnalysis {
+    package static func displayed(track: DisplayMatrix, movie: DisplayMatrix) -> MatrixAnalysis {
         movie.after(track).analysis
     }
 
     /// The orientation a track's own matrix must have for the track to be shown as `target`
     /// through a movie matrix of orientation `movie`: `track` followed by `movie` is `target`.
-    public static func trackOrientation(showing target: Orientation, movie: Orientation) -> Orientation {
+    package static func trackOrientation(showing target: Orientation, movie: Orientation) -> Orientation {
         target.followed(by: movie.inverse)
     }
 
@@ -162,7 +131,7 @@ public struct MatrixFix: Sendable, Hashable {
     }
 
     /// `bytes` (a whole file) with every patch applied.
-    public func applied(to bytes: [UInt8]) -> [UInt8] {
+    package func applied(to bytes: [UInt8]) -> [UInt8] {
         var result = bytes
         for patch in patches {
             let start = Int(patch.after.offset)
@@ -174,7 +143,7 @@ public struct MatrixFix: Sendable, Hashable {
     /// What reading the file back must give: `movie` with the new matrices and nothing else
     /// changed. Verification compares the whole structure, so a write that strayed elsewhere
     /// in the header is caught too.
-    public func expectedStructure(from movie: MovieStructure) -> MovieStructure {
+    package func expectedStructure(from movie: MovieStructure) -> MovieStructure {
         var expected = movie
         for patch in patches {
             if let trackID = patch.trackID {

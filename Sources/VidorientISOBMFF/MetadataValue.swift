@@ -1,6 +1,6 @@
 /// A metadata value decoded by QuickTime's well-known data types (QuickTime File Format,
 /// "Well-known types"). Unknown types, and known ones of the wrong length, stay bytes.
-public enum MetadataValue: Sendable, Hashable, CustomStringConvertible, Encodable {
+package enum MetadataValue: Sendable, Hashable, CustomStringConvertible, Encodable {
     case text(String)
     case integer(Int64)
     case real(Double)
@@ -11,9 +11,9 @@ public enum MetadataValue: Sendable, Hashable, CustomStringConvertible, Encodabl
     case omitted(byteCount: Int)
 
     /// Values above this size are not read: orientation and camera facts are a few bytes.
-    public static let maximumSize = 64 * 1024
+    package static let maximumSize = 64 * 1024
 
-    public init(wellKnownType type: UInt32, bytes: ArraySlice<UInt8>) {
+    package init(wellKnownType type: UInt32, bytes: ArraySlice<UInt8>) {
         let bytes = Array(bytes)
         func integer(signed: Bool) -> MetadataValue {
             guard [1, 2, 3, 4, 8].contains(bytes.count) else { return .bytes(bytes) }
@@ -64,7 +64,7 @@ public enum MetadataValue: Sendable, Hashable, CustomStringConvertible, Encodabl
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .text(let text): text
         case .integer(let value): String(value)
@@ -78,7 +78,7 @@ public enum MetadataValue: Sendable, Hashable, CustomStringConvertible, Encodabl
     /// A JSON string, number or array of numbers; bytes as lowercase hex; null when not read.
     /// A NaN or infinite number, which JSON cannot hold, is null.
     // Hand-written: a custom value encoding (one JSON value per case, no keys).
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .text(let text): try container.encode(text)

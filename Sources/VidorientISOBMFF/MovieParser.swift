@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 
 /// Reads a `MovieStructure` from box headers and the small fixed-size boxes that describe the
 /// movie (`ftyp`, `mvhd`, `tkhd`, `hdlr`, `mdhd`, `stsd`, `meta`). It follows known paths only,

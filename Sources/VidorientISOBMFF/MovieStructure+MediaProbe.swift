@@ -1,11 +1,12 @@
-public import VidorientCore
+package import VidorientCore
+package import VidorientIO
 
 extension MovieStructure {
     /// The facts `MediaReport` decides on, from box headers alone: no FFmpeg, no decoding. This
     /// is `audit`'s fast path. It sees the container's orientation (tkhd and mvhd apart), track
     /// metadata and sizes; not what only a decoder sees (an H.264/HEVC orientation SEI).
     /// - Parameter source: the file, for the few bytes of timed orientation metadata.
-    public func mediaProbe(path: String, source: some ByteSource) -> MediaProbe {
+    package func mediaProbe(path: String, source: some ByteSource) -> MediaProbe {
         let streams = tracks.enumerated().map { index, track in track.streamReport(index: index) }
         let tags = MovieStructure.tags(metadata)
         let seconds = movieHeader.timescale > 0 ? Double(movieHeader.duration) / Double(movieHeader.timescale) : nil
@@ -14,7 +15,7 @@ extension MovieStructure {
         let kind = MediaFormat.movieContainer(majorBrand: majorBrand?.description)
         let format = FormatReport(
             name: kind.name, longName: kind.longName, duration: duration, size: Int(fileSize),
-            bitRate: duration.flatMap { Int(exactly: (Double(fileSize) * 8 / $0).rounded(.towardZero)) },
+            bitRate: duration.flatMap { FormatReport.averageBitRate(bytes: fileSize, seconds: $0) },
             startTime: nil,
             creationTime: nil, streamCount: tracks.count, location: iso6709.flatMap(Location.init(iso6709:)),
             tags: tags)
@@ -27,9 +28,10 @@ extension MovieStructure {
     /// Apple's `com.apple.quicktime.video-orientation` values, from whichever timed-metadata
     /// track declares the key. Reads those samples (a few bytes each, at most 1024 of them);
     /// empty when no track has the key or its samples cannot be read.
-    public func timedVideoOrientation(in source: some ByteSource) -> [TimedOrientation] {
+    package func timedVideoOrientation(in source: some ByteSource) -> [TimedOrientation] {
         let key = "com.apple.quicktime.video-orientation"
         for track in tracks where track.timedMetadataKeys.contains(where: { $0.name == key }) {
+            // Absent is fine: timed orientation is informative (the matrix decides), documented above as empty.
             guard let samples = try? track.timedMetadataSamples(in: source) else { continue }
             return samples.compactMap { sample in
                 guard let item = sample.items.first(where: { $0.key == key }), case .integer(let value) = item.value
@@ -41,7 +43,7 @@ extension MovieStructure {
     }
 
     /// What the box layer adds to FFmpeg's view of the track with this ID.
-    public func videoEvidence(trackID: Int, streamIndex: Int, source: some ByteSource) -> VideoEvidence? {
+    package func videoEvidence(trackID: Int, streamIndex: Int, source: some ByteSource) -> VideoEvidence? {
         tracks.first { Int($0.trackID) == trackID }.map {
             videoEvidence(track: $0, streamIndex: streamIndex, source: source)
         }

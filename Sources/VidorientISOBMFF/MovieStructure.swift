@@ -1,44 +1,45 @@
 public import VidorientCore
+package import VidorientIO
 
 /// What an MP4 or QuickTime file's boxes say about its movie and tracks, read from the headers
 /// alone: the facts FFmpeg 5.1 hides (the movie and track matrices separately, where they sit in
 /// the file, track-level metadata, the keys of timed-metadata tracks) and the ones `fix` needs.
-public struct MovieStructure: Sendable, Hashable {
+package struct MovieStructure: Sendable, Hashable {
     /// One box at the top level of the file.
-    public struct TopLevelBox: Sendable, Hashable {
-        public var type: FourCC
-        public var offset: Int64
-        public var size: Int64
+    package struct TopLevelBox: Sendable, Hashable {
+        package var type: FourCC
+        package var offset: Int64
+        package var size: Int64
     }
 
-    public var fileSize: Int64
+    package var fileSize: Int64
     /// `ftyp`'s major brand (`isom`, `mp42`, `qt  `…); nil for old QuickTime files without `ftyp`.
-    public var majorBrand: FourCC?
-    public var compatibleBrands: [FourCC]
+    package var majorBrand: FourCC?
+    package var compatibleBrands: [FourCC]
     /// Every top-level box in file order.
-    public var topLevelBoxes: [TopLevelBox]
+    package var topLevelBoxes: [TopLevelBox]
     /// A `moov/mvex` or any top-level `moof`: samples live in movie fragments.
-    public var isFragmented: Bool
-    public var moov: TopLevelBox
+    package var isFragmented: Bool
+    package var moov: TopLevelBox
     /// Whether `moov` comes before the first `mdat` ("faststart"); nil without an `mdat`.
-    public var moovPrecedesMdat: Bool?
-    public var movieHeader: MovieHeader
-    public var tracks: [Track]
+    package var moovPrecedesMdat: Bool?
+    package var movieHeader: MovieHeader
+    package var tracks: [Track]
     /// Movie-level `moov/meta` (QuickTime `mdta` keys) and `moov/udta/meta` (iTunes `ilst`) items.
-    public var metadata: [MetadataItem]
+    package var metadata: [MetadataItem]
     /// Where the boxes that only the description reads are (`ftyp`, `mvhd`, `moov/udta`, `moov/meta`).
     var movieBoxes = MovieBoxes()
 
     /// Tracks whose handler is `vide`, in file order.
-    public var videoTracks: [Track] { tracks.filter { $0.handler == "vide" } }
+    package var videoTracks: [Track] { tracks.filter { $0.handler == "vide" } }
 
     /// Reads the structure of the file at `path`.
-    public init(path: String) throws(ISOBMFFError) {
+    package init(path: String) throws(ISOBMFFError) {
         try self.init(ReadAheadBytes(FileBytes(path: path)))
     }
 
     /// Reads the structure of `source`, which must hold the whole file.
-    public init(_ source: some ByteSource) throws(ISOBMFFError) {
+    package init(_ source: some ByteSource) throws(ISOBMFFError) {
         var parser = MovieParser(source)
         self = try parser.parse()
     }
@@ -84,77 +85,77 @@ public struct StoredMatrix: Sendable, Hashable {
 }
 
 /// The `mvhd` box: the whole movie's time scale and matrix.
-public struct MovieHeader: Sendable, Hashable {
-    public var version: UInt8
-    public var timescale: UInt32
-    public var duration: UInt64
+package struct MovieHeader: Sendable, Hashable {
+    package var version: UInt8
+    package var timescale: UInt32
+    package var duration: UInt64
     /// Applied after every track's matrix; FFmpeg multiplies the two and shows only the product.
-    public var matrix: StoredMatrix
-    public var nextTrackID: UInt32
+    package var matrix: StoredMatrix
+    package var nextTrackID: UInt32
 }
 
 /// One `trak`.
-public struct Track: Sendable, Hashable {
-    public var trackID: UInt32
+package struct Track: Sendable, Hashable {
+    package var trackID: UInt32
     /// `tkhd` version: 0 (32-bit times) or 1 (64-bit).
-    public var headerVersion: UInt8
+    package var headerVersion: UInt8
     /// `tkhd` flags: 1 enabled, 2 in movie, 4 in preview.
-    public var headerFlags: UInt32
-    public var matrix: StoredMatrix
+    package var headerFlags: UInt32
+    package var matrix: StoredMatrix
     /// `tkhd` width and height (16.16): the picture before the matrix, after the pixel aspect
     /// ratio. The translation Apple writes is computed from these.
-    public var width: Double
-    public var height: Double
+    package var width: Double
+    package var height: Double
     /// `mdia/hdlr` handler type: `vide`, `soun`, `meta`, `text`, `sbtl`, `tmcd`…
-    public var handler: FourCC?
-    public var mediaTimescale: UInt32?
-    public var mediaDuration: UInt64?
+    package var handler: FourCC?
+    package var mediaTimescale: UInt32?
+    package var mediaDuration: UInt64?
     /// The first `stsd` sample entry's format: `avc1`, `hvc1`, `mp4a`, `mebx`…
-    public var sampleEntry: FourCC?
-    public var sampleEntryCount: Int
+    package var sampleEntry: FourCC?
+    package var sampleEntryCount: Int
     /// A visual sample entry's stored width and height, in pixels.
-    public var codedWidth: Int?
-    public var codedHeight: Int?
+    package var codedWidth: Int?
+    package var codedHeight: Int?
     /// The track's own `meta` (QuickTime keys and item list), which libavformat 5.1 never reads.
-    public var metadata: [MetadataItem]
+    package var metadata: [MetadataItem]
     /// The keys a `mebx` timed-metadata track declares in its sample entry.
-    public var timedMetadataKeys: [TimedMetadataKey]
+    package var timedMetadataKeys: [TimedMetadataKey]
     /// Where the sample tables are, for reading timed metadata values.
     var sampleTable: SampleTableBoxes?
     /// Where the boxes that only the description reads are (`mdhd`, `hdlr`, `stsd`'s first
     /// entry, `elst`, `stss`, `udta`).
     var boxes = TrackBoxes()
 
-    public var isEnabled: Bool { headerFlags & 1 != 0 }
+    package var isEnabled: Bool { headerFlags & 1 != 0 }
 }
 
 /// One key of a `mebx` track's sample description (`keys` / local key ID / `keyd` + `dtyp`).
-public struct TimedMetadataKey: Sendable, Hashable {
+package struct TimedMetadataKey: Sendable, Hashable {
     /// The box type samples use for this key's values.
-    public var localID: UInt32
+    package var localID: UInt32
     /// `mdta` for reverse-DNS names, `udta`, or others.
-    public var namespace: FourCC
+    package var namespace: FourCC
     /// Such as `com.apple.quicktime.video-orientation`.
-    public var name: String
+    package var name: String
     /// A well-known type (`dtyp` namespace 0): 66 is a big-endian int16, 1 UTF-8…
-    public var wellKnownType: UInt32?
+    package var wellKnownType: UInt32?
     /// A type named by reverse DNS (`dtyp` namespace 1), such as `com.apple.quicktime.detected-face`.
-    public var typeName: String?
+    package var typeName: String?
 }
 
 /// One `data` atom of an item list, decoded by its well-known type.
-public struct MetadataItem: Sendable, Hashable {
+package struct MetadataItem: Sendable, Hashable {
     /// The `keys` entry (`com.apple.quicktime.camera.identifier`), or the item's own type
     /// (`©nam`), or an iTunes freeform `----` item's `name`.
-    public var key: String
+    package var key: String
     /// The key's namespace, `mdta` for QuickTime keys; nil for items named by their box type.
-    public var namespace: FourCC?
+    package var namespace: FourCC?
     /// QuickTime's well-known data type: 0 binary, 1 UTF-8, 21/22 signed/unsigned integer…
-    public var dataType: UInt32
-    public var locale: UInt32
-    public var value: MetadataValue
+    package var dataType: UInt32
+    package var locale: UInt32
+    package var value: MetadataValue
 
-    public init(key: String, namespace: FourCC?, dataType: UInt32, locale: UInt32, value: MetadataValue) {
+    package init(key: String, namespace: FourCC?, dataType: UInt32, locale: UInt32, value: MetadataValue) {
         self.key = key
         self.namespace = namespace
         self.dataType = dataType

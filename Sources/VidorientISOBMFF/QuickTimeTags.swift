@@ -1,10 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VidorientCore
+import VidorientIO
 
 /// The container's tags, named as FFmpeg's mov demuxer names them (libavformat/mov.c,
 /// `mov_read_udta_string`), so that `inspect`'s `format.tags` reads the same with or without

@@ -1,3 +1,5 @@
+import VidorientIO
+
 /// The first sample description of a track's `stsd`, read in full: the fields of a visual or
 /// audio sample entry (ISO/IEC 14496-12 §12.1.3, §12.2.3; QuickTime's sound description
 /// versions 1 and 2) and the codec configuration boxes inside it.

@@ -1,10 +1,12 @@
+package import VidorientIO
+
 /// One sample of a `mebx` timed-metadata track: the values its keys take from `time` on.
-public struct TimedMetadataSample: Sendable, Hashable {
+package struct TimedMetadataSample: Sendable, Hashable {
     /// Media time in seconds, in the track's own timescale (edit lists are not applied).
-    public var time: Double
-    public var duration: Double
+    package var time: Double
+    package var duration: Double
     /// The sample's values, named by the keys of the track's sample description.
-    public var items: [MetadataItem]
+    package var items: [MetadataItem]
 }
 
 extension Track {
@@ -12,7 +14,7 @@ extension Track {
     /// Unlike the rest of this module, this reads media data: the samples themselves, which for
     /// such tracks are a few bytes each. At most `maximumSamples` are read; samples larger than
     /// `MetadataValue.maximumSize` are listed without items. Empty for other tracks.
-    public func timedMetadataSamples(in source: some ByteSource, maximumSamples: Int = 1024)
+    package func timedMetadataSamples(in source: some ByteSource, maximumSamples: Int = 1024)
         throws(ISOBMFFError) -> [TimedMetadataSample]
     {
         guard !timedMetadataKeys.isEmpty, let tables = sampleTable, let timescale = mediaTimescale, timescale > 0,

@@ -1,36 +1,37 @@
-public import VidorientCore
+package import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// What an EXIF block (a TIFF structure) says: the metadata a report shows, the IFD0 orientation
 /// entry as stored, and what the walk met on the way.
-public struct EXIFBlock: Sendable, Hashable {
-    public var metadata: EXIFMetadata
+package struct EXIFBlock: Sendable, Hashable {
+    package var metadata: EXIFMetadata
     /// The field type the Orientation was stored with (SHORT normally; LONG or BYTE are accepted).
-    public var orientationType: TIFFType?
+    package var orientationType: TIFFType?
     /// IFD offset loops, unreadable sub-IFDs, skipped entries.
-    public var findings: [Finding]
+    package var findings: [Finding]
 
     /// The `.exif` statement for IFD0's Orientation, when there is one.
-    public func statement(location: String) -> OrientationStatement? {
+    package func statement(location: String) -> OrientationStatement? {
         metadata.orientation.map { OrientationStatement(kind: .exif, location: location, rawValue: $0) }
     }
 }
 
 /// Reads EXIF: IFD0, then the Exif IFD (0x8769), the GPS IFD (0x8825), IFD1 (the thumbnail) by the
 /// next-IFD link, and SubIFDs (0x014A), each visited once.
-public enum EXIFReader {
+package enum EXIFReader {
     /// Reads a TIFF structure (what follows `Exif\0\0`). `fileOffset` is where its first byte sits in
     /// the file, so that the thumbnail's offset can be given absolutely; nil when unknown.
     ///
     /// Throws only when the header or IFD0 cannot be read; trouble further on becomes a finding.
-    public static func read(tiff: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+    package static func read(tiff: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         let structure = try TIFFStructure(tiff: tiff)
         return try read(structure, fileOffset: fileOffset)
     }
 
     /// The same for an `APP1`-style payload that may start with `Exif\0\0` (PNG `eXIf` and WebP
     /// `EXIF` are written both ways); `fileOffset` is the payload's.
-    public static func read(exifPayload payload: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+    package static func read(exifPayload payload: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         if payload.starts(with: exifPrefix) {
             return try read(tiff: Array(payload.dropFirst(6)), fileOffset: fileOffset.map { $0 + 6 })
         }
@@ -40,7 +41,7 @@ public enum EXIFReader {
     /// The same for a HEIF `Exif` item's data (ISO/IEC 23008-12 annex A.2.1): a 4-byte big-endian
     /// offset to the TIFF header from the end of that field (usually 6, past `Exif\0\0`), then the
     /// bytes. `fileOffset` is the item data's first byte in the file.
-    public static func read(heifExifItem item: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+    package static func read(heifExifItem item: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         guard item.count >= 4 else {
             throw PhotoFormatError("exif item is \(item.count) bytes, too short for its header offset")
         }
@@ -52,9 +53,9 @@ public enum EXIFReader {
     }
 
     /// `Exif\0\0`, the identifier before the TIFF header in JPEG's APP1.
-    public static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+    package static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 
-    public static func read(_ tiff: TIFFStructure, fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
+    package static func read(_ tiff: TIFFStructure, fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         var walk = IFDWalk(tiff: tiff)
         guard let ifd0 = try walk.visit(tiff.firstIFDOffset, name: "IFD0", required: true) else {
             throw PhotoFormatError("ifd0 could not be read")
@@ -72,6 +73,7 @@ public enum EXIFReader {
         metadata.imageHeight = ifd0[TIFFTag.imageLength].flatMap(tiff.integer)
 
         var misplaced: [(place: String, value: Int)] = []
+        // Absent is fine: `visit` records a finding for a loop or a limit.
         if let pointer = ifd0[TIFFTag.exifIFD].flatMap(tiff.integer),
             let exif = try? walk.visit(pointer, name: "Exif IFD", required: false)
         {
@@ -83,11 +85,13 @@ public enum EXIFReader {
             metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
             metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
         }
+        // Absent is fine: the GPS IFD holds no orientation; only `has_gps` is lost.
         if let pointer = ifd0[TIFFTag.gpsIFD].flatMap(tiff.integer),
             let gps = try? walk.visit(pointer, name: "GPS IFD", required: false)
         {
             metadata.hasGPS = gps[TIFFTag.gpsLatitude] != nil || gps[TIFFTag.gpsLongitude] != nil
         }
+        // Absent is fine: IFD1 is the thumbnail's; the photo's orientation is IFD0's.
         if let next = ifd0.nextIFDOffset, let ifd1 = try? walk.visit(next, name: "IFD1", required: false) {
             metadata.thumbnail = thumbnail(in: ifd1, of: tiff, fileOffset: fileOffset, location: "IFD1")
             if let value = ifd1[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("IFD1", value)) }

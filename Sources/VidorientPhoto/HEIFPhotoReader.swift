@@ -1,18 +1,14 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// HEIF, HEIC and AVIF: the primary item's structure from the box layer (`HEIFStructure`), its
 /// Exif item through the one EXIF reader, its XMP item, and a motion photo's video.
-public enum HEIFPhotoReader {
-    public static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
+package enum HEIFPhotoReader {
+    package static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
         -> PhotoEvidence
     {
-        let structure: HEIFStructure
-        do {
-            structure = try HEIFStructure(source)
-        } catch {
-            throw PhotoFormatError(error.reason)
-        }
+        let structure = try HEIFStructure(source)
         var evidence = PhotoEvidence(path: path, format: format)
         let heif = structure.evidence
         evidence.heif = heif

@@ -1,19 +1,20 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// Reads a JPEG's markers up to the first scan: the frame header (size, precision, components),
 /// the EXIF APP1 and the XMP APP1. No decoding.
-public enum JPEGReader {
+package enum JPEGReader {
     /// A frame header (SOF0–SOF15 except DHT, JPG and DAC).
-    public struct FrameHeader: Sendable, Hashable {
-        public var marker: UInt8
-        public var width: Int
-        public var height: Int
-        public var precision: Int
-        public var components: Int
+    package struct FrameHeader: Sendable, Hashable {
+        package var marker: UInt8
+        package var width: Int
+        package var height: Int
+        package var precision: Int
+        package var components: Int
 
         /// The coding process the marker names, as `formatDetail` gives it.
-        public var process: String {
+        package var process: String {
             switch marker {
             case 0xC0: "baseline"
             case 0xC1: "extended sequential"
@@ -176,7 +177,8 @@ public enum JPEGReader {
 
     /// The first frame header; nil when there is none before the scan or the bytes are not a JPEG.
     /// Used for embedded JPEGs (EXIF thumbnails, raw previews), whose failure must not fail the file.
-    public static func frameHeader(in source: some ByteSource) -> FrameHeader? {
+    package static func frameHeader(in source: some ByteSource) -> FrameHeader? {
+        // Absent is fine: an embedded JPEG's failure must not fail the file (see above).
         guard let segments = try? segments(in: source),
             let segment = segments.first(where: { isFrameHeader($0.marker) })
         else { return nil }
@@ -193,7 +195,7 @@ public enum JPEGReader {
             precision: Int(s[0]), components: Int(s[5]))
     }
 
-    public static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
+    package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         var evidence = PhotoEvidence(path: path, format: .jpeg)
         evidence.fileSize = Int(source.size)
         evidence.codec = "jpeg"
@@ -251,11 +253,7 @@ enum PhotoBytes {
     }
 
     static func read(_ source: some ByteSource, at offset: Int, count: Int) throws(PhotoFormatError) -> [UInt8] {
-        do {
-            return try source.read(at: Int64(offset), count: count)
-        } catch {
-            throw PhotoFormatError(error.reason)
-        }
+        try source.read(at: Int64(offset), count: count)
     }
 
     /// Reads an EXIF payload (with or without `Exif\0\0`) into `evidence`: its metadata, its

@@ -1,19 +1,20 @@
 import CZlib
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// Reads a PNG's chunks: `IHDR` (size, depth, alpha), `eXIf`, XMP in `iTXt`, and ImageMagick's
 /// `Raw profile type exif`/`APP1` text chunks. Every chunk's CRC-32 is checked: an ancillary
 /// chunk with a bad one is ignored (`png-bad-crc`), a critical one is read and the file said
 /// damaged (`file-damaged`), as the decoders that ignore CRCs read it.
-public enum PNGReader {
+package enum PNGReader {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Decompressed text chunks stop growing here: a small zTXt must not become gigabytes.
-    public static let maximumInflatedLength = 16 << 20
+    package static let maximumInflatedLength = 16 << 20
     /// Text chunks worth reading are small; a larger one is skipped rather than read into memory.
     static let maximumTextChunkLength = 16 << 20
 
-    public static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
+    package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         var evidence = PhotoEvidence(path: path, format: .png)
         let size = Int(source.size)
         evidence.fileSize = size
@@ -254,7 +255,7 @@ public enum PNGReader {
     }
 
     /// zlib-inflates `compressed`, stopping with nil when the output would pass the cap.
-    public static func inflate(_ compressed: ArraySlice<UInt8>, maximumLength: Int = maximumInflatedLength) -> [UInt8]?
+    package static func inflate(_ compressed: ArraySlice<UInt8>, maximumLength: Int = maximumInflatedLength) -> [UInt8]?
     {
         var stream = z_stream()
         guard vidorient_inflate_init(&stream) == Z_OK else { return nil }

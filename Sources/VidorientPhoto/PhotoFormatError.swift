@@ -1,9 +1,6 @@
-/// Why a photo's structure could not be read, in a few lowercase words (no path: the caller
-/// names the file, as in `could not read 'x.png': bad crc in chunk 'IHDR'`).
-public struct PhotoFormatError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var reason: String
+public import VidorientCore
 
-    public init(_ reason: String) { self.reason = reason }
-
-    public var description: String { reason }
-}
+/// The photo readers' name for the one error (`VidorientError`): why a photo's structure could
+/// not be read, in a few lowercase words with no path (the caller names the file, as in
+/// `could not read 'x.png': bad crc in chunk 'IHDR'`). `PhotoFormatError("…")` is `.malformed`.
+public typealias PhotoFormatError = VidorientError

@@ -1,35 +1,36 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
 
 /// The photo path's entry: what a file is (from its signature), then that format's reader, then
 /// the sidecar beside it. No decoding and no FFmpeg: headers, chunks, boxes and tags only.
-public enum PhotoReader {
+package enum PhotoReader {
     /// The format of the file at `path`, from its first bytes. Missing files, directories,
     /// FIFOs, devices, unreadable and empty files are errors naming the reason.
-    public static func format(of path: String) throws(InputError) -> MediaFormat {
+    package static func format(of path: String) throws(InputError) -> MediaFormat {
         let file = try Self.open(path)
         let count = Int(min(Int64(MediaFormat.signatureLength), file.size))
         do {
             return MediaFormat(signature: try file.read(at: 0, count: count))
         } catch {
-            throw InputError(path: path, reason: error.reason)
+            throw error.at(path: path)
         }
     }
 
     /// Everything the file (and its sidecar) states, for `PhotoReport` to decide on.
-    public static func read(path: String, format known: MediaFormat? = nil) throws(InputError) -> PhotoEvidence {
+    package static func read(path: String, format known: MediaFormat? = nil) throws(InputError) -> PhotoEvidence {
         let file = try Self.open(path)
         let source = ReadAheadBytes(file)
         var evidence: PhotoEvidence
-        do {
-            let format = try known ?? MediaFormat(signature: source.read(at: 0, count: Int(min(64, source.size))))
+        do throws(VidorientError) {
+            let format: MediaFormat
+            if let known {
+                format = known
+            } else {
+                format = MediaFormat(signature: try source.read(at: 0, count: Int(min(64, source.size))))
+            }
             evidence = try read(source, path: path, format: format)
-        } catch let error as PhotoFormatError {
-            throw InputError(path: path, reason: error.reason)
-        } catch let error as ISOBMFFError {
-            throw InputError(path: path, reason: error.reason)
         } catch {
-            throw InputError(path: path, reason: "\(error)")
+            throw error.at(path: path)
         }
         evidence.fileSize = Int(file.size)
         if let sidecar = Sidecar.statement(forPhotoAt: path) { evidence.statements.append(sidecar) }
@@ -37,7 +38,7 @@ public enum PhotoReader {
     }
 
     /// Reads a photo of a known format from any byte source (the fuzzer and tests use memory).
-    public static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
+    package static func read(_ source: some ByteSource, path: String, format: MediaFormat) throws(PhotoFormatError)
         -> PhotoEvidence
     {
         switch format {
@@ -55,7 +56,7 @@ public enum PhotoReader {
         do {
             return try FileBytes(path: path)
         } catch {
-            throw InputError(path: path, reason: error.reason)
+            throw error.at(path: path)
         }
     }
 }

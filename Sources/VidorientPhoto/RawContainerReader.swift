@@ -1,5 +1,6 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// Camera raws whose container is not TIFF, each read from its own structure, the orientation
 /// taken where the camera's own software and the raw developers (dcraw/LibRaw, so RawTherapee
@@ -12,8 +13,8 @@ public import VidorientISOBMFF
 /// - Canon CRW (CIFF): ImageInfo (0x1810) Rotation in degrees, the only orientation the camera
 ///   writes (dcraw and exiv2 map 90 to 6, 180 to 3, 270 to 8); it plays EXIF's part in the
 ///   decision. XMP that tools add in the trailer is read as XMP.
-public enum RawContainerReader {
-    public static func read(_ source: some ByteSource, path: String, container: String) throws(PhotoFormatError)
+package enum RawContainerReader {
+    package static func read(_ source: some ByteSource, path: String, container: String) throws(PhotoFormatError)
         -> PhotoEvidence
     {
         var evidence = PhotoEvidence(path: path, format: .raw(container))

@@ -1,12 +1,13 @@
-public import VidorientCore
+package import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// An XMP sidecar beside a photo: darktable writes `name.ext.xmp`; Lightroom, Capture One and
 /// digiKam (by default) write `name.xmp`. Editors keep the orientation a person chose there
 /// without touching the photo.
-public enum Sidecar {
+package enum Sidecar {
     /// The names looked for, in order: `IMG_1.CR2.xmp`, `IMG_1.CR2.XMP`, `IMG_1.xmp`, `IMG_1.XMP`.
-    public static func candidates(forPhotoAt path: String) -> [String] {
+    package static func candidates(forPhotoAt path: String) -> [String] {
         var names = [path + ".xmp", path + ".XMP"]
         let slash = path.lastIndex(of: "/")
         if let dot = path.lastIndex(of: "."), slash.map({ dot > path.index(after: $0) }) ?? (dot > path.startIndex) {
@@ -18,8 +19,9 @@ public enum Sidecar {
 
     /// The first sidecar that exists and states a `tiff:Orientation`, as a `.sidecar` statement
     /// located by the sidecar's file name; nil when there is none.
-    public static func statement(forPhotoAt path: String) -> OrientationStatement? {
+    package static func statement(forPhotoAt path: String) -> OrientationStatement? {
         for candidate in candidates(forPhotoAt: path) {
+            // Absent is fine: a sidecar that cannot be read states nothing; the photo's own tags decide.
             guard let file = try? FileBytes(path: candidate), file.size <= Int64(XMPOrientation.maximumLength),
                 let bytes = try? file.read(at: 0, count: Int(file.size))
             else { continue }

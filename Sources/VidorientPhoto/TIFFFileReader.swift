@@ -1,15 +1,16 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// Reads TIFF files and the TIFF-based raws (DNG, CR2, NEF, ARW, ORF, PEF, RW2, SRW…): IFD0's
 /// Orientation, the main image's size, depth and compression, and the embedded JPEG previews.
-public enum TIFFFileReader {
+package enum TIFFFileReader {
     /// The first read: raws keep their IFDs in the first kilobytes, before the sensor data.
     static let headLength = 4 << 20
     /// libtiff writes the IFDs after the image data; such a file is read whole, up to this size.
-    public static let maximumLength = 256 << 20
+    package static let maximumLength = 256 << 20
 
-    public static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
+    package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         let size = Int(source.size)
         var walked: (tiff: TIFFStructure, images: [Image], block: EXIFBlock, findings: [Finding])
         do {
@@ -41,6 +42,7 @@ public enum TIFFFileReader {
                 EXIFReader.misplacedOrientation(value: later.orientation!, place: later.name))
         }
         if let statement = block.statement(location: "IFD0") { evidence.statements.append(statement) }
+        // Absent is fine: IFD0 was read above (its failure is the reader's error); this only looks for XMP.
         if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC],
             xmp.count <= XMPOrientation.maximumLength
         {
@@ -162,6 +164,7 @@ public enum TIFFFileReader {
     /// `dng`, `cr2`, `nef`, `arw`…: by DNGVersion, CR2's `CR` at byte 8, the magic number, or
     /// the camera maker for a raw (one with SubIFDs or a vendor compression); nil for a plain TIFF.
     static func rawName(_ tiff: TIFFStructure, _ metadata: EXIFMetadata, _ images: [Image]) -> String? {
+        // Absent is fine: only the raw's name; IFD0's failure is the reader's error.
         if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), ifd0[TIFFTag.dngVersion] != nil { return "dng" }
         if tiff.bytes.count >= 10, tiff.bytes[8] == UInt8(ascii: "C"), tiff.bytes[9] == UInt8(ascii: "R") {
             return "cr2"

@@ -4,14 +4,14 @@
 ///
 /// Offsets are relative to the first byte of the header (`II` or `MM`), as TIFF defines them.
 /// Nothing here trusts a count or an offset: every value is checked against the bytes there are.
-public struct TIFFStructure: Sendable {
-    public let bytes: [UInt8]
+package struct TIFFStructure: Sendable {
+    package let bytes: [UInt8]
     /// `II` is little-endian (Intel), `MM` big-endian (Motorola).
-    public let littleEndian: Bool
-    public let firstIFDOffset: Int
+    package let littleEndian: Bool
+    package let firstIFDOffset: Int
 
     /// Reads the 8-byte header: byte order, 42, the first IFD's offset.
-    public init(tiff: [UInt8]) throws(PhotoFormatError) {
+    package init(tiff: [UInt8]) throws(PhotoFormatError) {
         guard tiff.count >= 8 else { throw PhotoFormatError("tiff header is \(tiff.count) bytes, needs 8") }
         switch (tiff[0], tiff[1]) {
         case (0x49, 0x49): littleEndian = true
@@ -27,7 +27,7 @@ public struct TIFFStructure: Sendable {
         firstIFDOffset = TIFFStructure.uint32(tiff, 4, littleEndian)
     }
 
-    public var byteOrderName: String { littleEndian ? "II" : "MM" }
+    package var byteOrderName: String { littleEndian ? "II" : "MM" }
 
     static func uint16(_ b: [UInt8], _ at: Int, _ little: Bool) -> Int {
         little ? Int(b[at]) | Int(b[at + 1]) << 8 : Int(b[at]) << 8 | Int(b[at + 1])
@@ -45,7 +45,7 @@ public struct TIFFStructure: Sendable {
 
     /// The IFD at `offset`. Throws when its entry count does not fit in the bytes; an entry whose
     /// type is unknown or whose value lies past the end is skipped (and counted), as exiftool does.
-    public func directory(at offset: Int) throws(PhotoFormatError) -> TIFFDirectory {
+    package func directory(at offset: Int) throws(PhotoFormatError) -> TIFFDirectory {
         guard offset >= 0, offset <= bytes.count - 2 else {
             throw PhotoFormatError("ifd offset \(offset) is past the end of the tiff data (\(bytes.count) bytes)")
         }
@@ -91,7 +91,7 @@ public struct TIFFStructure: Sendable {
 
     /// Integer values (BYTE, SHORT, LONG, their signed forms, UNDEFINED and IFD), at most `limit`.
     /// Nil for other types: a RATIONAL is not an integer.
-    public func integers(_ entry: TIFFEntry, limit: Int = 4096) -> [Int]? {
+    package func integers(_ entry: TIFFEntry, limit: Int = 4096) -> [Int]? {
         let n = min(entry.count, limit)
         let at = entry.valueOffset
         switch entry.type {
@@ -106,10 +106,10 @@ public struct TIFFStructure: Sendable {
     }
 
     /// The first integer value; nil when the entry is empty or not an integer type.
-    public func integer(_ entry: TIFFEntry) -> Int? { integers(entry, limit: 1)?.first }
+    package func integer(_ entry: TIFFEntry) -> Int? { integers(entry, limit: 1)?.first }
 
     /// Numeric values of any numeric type (RATIONAL and SRATIONAL as quotients, FLOAT, DOUBLE).
-    public func numbers(_ entry: TIFFEntry, limit: Int = 4096) -> [Double]? {
+    package func numbers(_ entry: TIFFEntry, limit: Int = 4096) -> [Double]? {
         if let integers = integers(entry, limit: limit) { return integers.map(Double.init) }
         let n = min(entry.count, limit)
         let at = entry.valueOffset
@@ -138,7 +138,7 @@ public struct TIFFStructure: Sendable {
 
     /// An ASCII (or UNDEFINED, as some writers store text) value up to its first NUL, with
     /// trailing spaces removed; nil when empty.
-    public func string(_ entry: TIFFEntry, limit: Int = 4096) -> String? {
+    package func string(_ entry: TIFFEntry, limit: Int = 4096) -> String? {
         guard entry.type == .ascii || entry.type == .undefined || entry.type == .byte else { return nil }
         let raw = bytes[entry.valueOffset..<entry.valueOffset + min(entry.count, limit)]
         let text = raw.prefix { $0 != 0 }
@@ -149,17 +149,17 @@ public struct TIFFStructure: Sendable {
     }
 
     /// The raw bytes of an entry's value.
-    public func data(_ entry: TIFFEntry) -> ArraySlice<UInt8> {
+    package func data(_ entry: TIFFEntry) -> ArraySlice<UInt8> {
         bytes[entry.valueOffset..<entry.valueOffset + entry.count * entry.type.size]
     }
 }
 
 /// The twelve TIFF 6.0 field types, and the IFD type of the TIFF/EP and Exif 2.3 pointers.
-public enum TIFFType: Int, Sendable, Hashable, CaseIterable {
+package enum TIFFType: Int, Sendable, Hashable, CaseIterable {
     case byte = 1, ascii, short, long, rational, sbyte, undefined, sshort, slong, srational, float, double, ifd
 
     /// Bytes per value.
-    public var size: Int {
+    package var size: Int {
         switch self {
         case .byte, .ascii, .sbyte, .undefined: 1
         case .short, .sshort: 2
@@ -170,58 +170,58 @@ public enum TIFFType: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// One IFD entry whose value lies wholly inside the TIFF bytes.
-public struct TIFFEntry: Sendable, Hashable {
-    public var tag: UInt16
-    public var type: TIFFType
-    public var count: Int
+package struct TIFFEntry: Sendable, Hashable {
+    package var tag: UInt16
+    package var type: TIFFType
+    package var count: Int
     /// Where the value starts, relative to the TIFF header: inside the entry when it fits in 4 bytes.
-    public var valueOffset: Int
+    package var valueOffset: Int
     /// Where the 12-byte entry itself starts.
-    public var entryOffset: Int
+    package var entryOffset: Int
 }
 
 /// One image file directory.
-public struct TIFFDirectory: Sendable, Hashable {
-    public var offset: Int
-    public var entries: [TIFFEntry] = []
+package struct TIFFDirectory: Sendable, Hashable {
+    package var offset: Int
+    package var entries: [TIFFEntry] = []
     /// The next IFD in the chain (IFD0 → IFD1); nil at the end.
-    public var nextIFDOffset: Int?
+    package var nextIFDOffset: Int?
     /// Entries left out: an unknown type, or a value past the end of the data.
-    public var skippedEntries = 0
+    package var skippedEntries = 0
 
-    public init(offset: Int) { self.offset = offset }
+    package init(offset: Int) { self.offset = offset }
 
-    public subscript(tag: UInt16) -> TIFFEntry? { entries.first { $0.tag == tag } }
+    package subscript(tag: UInt16) -> TIFFEntry? { entries.first { $0.tag == tag } }
 }
 
 /// The tags this package reads, by their TIFF/Exif names.
-public enum TIFFTag {
-    public static let newSubfileType: UInt16 = 0x00FE
-    public static let imageWidth: UInt16 = 0x0100
-    public static let imageLength: UInt16 = 0x0101
-    public static let bitsPerSample: UInt16 = 0x0102
-    public static let compression: UInt16 = 0x0103
-    public static let photometricInterpretation: UInt16 = 0x0106
-    public static let make: UInt16 = 0x010F
-    public static let model: UInt16 = 0x0110
-    public static let stripOffsets: UInt16 = 0x0111
-    public static let orientation: UInt16 = 0x0112
-    public static let samplesPerPixel: UInt16 = 0x0115
-    public static let stripByteCounts: UInt16 = 0x0117
-    public static let software: UInt16 = 0x0131
-    public static let subIFDs: UInt16 = 0x014A
-    public static let extraSamples: UInt16 = 0x0152
-    public static let jpegInterchangeFormat: UInt16 = 0x0201
-    public static let jpegInterchangeFormatLength: UInt16 = 0x0202
-    public static let exifIFD: UInt16 = 0x8769
-    public static let gpsIFD: UInt16 = 0x8825
-    public static let dateTimeOriginal: UInt16 = 0x9003
-    public static let offsetTimeOriginal: UInt16 = 0x9011
-    public static let pixelXDimension: UInt16 = 0xA002
-    public static let pixelYDimension: UInt16 = 0xA003
-    public static let lensMake: UInt16 = 0xA433
-    public static let lensModel: UInt16 = 0xA434
-    public static let dngVersion: UInt16 = 0xC612
-    public static let gpsLatitude: UInt16 = 0x0002
-    public static let gpsLongitude: UInt16 = 0x0004
+package enum TIFFTag {
+    package static let newSubfileType: UInt16 = 0x00FE
+    package static let imageWidth: UInt16 = 0x0100
+    package static let imageLength: UInt16 = 0x0101
+    package static let bitsPerSample: UInt16 = 0x0102
+    package static let compression: UInt16 = 0x0103
+    package static let photometricInterpretation: UInt16 = 0x0106
+    package static let make: UInt16 = 0x010F
+    package static let model: UInt16 = 0x0110
+    package static let stripOffsets: UInt16 = 0x0111
+    package static let orientation: UInt16 = 0x0112
+    package static let samplesPerPixel: UInt16 = 0x0115
+    package static let stripByteCounts: UInt16 = 0x0117
+    package static let software: UInt16 = 0x0131
+    package static let subIFDs: UInt16 = 0x014A
+    package static let extraSamples: UInt16 = 0x0152
+    package static let jpegInterchangeFormat: UInt16 = 0x0201
+    package static let jpegInterchangeFormatLength: UInt16 = 0x0202
+    package static let exifIFD: UInt16 = 0x8769
+    package static let gpsIFD: UInt16 = 0x8825
+    package static let dateTimeOriginal: UInt16 = 0x9003
+    package static let offsetTimeOriginal: UInt16 = 0x9011
+    package static let pixelXDimension: UInt16 = 0xA002
+    package static let pixelYDimension: UInt16 = 0xA003
+    package static let lensMake: UInt16 = 0xA433
+    package static let lensModel: UInt16 = 0xA434
+    package static let dngVersion: UInt16 = 0xC612
+    package static let gpsLatitude: UInt16 = 0x0002
+    package static let gpsLongitude: UInt16 = 0x0004
 }

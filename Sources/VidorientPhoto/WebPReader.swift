@@ -1,13 +1,14 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// Reads a WebP's RIFF chunks: `VP8 `, `VP8L` and `VP8X` for the size, `EXIF` and `XMP ` for the
 /// orientation statements, `ALPH` and `ANIM` for the rest.
-public enum WebPReader {
+package enum WebPReader {
     /// Metadata chunks larger than this are not read into memory.
     static let maximumMetadataLength = 16 << 20
 
-    public static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
+    package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         var evidence = PhotoEvidence(path: path, format: .webp)
         let size = Int(source.size)
         evidence.fileSize = size

@@ -2,14 +2,14 @@
 /// writers put it either as an attribute of `rdf:Description` (`tiff:Orientation="6"`) or as an
 /// element (`<tiff:Orientation>6</tiff:Orientation>`), under whatever prefix the packet binds to
 /// the TIFF namespace.
-public enum XMPOrientation {
-    public static let tiffNamespace = "http://ns.adobe.com/tiff/1.0/"
+package enum XMPOrientation {
+    package static let tiffNamespace = "http://ns.adobe.com/tiff/1.0/"
     /// Packets larger than this are not scanned (XMP in a JPEG is at most 64 KiB; sidecars of a
     /// few megabytes exist for heavily edited raws).
-    public static let maximumLength = 16 << 20
+    package static let maximumLength = 16 << 20
 
     /// The first `tiff:Orientation` value in `packet`, as stored; nil when absent or not a number.
-    public static func value(in packet: [UInt8]) -> Int? {
+    package static func value(in packet: [UInt8]) -> Int? {
         guard packet.count <= maximumLength else { return nil }
         for prefix in prefixes(boundTo: tiffNamespace, in: packet) {
             if let value = orientation(prefix: prefix, in: packet) { return value }
@@ -79,7 +79,7 @@ public enum XMPOrientation {
     }
 
     /// Where the value of the first `tiff:Orientation` that holds a number lies in `packet`.
-    public static func valueRange(in packet: [UInt8]) -> Range<Int>? {
+    package static func valueRange(in packet: [UInt8]) -> Range<Int>? {
         guard packet.count <= maximumLength else { return nil }
         for prefix in prefixes(boundTo: tiffNamespace, in: packet) {
             if let range = orientationRange(prefix: prefix, in: packet) { return range }
@@ -89,7 +89,7 @@ public enum XMPOrientation {
 
     /// `packet` with its `tiff:Orientation` set to 1, the same length (the digits become `1` and
     /// spaces, which the value may hold); nil when it states none or already says 1.
-    public static func upright(_ packet: [UInt8]) -> [UInt8]? {
+    package static func upright(_ packet: [UInt8]) -> [UInt8]? {
         guard let range = valueRange(in: packet), number(packet[range]) != 1 else { return nil }
         var edited = packet
         let digits = range.filter { !isSpace(packet[$0]) }

@@ -1,25 +1,25 @@
 import CLibHeif
-public import VidorientCore
+package import VidorientCore
 
 /// Stored pixels of a HEIF/HEIC/AVIF image through libheif, with libheif's own `irot`, `imir`
 /// and `clap` switched off: the orientation applied afterwards is the one `inspect` decided, so
 /// the report and the picture cannot disagree.
-public enum HEIFDecoder {
+package enum HEIFDecoder {
     /// Pixels this decoder agrees to produce at most (a 16-bit HEIF grid can claim 4 billion).
-    public static let maximumPixels = 256 * 1024 * 1024
+    package static let maximumPixels = 256 * 1024 * 1024
 
     /// A decoded picture and what it was decoded from.
-    public struct Decoded: Sendable {
+    package struct Decoded: Sendable {
         /// RGB, as stored: before any transformative property.
-        public var picture: Picture
+        package var picture: Picture
         /// True when a thumbnail item was large enough and was decoded instead of the primary item.
-        public var fromThumbnail: Bool
+        package var fromThumbnail: Bool
     }
 
     /// Decodes the primary item, or the smallest thumbnail item whose stored size covers
     /// `minimumWidth`×`minimumHeight` in stored pixels (nil: the primary item), as
     /// `heif-thumbnailer` does.
-    public static func decode(path: String, minimumWidth: Int? = nil, minimumHeight: Int? = nil) throws(InputError)
+    package static func decode(path: String, minimumWidth: Int? = nil, minimumHeight: Int? = nil) throws(InputError)
         -> Decoded
     {
         func failure(_ what: String, _ error: heif_error) -> InputError {

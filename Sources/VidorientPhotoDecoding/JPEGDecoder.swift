@@ -1,28 +1,28 @@
 import CTurboJPEG
-public import VidorientCore
+package import VidorientCore
 
 /// JPEG pixels through libjpeg-turbo, shrunk while decoding: the DCT scaling that libvips uses
 /// (1/2, 1/4, 1/8, …) picks the smallest scale whose picture still covers what is needed, so a
 /// 320-pixel thumbnail of a 12 MP photo decodes an eighth of the pixels.
-public enum JPEGDecoder {
+package enum JPEGDecoder {
     /// Pixels this decoder agrees to produce at most (a JPEG header can claim 65535×65535).
-    public static let maximumPixels = 256 * 1024 * 1024
+    package static let maximumPixels = 256 * 1024 * 1024
 
     /// The stored size the header states, without decoding.
-    public static func size(of jpeg: [UInt8]) throws(JPEGDecodeError) -> (width: Int, height: Int) {
+    package static func size(of jpeg: [UInt8]) throws(VidorientError) -> (width: Int, height: Int) {
         let handle = try Handle()
         return try handle.header(jpeg)
     }
 
     /// Decodes `jpeg` at the smallest DCT scale whose size is at least `minimumWidth`×`minimumHeight`
     /// (nil: full size). The picture is the stored pixels: no orientation is applied.
-    public static func decode(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
-        throws(JPEGDecodeError) -> Picture
+    package static func decode(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
+        throws(VidorientError) -> Picture
     {
         let handle = try Handle()
         let (width, height) = try handle.header(jpeg)
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
-            throw JPEGDecodeError("the jpeg claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
+            throw .unsupported("the jpeg claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
         }
         let factor = scale(
             width: width, height: height, minimumWidth: minimumWidth ?? width, minimumHeight: minimumHeight ?? height)
@@ -40,7 +40,7 @@ public enum JPEGDecoder {
         }
         // A warning (a truncated scan, extraneous bytes) still gives a picture, as every viewer shows one.
         if result != 0, tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue {
-            throw JPEGDecodeError(handle.message)
+            throw VidorientError(handle.message)
         }
         return Picture(width: scaledWidth, height: scaledHeight, pixels: pixels)
     }
@@ -65,8 +65,8 @@ public enum JPEGDecoder {
     final class Handle {
         let pointer: tjhandle
 
-        init() throws(JPEGDecodeError) {
-            guard let pointer = tjInitDecompress() else { throw JPEGDecodeError("could not start libjpeg-turbo") }
+        init() throws(VidorientError) {
+            guard let pointer = tjInitDecompress() else { throw VidorientError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }
 
@@ -74,23 +74,16 @@ public enum JPEGDecoder {
 
         var message: String { String(cString: tjGetErrorStr2(pointer)).lowercased() }
 
-        func header(_ jpeg: [UInt8]) throws(JPEGDecodeError) -> (width: Int, height: Int) {
+        func header(_ jpeg: [UInt8]) throws(VidorientError) -> (width: Int, height: Int) {
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
             let result = jpeg.withUnsafeBufferPointer {
                 tjDecompressHeader3(pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
             }
             // A warning (stray bytes between markers, which libjpeg steps over) still gives the header.
             guard result == 0 || tjGetErrorCode(pointer) != TJERR_FATAL.rawValue, width > 0, height > 0 else {
-                throw JPEGDecodeError(message)
+                throw VidorientError(message)
             }
             return (Int(width), Int(height))
         }
     }
-}
-
-/// Why libjpeg-turbo could not decode a JPEG, in its own words, lowercased.
-public struct JPEGDecodeError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-
-    public init(_ description: String) { self.description = description }
 }

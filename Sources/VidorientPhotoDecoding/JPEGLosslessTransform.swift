@@ -1,14 +1,15 @@
 import CTurboJPEG
-public import VidorientCore
+package import VidorientCore
+import VidorientIO
 
 /// Lossless JPEG transforms through libjpeg-turbo's `tjTransform`: the DCT coefficients are moved,
 /// never decoded and re-quantised, so the pixels are exactly those of `jpegtran` with the same
 /// operation. Only the image comes out: no marker of the input is copied (`TJXOPT_COPYNONE`);
 /// the caller re-attaches the segments it keeps.
-public enum JPEGLosslessTransform {
+package enum JPEGLosslessTransform {
     /// What to do with partial MCU blocks on an edge that the transform would have to move to the
     /// top or left, which cannot be done losslessly (`jpegtran -perfect` and `-trim`).
-    public enum Edges: Sendable, Hashable {
+    package enum Edges: Sendable, Hashable {
         /// Refuse: the result must show every pixel.
         case perfect
         /// Drop the partial blocks (the picture loses up to one MCU less a pixel on those edges).
@@ -16,17 +17,19 @@ public enum JPEGLosslessTransform {
     }
 
     /// What the header says, without decoding.
-    public struct Header: Sendable, Hashable {
-        public var width: Int
-        public var height: Int
+    package struct Header: Sendable, Hashable {
+        package var width: Int
+        package var height: Int
         /// The MCU block size for the chroma subsampling; nil when libjpeg-turbo does not know it.
-        public var mcuWidth: Int?
-        public var mcuHeight: Int?
-        public var subsampling: String
+        package var mcuWidth: Int?
+        package var mcuHeight: Int?
+        package var subsampling: String
+        /// libjpeg-turbo's code for it (`TJSAMP_…`), for sizing buffers.
+        var subsamplingCode: Int32 = -1
 
         /// Nil when `transform` can be done perfectly at this size; otherwise why not, naming the
         /// MCU and the edge, as a lowercase clause.
-        public func imperfection(of transform: UprightTransform) -> String? {
+        package func imperfection(of transform: UprightTransform) -> String? {
             guard let mcuWidth, let mcuHeight else { return nil }
             let partialRight = width % mcuWidth != 0, partialBottom = height % mcuHeight != 0
             let (right, bottom): (Bool, Bool)
@@ -45,16 +48,20 @@ public enum JPEGLosslessTransform {
         }
     }
 
-    public static func header(of jpeg: [UInt8]) throws(JPEGDecodeError) -> Header {
+    package static func header(of jpeg: [UInt8]) throws(VidorientError) -> Header {
+        try jpeg.withUnsafeBytes { raw in Result { () throws(VidorientError) in try header(of: raw) } }.get()
+    }
+
+    /// The header of a JPEG in memory that is not an array (a mapped file).
+    package static func header(of jpeg: UnsafeRawBufferPointer) throws(VidorientError) -> Header {
         let handle = try Transformer()
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let result = jpeg.withUnsafeBufferPointer {
-            tjDecompressHeader3(
-                handle.pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
-        }
+        let bytes = jpeg.bindMemory(to: UInt8.self)
+        let result = tjDecompressHeader3(
+            handle.pointer, bytes.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         // A warning (stray bytes between markers, which libjpeg steps over) still gives the header.
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, width > 0, height > 0 else {
-            throw JPEGDecodeError(handle.message)
+            throw VidorientError(handle.message)
         }
         let mcuWidth = Int(vo_tj_mcu_width(subsampling)), mcuHeight = Int(vo_tj_mcu_height(subsampling))
         let names = [
@@ -64,24 +71,36 @@ public enum JPEGLosslessTransform {
         return Header(
             width: Int(width), height: Int(height), mcuWidth: mcuWidth > 0 ? mcuWidth : nil,
             mcuHeight: mcuHeight > 0 ? mcuHeight : nil,
-            subsampling: subsampling >= 0 ? names[UInt32(subsampling)] ?? "unknown" : "unknown")
+            subsampling: subsampling >= 0 ? names[UInt32(subsampling)] ?? "unknown" : "unknown",
+            subsamplingCode: subsampling)
     }
 
     /// `jpeg` with `transform` applied to its coefficients: a complete JPEG (SOI, JFIF or Adobe
     /// marker as libjpeg writes them, tables, frame, scans, EOI). `progressive` writes a
     /// progressive scan script, as the input had. Refuses an imperfect transform with `.perfect`.
-    public static func apply(_ transform: UprightTransform, to jpeg: [UInt8], edges: Edges, progressive: Bool = false)
-        throws(JPEGDecodeError) -> [UInt8]
+    package static func apply(_ transform: UprightTransform, to jpeg: [UInt8], edges: Edges, progressive: Bool = false)
+        throws(VidorientError) -> [UInt8]
     {
-        let header = try header(of: jpeg)
+        try jpeg.withUnsafeBytes { raw in
+            Result { () throws(VidorientError) in try apply(transform, to: raw, edges: edges, progressive: progressive)
+            }
+        }.get()
+    }
+
+    /// The same for a JPEG in memory that is not an array (the image part of a mapped file), not copied.
+    package static func apply(
+        _ transform: UprightTransform, to raw: UnsafeRawBufferPointer, edges: Edges, progressive: Bool = false
+    ) throws(VidorientError) -> [UInt8] {
+        let jpeg = raw.bindMemory(to: UInt8.self)
+        let header = try header(of: raw)
         guard header.width.multipliedReportingOverflow(by: header.height).partialValue <= JPEGDecoder.maximumPixels
         else {
-            throw JPEGDecodeError(
+            throw .unsupported(
                 "the jpeg claims \(header.width)x\(header.height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed"
             )
         }
         if edges == .perfect, let reason = header.imperfection(of: transform) {
-            throw JPEGDecodeError(
+            throw .unsupported(
                 reason
                     + "; a lossless \(String(transform.rawValue.map { $0 == "_" ? " " : $0 })) would leave a strip unmoved (give --trim to drop the partial blocks)"
             )
@@ -92,25 +111,44 @@ public enum JPEGLosslessTransform {
         var description = tjtransform()
         description.op = Int32(operation(transform).rawValue)
         description.options = Int32(options)
-        // An output buffer the size of the input and some: a turned JPEG is about as large. Without
-        // one, libjpeg-turbo starts at 4 KiB and doubles, copying, up to the whole image. It may
-        // still grow this one (the size it is told is the size allocated); it then leaves ours to us
-        // to free.
-        let reservedSize = Int32(clamping: jpeg.count + jpeg.count / 4 + 65_536)
-        let reserved = tjAlloc(reservedSize)
-        var output: UnsafeMutablePointer<UInt8>? = reserved
-        var outputSize: UInt = reserved == nil ? 0 : UInt(reservedSize)  // the size tjAlloc was given
-        let result = jpeg.withUnsafeBufferPointer { source in
-            tjTransform(
-                handle.pointer, source.baseAddress, UInt(source.count), 1, &output, &outputSize, &description,
-                TJFLAG_LIMITSCANS)
+        // Straight into the array returned, no copy: libjpeg-turbo writes into a buffer of its
+        // worst-case size (`tjBufSize`, which it checks with TJFLAG_NOREALLOC; no marker is copied,
+        // so the worst case holds). The pages it does not write are never touched.
+        let worstCase =
+            [(header.width, header.height), (header.height, header.width)].map {
+                Int(tjBufSize(Int32($0.0), Int32($0.1), header.subsamplingCode))
+            }.max() ?? 0
+        if header.subsamplingCode >= 0, worstCase > 0, worstCase < Int(UInt32.max) {
+            var failure: String?
+            let turned = [UInt8](unsafeUninitializedCapacity: worstCase) { buffer, count in
+                // About the input's size is written: only that part is worth huge pages.
+                System.preferHugePages(
+                    UnsafeMutableRawBufferPointer(
+                        rebasing: UnsafeMutableRawBufferPointer(buffer)[..<min(worstCase, jpeg.count * 2)]))
+                var output: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                var outputSize = UInt(worstCase)
+                let result = tjTransform(
+                    handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
+                    TJFLAG_LIMITSCANS | TJFLAG_NOREALLOC)
+                let fatal = result != 0 && tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue
+                if fatal || output != buffer.baseAddress || outputSize == 0 || Int(outputSize) > worstCase {
+                    failure = handle.message
+                    count = 0
+                } else {
+                    count = Int(outputSize)
+                }
+            }
+            if failure == nil { return turned }
         }
-        defer {
-            if let output { tjFree(output) }
-            if let reserved, reserved != output { tjFree(reserved) }
-        }
+        // libjpeg-turbo allocates (and grows) its own buffer, copied out.
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize: UInt = 0
+        let result = tjTransform(
+            handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
+            TJFLAG_LIMITSCANS)
+        defer { if let output { tjFree(output) } }
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {
-            throw JPEGDecodeError(handle.message)
+            throw VidorientError(handle.message)
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
     }
@@ -132,8 +170,8 @@ public enum JPEGLosslessTransform {
     final class Transformer {
         let pointer: tjhandle
 
-        init() throws(JPEGDecodeError) {
-            guard let pointer = tjInitTransform() else { throw JPEGDecodeError("could not start libjpeg-turbo") }
+        init() throws(VidorientError) {
+            guard let pointer = tjInitTransform() else { throw VidorientError("could not start libjpeg-turbo") }
             self.pointer = pointer
         }
 

@@ -2,12 +2,6 @@ import CFreeType
 import Synchronization
 public import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A TrueType or OpenType face drawn through FreeType: captions in mixed case and any script the
 /// face covers. One face serves every thread; FreeType faces are not thread-safe, so drawing is
 /// serialised by a lock (a caption is a few hundred glyphs, far cheaper than the decode beside it).

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VidorientAudit
 import VidorientCore
+import VidorientIO
 import VidorientTestSupport
 
 /// A small library on disk: every TestMedia case, nested folders, a symbolic link loop, a link

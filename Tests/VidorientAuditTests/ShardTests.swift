@@ -1,6 +1,7 @@
 import Testing
 import VidorientAudit
 import VidorientCore
+import VidorientIO
 
 @Suite struct ShardTests {
     @Test func parsesKOverN() {

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The content verdict's decisions, from measurements given by hand (the engine is tested on real
-/// photos in VidorientContentTests and end to end in vidorientTests).
+/// photos in VidorientTests' ContentJudgeTests and end to end in VidorientCLITests).
 @Suite struct ContentVerdictTests {
     static let policy = policy(threshold: 0.9)
 

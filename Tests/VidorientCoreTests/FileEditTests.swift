@@ -34,9 +34,9 @@ import VidorientCore
     @Test func overlappingSplicesAreRefused() {
         let a = ByteSplice(offset: 4, old: [1, 2, 3], new: [9, 9, 9])
         let b = ByteSplice(offset: 6, old: [3], new: [7])
-        #expect(throws: FileEdit.Invalid.self) { try FileEdit([a, b]) }
+        #expect(throws: VidorientError.self) { try FileEdit([a, b]) }
         let insertion = ByteSplice(offset: 4, old: [], new: [5])
-        #expect(throws: FileEdit.Invalid.self) { try FileEdit([insertion, insertion]) }
+        #expect(throws: VidorientError.self) { try FileEdit([insertion, insertion]) }
     }
 
     @Test func sameLengthEditsKeepTheLengthAndCountChangedBytes() throws {

@@ -254,3 +254,19 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
         #expect(Location(iso6709: text) == nil)
     }
 }
+
+/// One bit-rate rule for every path (FFmpeg's, the box layer's description, the headers' view).
+@Suite struct AverageBitRateTests {
+    @Test func sizeOverDurationRoundedTowardsZero() {
+        #expect(FormatReport.averageBitRate(bytes: 1000, seconds: 3) == 2666)
+        #expect(FormatReport.averageBitRate(bytes: 1000, seconds: 0) == nil)
+        #expect(FormatReport.averageBitRate(bytes: 0, seconds: 1) == nil)
+        #expect(FormatReport.averageBitRate(bytes: 1000, seconds: .nan) == nil)
+    }
+
+    /// Two terabytes in a microsecond is more bits a second than an Int holds: nil, not a trap.
+    @Test func aRateAnIntCannotHoldIsNil() {
+        #expect(FormatReport.averageBitRate(bytes: 2 << 40, seconds: 0.000001) == nil)
+        #expect(FormatReport.averageBitRate(bytes: Int64.max, seconds: 1) == nil)
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VidorientCore
 import VidorientFix
+import VidorientIO
 import VidorientISOBMFF
 import VidorientTestSupport
 
@@ -138,16 +139,16 @@ enum Media {
         #expect(read.entries.count == 1)
         #expect(read.warnings.count == 1)
         try Media.write(Array("{\"nope\":1}\n".utf8) + whole, to: journal)
-        #expect(throws: FixError.self) { try JournalFile.read(path: journal) }
+        #expect(throws: VidorientError.self) { try JournalFile.read(path: journal) }
     }
 
     @Test func aJournalPathThatIsNotARegularFileIsRefused() throws {
         let folder = try Media.folder("journal-dir")
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(throws: FixError.self) { try JournalFile(path: folder.path) }
+        #expect(throws: VidorientError.self) { try JournalFile(path: folder.path) }
         let fifo = folder.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        #expect(throws: FixError.self) { try JournalFile(path: fifo) }
+        #expect(throws: VidorientError.self) { try JournalFile(path: fifo) }
     }
 }
 
@@ -156,19 +157,13 @@ enum Media {
     static func fixJournaled(_ path: String, edit: FileEdit, mode: FileWriteMode, journal: JournalFile) throws {
         let planned = PlannedWrite(
             path: path, format: "test", mode: mode.name, orientationBefore: .right, orientationAfter: .up, edit: edit)
-        try journal.record(planned) { () throws(FixError) in
-            do throws(ISOBMFFError) { _ = try EditWriter.write(edit, path: path, mode: mode) { _ in } } catch {
-                throw FixError(error.reason)
-            }
+        try journal.record(planned) { () throws(VidorientError) in
+            _ = try EditWriter.write(edit, path: path, mode: mode) { _ in }
         }
     }
 
-    static func undoWriter(_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(FixError) {
-        do throws(ISOBMFFError) {
-            _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace) { _ in }
-        } catch {
-            throw FixError(error.reason)
-        }
+    static func undoWriter(_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(VidorientError) {
+        _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace) { _ in }
     }
 
     /// A video's matrix (in place and replaced) and a JPEG insertion: the journal records the
@@ -247,7 +242,7 @@ enum Media {
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
         let found = try Media.read(path)
-        #expect(throws: FixError.self) { try Undo.undo(entry, write: UndoTests.undoWriter) }
+        #expect(throws: VidorientError.self) { try Undo.undo(entry, write: UndoTests.undoWriter) }
         #expect(try Media.read(path) == found)
     }
 
@@ -318,9 +313,9 @@ enum Media {
         let clash = AuditedFixTests.line(
             AuditedFixTests.finding("matrix-scale", "{\"orientation\":6,\"reset_movie_matrix\":false}") + ","
                 + AuditedFixTests.finding("movie-matrix", "{\"orientation\":3,\"reset_movie_matrix\":true}"))
-        #expect(throws: FixError.self) { try AuditedFix.parse(line: clash) }
-        #expect(throws: FixError.self) { try AuditedFix.parse(line: "{\"files\":[]}") }
-        #expect(throws: FixError.self) { try AuditedFix.parse(line: "not json") }
+        #expect(throws: VidorientError.self) { try AuditedFix.parse(line: clash) }
+        #expect(throws: VidorientError.self) { try AuditedFix.parse(line: "{\"files\":[]}") }
+        #expect(throws: VidorientError.self) { try AuditedFix.parse(line: "not json") }
     }
 
     /// `path_bytes` names the file when its name is not UTF-8.

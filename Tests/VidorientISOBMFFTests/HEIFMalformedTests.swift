@@ -1,5 +1,6 @@
 import Testing
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// HEIF files built byte by byte: `ftyp`, then `mdat` at a known offset, then `meta`, so that
@@ -184,8 +185,8 @@ enum HEIFBytes {
         let heif = try HEIFStructure(source)
         #expect(heif.primaryItemID == 70000)
         #expect(heif.evidence.tileCodec == "av1")
-        #expect(heif.primaryItem.properties.map(\.property) == [.imageSpatialExtent(width: 80, height: 96)])
-        #expect(heif.primaryItem.properties.map(\.isEssential) == [true])
+        #expect(heif.primaryItem?.properties.map(\.property) == [.imageSpatialExtent(width: 80, height: 96)])
+        #expect(heif.primaryItem?.properties.map(\.isEssential) == [true])
         #expect(try heif.data(of: 70000, in: source) == [9, 9, 9, 9])
         let exif = try #require(try heif.exifTIFF(in: source))
         #expect(exif.bytes == tiff)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientTestSupport
 
@@ -226,5 +227,24 @@ struct PPM {
                 return zip(best.1, rgb).allSatisfy { abs($0 - $1) <= 48 } ? best.0 : "unclear"
             }
         }
+    }
+}
+
+/// `primaryItemID` and `items` are public and can be changed: an ID that names no item is then
+/// no primary item (nil), never a trap (run in a child process, which a trap would end).
+@Suite struct HEIFPrimaryItemTests {
+    @Test func anIDThatNamesNoItemIsNoPrimaryItem() async throws {
+        await #expect(processExitsWith: .success) {
+            var structure = try HEIFStructure(try FileBytes(path: TestMedia.path("orient-6.heic")))
+            structure.primaryItemID = 9999
+            _ = structure.primaryItem
+            _ = structure.evidence
+            _ = structure.storedSize
+        }
+        var structure = try HEIFStructure(try FileBytes(path: TestMedia.path("orient-6.heic")))
+        #expect(structure.primaryItem != nil)
+        structure.primaryItemID = 9999
+        #expect(structure.primaryItem == nil)
+        #expect(structure.storedSize == nil)
     }
 }

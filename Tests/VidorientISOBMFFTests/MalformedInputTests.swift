@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientTestSupport
 

@@ -1,5 +1,6 @@
 import Testing
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 

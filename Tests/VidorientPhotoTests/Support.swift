@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 import VidorientTestSupport
@@ -14,14 +15,10 @@ extension SharedMedia {
 
 /// The reader for a file's format, as the integrator's dispatch will choose it: by signature.
 func readPhoto(_ path: String) throws -> PhotoEvidence {
-    let file = try FileBytes(path: path)
-    let source = ReadAheadBytes(file)
+    let source = ReadAheadBytes(try FileBytes(path: path))
     let head = try source.read(at: 0, count: min(Int(source.size), MediaFormat.signatureLength))
-    let format = MediaFormat(signature: head)
-    guard format.isPhoto, format != .heif(brand: "heic") else {
-        throw ToolError(message: "\(path) is not a photo format these readers read")
-    }
-    return try PhotoReader.read(source, path: path, format: format)
+    // The one reader switch (`PhotoReader`), HEIF included.
+    return try PhotoReader.read(source, path: path, format: MediaFormat(signature: head))
 }
 
 /// A TIFF structure written in the test, independently of the reader: IFDs of (tag, type, count,

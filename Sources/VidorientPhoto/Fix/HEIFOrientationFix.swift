@@ -1,5 +1,6 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// Plans the bytes that give a HEIF, HEIC or AVIF file's primary item the target orientation,
 /// losslessly: only its `irot`/`imir` properties (and their `ipma` associations) change, never a
@@ -30,21 +31,15 @@ public import VidorientISOBMFF
 /// it would move the crop). The Exif item's IFD0 Orientation and an XMP item's
 /// `tiff:Orientation` are set to the target where they exist (same length), as HEIF readers
 /// expect them to agree; where absent they stay absent.
-public enum HEIFOrientationFix {
+package enum HEIFOrientationFix {
     /// At most this many `irot`/`imir` associations on one item are planned for (real files have
     /// at most two).
     static let maximumTransforms = 4
 
-    public static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
+    package static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
     {
-        let structure: HEIFStructure
-        let layout: HEIFLayout
-        do {
-            structure = try HEIFStructure(source)
-            layout = try HEIFLayout(source)
-        } catch {
-            throw PhotoFormatError(error.reason)
-        }
+        let structure = try HEIFStructure(source)
+        let layout = try HEIFLayout(source)
         var planner = Planner(source: source, structure: structure, layout: layout)
         try planner.planTransforms(target: target)
         try planner.planEXIF(target: target)
@@ -54,9 +49,9 @@ public enum HEIFOrientationFix {
         do {
             edit = try FileEdit(splices)
         } catch {
-            throw PhotoFormatError("planned changes overlap: \(error.reason)")
+            throw error.context("planned changes overlap")
         }
-        let head = (try? source.read(at: 0, count: Int(min(source.size, Int64(MediaFormat.signatureLength))))) ?? []
+        let head = try source.read(at: 0, count: Int(min(source.size, Int64(MediaFormat.signatureLength))))
         return OrientationEdit(
             format: MediaFormat(signature: head), before: structure.orientation, after: target, places: planner.places,
             edit: edit)
@@ -80,34 +75,14 @@ private struct Planner<Source: ByteSource> {
     var primary: UInt32 { structure.primaryItemID }
 
     func read(_ offset: Int64, _ count: Int) throws(PhotoFormatError) -> [UInt8] {
-        do { return try source.read(at: offset, count: count) } catch { throw PhotoFormatError(error.reason) }
+        try source.read(at: offset, count: count)
     }
 
     // MARK: irot and imir
 
-    /// One of the primary item's associations, in `ipma` order.
-    struct Slot {
-        enum Kind: Equatable { case rotation, mirror, crop, other }
-        var kind: Kind
-        var propertyIndex: Int
-        /// The whole value byte of an irot/imir (reserved bits included).
-        var byte: UInt8
-        var box: Int
-        var entry: Int
-        var association: Int
-        var value: Int { kind == .rotation ? Int(byte & 3) : Int(byte & 1) }
-    }
-
-    /// One way to reach the target.
-    struct Candidate {
-        var values: [Int: Int]  // property index → new value
-        var dropped: Set<Int>  // slot positions
-        var appended: [Addition]
-        var cost: [Int]
-    }
-
-    /// An `irot` or `imir` association to append, with its value.
-    typealias Addition = (kind: Slot.Kind, value: Int)
+    typealias Slot = HEIFTransformSearch.Slot
+    typealias Candidate = HEIFTransformSearch.Candidate
+    typealias Addition = HEIFTransformSearch.Addition
 
     /// The primary item's `irot`/`imir` changed the cheapest way that shows `target`.
     mutating func planTransforms(target: Orientation) throws(PhotoFormatError) {
@@ -117,11 +92,11 @@ private struct Planner<Source: ByteSource> {
         }
         let transforms = slots.indices.filter { [.rotation, .mirror].contains(slots[$0].kind) }
         guard transforms.count <= HEIFOrientationFix.maximumTransforms else {
-            throw PhotoFormatError("primary item \(primary) has \(transforms.count) irot/imir properties")
+            throw .unsupported("primary item \(primary) has \(transforms.count) irot/imir properties")
         }
-        let search = TransformSearch(slots: slots, transforms: transforms, shared: sharedProperties())
+        let search = HEIFTransformSearch(slots: slots, transforms: transforms, shared: sharedProperties())
         guard let best = search.cheapest(reaching: target, reusable: { existingProperty($0, $1) }) else {
-            throw PhotoFormatError("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
+            throw .unsupported("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
         }
         rewriteTransformValues(best.values, of: search.properties.map { $0.first })
         guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
@@ -175,128 +150,6 @@ private struct Planner<Source: ByteSource> {
             }
         }
         return Set(users.filter { !$0.value.isSubset(of: family) }.keys)
-    }
-
-    /// Every way to reach a target from the primary item's transforms, weighed: the values each
-    /// transform property may take, the mirrors that may be dropped, what may be appended.
-    struct TransformSearch {
-        let slots: [Slot]
-        /// Positions in `slots` of the `irot`/`imir` associations.
-        let transforms: [Int]
-        /// Position in `slots` of the last `clap`; -1 when there is none.
-        let lastCrop: Int
-        /// Each distinct transform property (its first slot), in order, with the values it may take.
-        let properties: [(first: Slot, choices: [Int])]
-
-        init(slots: [Slot], transforms: [Int], shared: Set<Int>) {
-            self.slots = slots
-            self.transforms = transforms
-            let lastCrop = slots.lastIndex { $0.kind == .crop } ?? -1
-            self.lastCrop = lastCrop
-            var properties: [(first: Slot, choices: [Int])] = []
-            for position in transforms {
-                let slot = slots[position]
-                guard !properties.contains(where: { $0.first.propertyIndex == slot.propertyIndex }) else { continue }
-                // A property shared with another item, or applied before a crop, keeps its value.
-                let pinned =
-                    shared.contains(slot.propertyIndex)
-                    || slots.indices.contains { slots[$0].propertyIndex == slot.propertyIndex && $0 < lastCrop }
-                properties.append((slot, pinned ? [slot.value] : slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]))
-            }
-            self.properties = properties
-        }
-
-        /// What may be appended after the item's other properties: nothing, an `irot`, an `imir`,
-        /// or an `irot` then an `imir`.
-        static var appendOptions: [[Addition]] {
-            [[]] + (1...3).map { [(.rotation, $0)] } + (0...1).map { [(.mirror, $0)] }
-                + (1...3).flatMap { r in (0...1).map { [(.rotation, r), (.mirror, $0)] } }
-        }
-
-        /// The cheapest candidate that shows `target` (the first of equal cost); nil when none does.
-        func cheapest(reaching target: Orientation, reusable: (Slot.Kind, Int) -> Int?) -> Candidate? {
-            var best: Candidate?
-            let droppable = droppableSets()
-            let appendOptions = Self.appendOptions
-            for values in valueAssignments() {
-                for dropped in droppable {
-                    for appended in appendOptions {
-                        guard
-                            let candidate = candidate(
-                                values: values, dropped: dropped, appended: appended, target: target,
-                                reusable: reusable)
-                        else { continue }
-                        if let best, !candidate.cost.lexicographicallyPrecedes(best.cost) { continue }
-                        best = candidate
-                    }
-                }
-            }
-            return best
-        }
-
-        /// Every assignment of allowed values to the transform properties, by property index.
-        func valueAssignments() -> [[Int: Int]] {
-            var assignments: [[Int: Int]] = [[:]]
-            for (slot, choices) in properties {
-                let index = slot.propertyIndex
-                assignments = assignments.flatMap { partial in choices.map { partial.merging([index: $0]) { $1 } } }
-            }
-            return assignments
-        }
-
-        /// The sets of transform positions that may be dropped.
-        func droppableSets() -> [Set<Int>] {
-            (0..<(1 << transforms.count)).compactMap { mask in
-                let dropped = Set(transforms.indices.filter { mask & (1 << $0) != 0 }.map { transforms[$0] })
-                // Dropping a transform before a crop would move the crop.
-                if dropped.contains(where: { $0 < lastCrop }) { return nil }
-                // Only mirrors are dropped: an irot is set to 0 instead.
-                if dropped.contains(where: { slots[$0].kind == .rotation }) { return nil }
-                return dropped
-            }
-        }
-
-        /// One choice of values, drops and additions, with its cost; nil when it does not show
-        /// `target` or is not worth weighing.
-        func candidate(
-            values: [Int: Int], dropped: Set<Int>, appended: [Addition], target: Orientation,
-            reusable: (Slot.Kind, Int) -> Int?
-        ) -> Candidate? {
-            guard let sequence = transformSequence(values: values, dropped: dropped, appended: appended),
-                Orientation(heifTransforms: sequence) == target
-            else { return nil }
-            let kept = Set(transforms.filter { !dropped.contains($0) }.map { slots[$0].propertyIndex })
-            let changed = properties.map { $0.first }.filter { values[$0.propertyIndex] != $0.value }
-            // A dropped property keeps its bytes: one choice of its values is enough.
-            if changed.contains(where: { !kept.contains($0.propertyIndex) }) { return nil }
-            let newBoxes = appended.filter { reusable($0.kind, $0.value) == nil }.count
-            let cost = [dropped.count + appended.count, appended.count, changed.count, newBoxes]
-            return Candidate(values: values, dropped: dropped, appended: appended, cost: cost)
-        }
-
-        /// The transforms the item would have, in `ipma` order; nil when that would put a mirror
-        /// beside another.
-        func transformSequence(values: [Int: Int], dropped: Set<Int>, appended: [Addition]) -> [HEIFItemTransform]? {
-            var sequence: [HEIFItemTransform] = []
-            var mirrors = 0
-            for position in transforms where !dropped.contains(position) {
-                let slot = slots[position]
-                guard let value = values[slot.propertyIndex] else { return nil }
-                if slot.kind == .rotation {
-                    sequence.append(.rotation(anticlockwiseQuarterTurns: value))
-                } else {
-                    sequence.append(.mirror(axis: value))
-                    mirrors += 1
-                }
-            }
-            if mirrors > 0, appended.contains(where: { $0.kind == .mirror }) { return nil }
-            for added in appended {
-                sequence.append(
-                    added.kind == .rotation
-                        ? .rotation(anticlockwiseQuarterTurns: added.value) : .mirror(axis: added.value))
-            }
-            return sequence
-        }
     }
 
     /// The value byte of each transform property whose value changes (reserved bits kept).
@@ -362,7 +215,7 @@ private struct Planner<Source: ByteSource> {
                 places.append("new \(name) \(addition.value) (property \(index)) for item \(primary)")
             }
             guard index <= box.maximumIndex else {
-                throw PhotoFormatError(
+                throw .unsupported(
                     "property index \(index) does not fit the \(box.indexWidth)-byte fields of 'ipma'")
             }
             let essential = box.indexWidth == 2 ? 0x8000 : 0x80
@@ -379,7 +232,7 @@ private struct Planner<Source: ByteSource> {
                 let entry = layout.associationBoxes[b].entries[e]
                 let count = entry.associations.count + change
                 guard count <= 255 else {
-                    throw PhotoFormatError("item \(primary) would have \(count) properties, more than 255")
+                    throw .unsupported("item \(primary) would have \(count) properties, more than 255")
                 }
                 splices.append(
                     ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
@@ -420,6 +273,7 @@ private struct Planner<Source: ByteSource> {
         let type: FourCC = kind == .rotation ? "irot" : "imir"
         for (position, property) in layout.properties.enumerated()
         where property.type == type && property.size == 9 && property.headerSize == 8 {
+            // Absent is fine: a property that cannot be read is not reused; a new one is written.
             if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] {
                 return position + 1
             }
@@ -432,7 +286,7 @@ private struct Planner<Source: ByteSource> {
         guard change != 0, box.sizeFieldWidth != 0 else { return }
         let size = box.size + change
         guard box.sizeFieldWidth == 8 || size <= Int64(UInt32.max) else {
-            throw PhotoFormatError("'\(box.type)' box would be \(size) bytes, more than its 32-bit size holds")
+            throw .unsupported("'\(box.type)' box would be \(size) bytes, more than its 32-bit size holds")
         }
         splices.append(
             ByteSplice(
@@ -481,7 +335,7 @@ private struct Planner<Source: ByteSource> {
                 let value = Int64(bitPattern: field.value) + delta
                 let limit: Int64 = field.width == 4 ? Int64(UInt32.max) : Int64.max
                 guard value >= 0, value <= limit else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "item \(location.itemID)'s offset \(field.value) moved by \(delta) does not fit its \(field.width)-byte field"
                     )
                 }
@@ -497,7 +351,7 @@ private struct Planner<Source: ByteSource> {
             } else {
                 for (extent, delta) in zip(location.extents, shifts) where delta != 0 {
                     guard let field = extent.offset else {
-                        throw PhotoFormatError(
+                        throw .unsupported(
                             "item \(location.itemID)'s data would move but its 'iloc' entry has no offset to change")
                     }
                     merged.append(try moved(field, by: delta))
@@ -533,7 +387,7 @@ private struct Planner<Source: ByteSource> {
         var result: [ByteSplice] = []
         for position in old.indices where old[position] != new[position] {
             guard let offset = fileOffset(of: index + position, in: id) else {
-                throw PhotoFormatError("item \(id)'s data is not in this file")
+                throw .unsupported("item \(id)'s data is not in this file")
             }
             result.append(ByteSplice(offset: offset, old: [old[position]], new: [new[position]]))
         }
@@ -543,6 +397,7 @@ private struct Planner<Source: ByteSource> {
     /// IFD0 Orientation of the Exif item, set to the target where it exists. An Exif item that
     /// cannot be read is left alone: the reader reports it, and irot/imir decide anyway.
     mutating func planEXIF(target: Orientation) throws(PhotoFormatError) {
+        // Absent is fine: in HEIF the EXIF inside is informative only (irot/imir decide); an unreadable block is left as it is.
         guard let id = structure.describing(type: "Exif"),
             let data = try? structure.data(of: id, in: source),
             let exif = try? structure.exifTIFF(in: source),
@@ -564,6 +419,7 @@ private struct Planner<Source: ByteSource> {
     /// Every `tiff:Orientation` of the XMP item, rewritten in its own digits where it exists
     /// (zero-padded to the same length: `06` becomes `01`).
     mutating func planXMP(target: Orientation) throws(PhotoFormatError) {
+        // Absent is fine: the XMP inside a HEIF is informative only; an unreadable packet is left as it is.
         guard let id = structure.describing(type: "mime", contentType: "application/rdf+xml"),
             let packet = try? structure.data(of: id, in: source)
         else { return }

@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// JPEG: the EXIF APP1's IFD0 Orientation, and every XMP APP1's `tiff:Orientation`.
@@ -40,7 +41,7 @@ enum JPEGOrientationFix {
             if block.inserted > 0 {
                 let payload = segment.payloadLength + block.inserted
                 guard payload <= maximumPayload else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "the exif app1 would grow to \(payload) bytes, past the \(maximumPayload) a jpeg segment holds")
                 }
                 let lengthOffset = Int64(segment.payloadOffset - 2)

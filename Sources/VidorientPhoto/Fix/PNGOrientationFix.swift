@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// PNG: the `eXIf` chunk's IFD0 Orientation (its CRC recomputed), ImageMagick's
@@ -65,7 +66,10 @@ enum PNGOrientationFix {
                 editor, target: target, tiffLength: Int64(tiff.count), location: "eXIf chunk IFD0")
             guard !block.splices.isEmpty else { return changes }
             // The chunk's new data, to checksum: the block's splices applied to the TIFF bytes.
-            let newTIFF = (try? FileEdit(block.splices))?.applied(to: tiff) ?? tiff
+            let newTIFF: [UInt8]
+            do { newTIFF = try FileEdit(block.splices).applied(to: tiff) } catch {
+                throw error.context("the planned edit of the eXIf chunk is inconsistent")
+            }
             let newData = Array(data[..<skip]) + newTIFF
             let oldCRC = try PhotoBytes.read(source, at: exif.crcOffset, count: 4)
             let newCRC = crc(type: "eXIf", newData)
@@ -171,7 +175,7 @@ enum PNGOrientationFix {
         }
         guard let edited else { return statesOrientation }
         guard !compressed else {
-            throw PhotoFormatError(
+            throw .unsupported(
                 "\(location) is compressed and states another orientation; fix changes bytes in place and does not "
                     + "re-compress text chunks (remove the chunk, e.g. with exiftool -PNG:all=, and fix again)")
         }

@@ -1,19 +1,20 @@
-public import VidorientCore
-public import VidorientISOBMFF
+package import VidorientCore
+package import VidorientIO
+import VidorientISOBMFF
 
 /// A planned change of a photo's orientation tag: what the file showed, what it will show, each
 /// place that changes (for people), and the bytes (`FileEdit`, against the original file).
-public struct OrientationEdit: Sendable, Hashable {
-    public var format: MediaFormat
+package struct OrientationEdit: Sendable, Hashable {
+    package var format: MediaFormat
     /// What the file showed before, by `PhotoReport`'s decision; nil when not one of the eight.
-    public var before: Orientation?
-    public var after: Orientation
+    package var before: Orientation?
+    package var after: Orientation
     /// Each place written, for a person: `APP1 EXIF IFD0 Orientation: 6 -> 1`,
     /// `new eXIf chunk before IDAT`, `irot of item 1: 3 -> 0`, `XMP tiff:Orientation: 6 -> 1`.
-    public var places: [String]
-    public var edit: FileEdit
+    package var places: [String]
+    package var edit: FileEdit
 
-    public init(format: MediaFormat, before: Orientation?, after: Orientation, places: [String], edit: FileEdit) {
+    package init(format: MediaFormat, before: Orientation?, after: Orientation, places: [String], edit: FileEdit) {
         self.format = format
         self.before = before
         self.after = after
@@ -34,14 +35,14 @@ public struct OrientationEdit: Sendable, Hashable {
 /// - A file with no EXIF gets a minimal one, unless XMP already states its orientation (then the
 ///   XMP digits change and nothing is inserted: the smallest edit that shows `target`).
 /// - Nothing to do (the file shows `target` and no statement disagrees) is an empty edit.
-public enum PhotoTagFix {
+package enum PhotoTagFix {
     /// `source` is the whole file; `format` is `MediaFormat(signature:)`'s answer for it.
-    public static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation)
+    package static func plan(_ source: some ByteSource, format: MediaFormat, target: Orientation)
         throws(PhotoFormatError)
         -> OrientationEdit
     {
         switch format {
-        case .movie, .other: throw PhotoFormatError("not a photo (\(format))")
+        case .movie, .other: throw .unsupported("not a photo (\(format))")
         case .heif: return try HEIFOrientationFix.plan(source, target: target)
         default: break
         }
@@ -58,18 +59,18 @@ public enum PhotoTagFix {
         case .png: changes = try PNGOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
         case .webp: changes = try WebPOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
         case .tiff: changes = try TIFFOrientationFix.plan(source, target: target, xmpDecides: xmpDecides)
-        default: throw PhotoFormatError("fixing \(format) is not built yet")
+        default: throw .unsupported("fixing \(format) is not built yet")
         }
         let edit: FileEdit
         do { edit = try FileEdit(changes.splices) } catch {
-            throw PhotoFormatError("the planned edit is inconsistent: \(error.reason)")
+            throw error.context("the planned edit is inconsistent")
         }
         return OrientationEdit(format: format, before: before, after: target, places: changes.places, edit: edit)
     }
 
     /// What the file shows by `PhotoReport`'s decision: nil when the deciding statement holds a
     /// value that is not one of the eight, `.up` when nothing states an orientation.
-    public static func shown(_ evidence: PhotoEvidence) -> Orientation? {
+    package static func shown(_ evidence: PhotoEvidence) -> Orientation? {
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
         if report.orientationSource != .none { return report.orientation }
@@ -90,7 +91,7 @@ public enum PhotoTagFix {
         {
             for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
                 guard digits.count == 1 else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
                 }
                 splices.append(
@@ -110,7 +111,7 @@ public enum PhotoTagFix {
             var places: [String] = []
             for (value, digits) in XMPOrientation.valueLocations(in: packet) where value != target.exif {
                 guard digits.count == 1 else {
-                    throw PhotoFormatError(
+                    throw .unsupported(
                         "\(location): tiff:Orientation '\(value)' is not one digit; it was left alone")
                 }
                 copy[digits.lowerBound] = UInt8(ascii: "0") + UInt8(target.exif)

@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// IFD0 of one TIFF structure, read from a byte source for editing its Orientation (tag 274):
@@ -44,7 +45,7 @@ struct IFD0Editor {
     }
 
     static func read(_ source: some ByteSource, _ offset: Int64, _ count: Int) throws(PhotoFormatError) -> [UInt8] {
-        do { return try source.read(at: offset, count: count) } catch { throw PhotoFormatError(error.reason) }
+        try source.read(at: offset, count: count)
     }
 
     func tag(_ entry: [UInt8]) -> Int { TIFFStructure.uint16(entry, 0, littleEndian) }
@@ -64,10 +65,10 @@ struct IFD0Editor {
         case TIFFType.short.rawValue: size = 2
         case TIFFType.long.rawValue: size = 4
         case TIFFType.byte.rawValue: size = 1
-        default: throw PhotoFormatError("the ifd0 orientation entry has type \(type), not short; it was left alone")
+        default: throw .unsupported("the ifd0 orientation entry has type \(type), not short; it was left alone")
         }
         guard count == 1 else {
-            throw PhotoFormatError("the ifd0 orientation entry holds \(count) values, not 1; it was left alone")
+            throw .unsupported("the ifd0 orientation entry holds \(count) values, not 1; it was left alone")
         }
         // A value of four bytes or fewer sits in the entry itself, left-justified.
         let old = Array(entry[8..<8 + size])
@@ -94,7 +95,7 @@ struct IFD0Editor {
     /// The old IFD0's entries with an Orientation entry inserted before the first larger tag,
     /// then the old next-IFD link: the bytes of the new IFD0.
     func newIFD0(_ target: Orientation) throws(PhotoFormatError) -> [UInt8] {
-        guard entries.count < 0xFFFF else { throw PhotoFormatError("ifd0 is full (65535 entries)") }
+        guard entries.count < 0xFFFF else { throw .unsupported("ifd0 is full (65535 entries)") }
         var table = entries
         let at = table.firstIndex { tag($0) > Int(TIFFTag.orientation) } ?? table.count
         table.insert(orientationEntry(target), at: at)
@@ -109,7 +110,7 @@ struct IFD0Editor {
         -> (pointer: ByteSplice, ifd: [UInt8])
     {
         guard tiffOffset <= Int(UInt32.max) else {
-            throw PhotoFormatError("the tiff data passes 4 GiB; a new ifd0 cannot be addressed")
+            throw .unsupported("the tiff data passes 4 GiB; a new ifd0 cannot be addressed")
         }
         let pointer = ByteSplice(
             offset: base + 4, old: IFD0Editor.encode(ifd0Offset, size: 4, littleEndian: littleEndian),
@@ -189,7 +190,7 @@ enum TIFFOrientationFix {
         if editor.orientationIndex != nil || !xmpDecides {
             let padding = Int64(size & 1)
             if editor.orientationIndex == nil, size + padding > Int64(UInt32.max) - 1 << 20 {
-                throw PhotoFormatError("the file passes 4 GiB; a new ifd0 cannot be addressed")
+                throw .unsupported("the file passes 4 GiB; a new ifd0 cannot be addressed")
             }
             let block = try TIFFBlockEdit(editor, target: target, tiffLength: size, location: "IFD0")
             changes.splices += block.splices

@@ -1,4 +1,5 @@
 import VidorientCore
+import VidorientIO
 import VidorientISOBMFF
 
 /// WebP: the `EXIF` chunk's IFD0 Orientation and the `XMP ` chunk's `tiff:Orientation`. Without
@@ -76,7 +77,7 @@ enum WebPOrientationFix {
         _ exif: Chunk, in source: some ByteSource, target: Orientation, changes: inout PhotoTagFix.Changes
     ) throws(PhotoFormatError) -> Int {
         guard exif.length <= WebPReader.maximumMetadataLength else {
-            throw PhotoFormatError("the 'EXIF' chunk is too large to edit")
+            throw .unsupported("the 'EXIF' chunk is too large to edit")
         }
         let data = try PhotoBytes.read(source, at: exif.dataOffset, count: exif.length)
         let skip = data.starts(with: EXIFReader.exifPrefix) ? 6 : 0

@@ -2,7 +2,7 @@ extension XMPOrientation {
     /// Where each `tiff:Orientation` value (attribute or element form, under every prefix bound
     /// to the TIFF namespace) sits in `packet`: the digits without surrounding white space, and
     /// their value. The fix rewrites these digits, so that XMP says what EXIF says.
-    public static func valueLocations(in packet: [UInt8]) -> [(value: Int, digits: Range<Int>)] {
+    package static func valueLocations(in packet: [UInt8]) -> [(value: Int, digits: Range<Int>)] {
         guard packet.count <= maximumLength else { return [] }
         var found: [(value: Int, digits: Range<Int>)] = []
         for prefix in prefixes(boundTo: tiffNamespace, in: packet) {

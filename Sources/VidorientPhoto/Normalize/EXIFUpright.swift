@@ -23,16 +23,16 @@ public enum ThumbnailOutcome: Sendable, Hashable {
 /// IFD0 and, when there, IFD1), the stated sizes swapped when the turn swaps the axes, the
 /// thumbnail turned too (or dropped). Every other byte stays where it was, so offsets into the
 /// block (MakerNotes, which some makers address absolutely) keep pointing at the same data.
-public struct EXIFUpright: Sendable, Hashable {
+package struct EXIFUpright: Sendable, Hashable {
     /// The edited TIFF bytes.
-    public var tiff: [UInt8]
+    package var tiff: [UInt8]
     /// Each change, for a person: `IFD0 Orientation: 6 -> 1`.
-    public var changes: [String]
-    public var thumbnail: ThumbnailOutcome
+    package var changes: [String]
+    package var thumbnail: ThumbnailOutcome
 
     /// Edits `tiff` for pixels moved by `transform`. `turnThumbnail` turns the thumbnail's JPEG
     /// (it is stored as the main picture is, so the same transform applies), or says why not.
-    public init(
+    package init(
         tiff original: [UInt8], transform: UprightTransform,
         turnThumbnail: ([UInt8]) -> Result<[UInt8], PhotoFormatError>
     ) throws(PhotoFormatError) {
@@ -48,6 +48,7 @@ public struct EXIFUpright: Sendable, Hashable {
             if try editor.swap(ifd0[TIFFTag.imageWidth], ifd0[TIFFTag.imageLength]) {
                 changes.append("IFD0 ImageWidth and ImageLength swapped")
             }
+            // Absent is fine: the Exif IFD's sizes are only kept in step; IFD0's orientation is what is changed.
             if let pointer = ifd0[TIFFTag.exifIFD].flatMap(structure.integer),
                 let exif = try? structure.directory(at: pointer), pointer != structure.firstIFDOffset
             {
@@ -57,6 +58,7 @@ public struct EXIFUpright: Sendable, Hashable {
             }
         }
         var thumbnail = ThumbnailOutcome.absent
+        // Absent is fine: no thumbnail to turn (reported as absent).
         if let next = ifd0.nextIFDOffset, next != ifd0.offset, let ifd1 = try? structure.directory(at: next),
             let startEntry = ifd1[TIFFTag.jpegInterchangeFormat],
             let lengthEntry = ifd1[TIFFTag.jpegInterchangeFormatLength],

@@ -1,41 +1,35 @@
-public import VidorientCore
-import VidorientISOBMFF
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+package import VidorientCore
+import VidorientIO
 
 /// A JPEG file as `normalize` rebuilds it: the markers the file carries for itself (every APPn and
 /// COM: JFIF, EXIF, XMP, ICC, MakerNotes, MPF, Adobe, …) in their order, then the turned image's
 /// tables, frame and scans from libjpeg-turbo, then whatever followed the original's end of image
 /// (the MPF images of a phone's photo). libjpeg-turbo is asked to copy no marker, so that every
 /// one is kept exactly (and JFIF is not added to a file that had none, as jpegtran does).
-public enum JPEGUpright {
+package enum JPEGUpright {
     /// One marker segment of a whole file in memory: `start` is the 0xFF of its marker, `length`
     /// counts the marker, the length field and the payload.
-    public struct Segment: Sendable, Hashable {
-        public var marker: UInt8
-        public var start: Int
-        public var length: Int
+    package struct Segment: Sendable, Hashable {
+        package var marker: UInt8
+        package var start: Int
+        package var length: Int
 
-        public var payloadStart: Int { start + 4 }
-        public var payloadLength: Int { length - 4 }
+        package var payloadStart: Int { start + 4 }
+        package var payloadLength: Int { length - 4 }
         /// APPn or COM: a segment the file carries for itself, not part of the coded image.
-        public var isApplication: Bool { (0xE0...0xEF).contains(marker) || marker == 0xFE }
+        package var isApplication: Bool { (0xE0...0xEF).contains(marker) || marker == 0xFE }
     }
 
     /// The segments of the first image, and where its end-of-image marker ends.
-    public struct Layout: Sendable, Hashable {
+    package struct Layout: Sendable, Hashable {
         /// From after SOI to the end of the image, scans' entropy-coded data left out.
-        public var segments: [Segment]
+        package var segments: [Segment]
         /// The offset just past EOI: the image is `bytes[0..<imageEnd]`, a trailer the rest.
-        public var imageEnd: Int
+        package var imageEnd: Int
         /// True for SOF2 and SOF10, a progressive image.
-        public var isProgressive: Bool
+        package var isProgressive: Bool
 
-        public init(_ bytes: [UInt8]) throws(PhotoFormatError) {
+        package init(_ bytes: [UInt8]) throws(PhotoFormatError) {
             var segments: [Segment] = []
             var progressive = false
             let count = bytes.count
@@ -102,17 +96,24 @@ public enum JPEGUpright {
         }
     }
 
-    /// The rebuilt file and what changed in it.
-    public struct Rebuilt: Sendable, Hashable {
-        public var bytes: [UInt8]
-        public var changes: [String]
-        public var thumbnail: ThumbnailOutcome
-        public var warnings: [String]
+    /// The rebuilt file and what changed in it. The file is the markers, then the image, then the
+    /// original's trailer: three pieces a writer streams one after another, never copied together.
+    package struct Rebuilt: Sendable, Hashable {
+        /// SOI and the markers kept (and edited).
+        package var markers: [UInt8]
+        /// The turned image from its first table to its EOI (a part of libjpeg-turbo's output).
+        package var image: ArraySlice<UInt8>
+        /// What followed the original's end of image (MPF images), as offsets in the original.
+        package var trailer: Range<Int>
+        package var changes: [String]
+        package var thumbnail: ThumbnailOutcome
+        package var warnings: [String]
     }
 
     /// `jpeg` without its APPn and COM segments: libjpeg-turbo's output for an embedded image
     /// (an EXIF thumbnail) carries a JFIF segment the original did not have.
-    public static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
+    package static func withoutApplicationSegments(_ jpeg: [UInt8]) -> [UInt8] {
+        // Absent is fine: libjpeg-turbo's own output; one that does not parse is kept whole.
         guard let layout = try? Layout(jpeg), let first = layout.segments.first(where: { !$0.isApplication }) else {
             return jpeg
         }
@@ -121,17 +122,31 @@ public enum JPEGUpright {
 
     static let mpfIdentifier: [UInt8] = Array("MPF\0".utf8)
 
+    /// Where the first segment that is not APPn or COM starts in a whole JPEG that libjpeg-turbo
+    /// wrote (SOI, its APPn, tables, frame, scans, EOI at the very end): only the leading segments
+    /// are read, not megabytes of scan data.
+    static func firstTable(ofWhole jpeg: [UInt8]) throws(PhotoFormatError) -> Int {
+        guard jpeg.count >= 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8, jpeg[jpeg.count - 2] == 0xFF,
+            jpeg[jpeg.count - 1] == 0xD9
+        else { throw PhotoFormatError("the turned image is not a whole jpeg") }
+        var offset = 2
+        while offset + 4 <= jpeg.count, jpeg[offset] == 0xFF {
+            let marker = jpeg[offset + 1]
+            guard (0xE0...0xEF).contains(marker) || marker == 0xFE else { return offset }
+            offset += 2 + (Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3]))
+        }
+        throw PhotoFormatError("the turned image has no frame")
+    }
+
     /// `original` with its image replaced by `turned` (a whole JPEG from the lossless transform).
-    public static func rebuild(
+    package static func rebuild(
         original: [UInt8], layout: Layout, turned: [UInt8], transform: UprightTransform,
         turnThumbnail: ([UInt8]) -> Result<[UInt8], PhotoFormatError>
     ) throws(PhotoFormatError) -> Rebuilt {
-        let turnedLayout = try Layout(turned)
         var changes: [String] = []
         var warnings: [String] = []
         var thumbnail = ThumbnailOutcome.absent
         var output: [UInt8] = [0xFF, 0xD8]
-        output.reserveCapacity(original.count + 1024)
         var sawEXIF = false
         var mpf: (segmentStart: Int, originalStart: Int)?
         let firstScan = layout.segments.firstIndex { $0.marker == 0xDA } ?? layout.segments.count
@@ -172,14 +187,8 @@ public enum JPEGUpright {
         let dropped = layout.segments[firstScan...].filter(\.isApplication).count
         if dropped > 0 { warnings.append("\(dropped) app or com segments between the scans were not kept") }
         // The turned image from its first table on: its own APPn (JFIF, Adobe) give way to the original's.
-        guard let firstTable = turnedLayout.segments.first(where: { !$0.isApplication }) else {
-            throw PhotoFormatError("the turned image has no frame")
-        }
-        output += turned[firstTable.start..<turnedLayout.imageEnd]
-        let imageEnd = output.count
-        if layout.imageEnd < original.count {
-            output += original[layout.imageEnd...]
-        }
+        let image = turned[try firstTable(ofWhole: turned)...]
+        let imageEnd = output.count + image.count
         if let mpf {
             let moved = try relocateMPF(
                 in: &output, segmentStart: mpf.segmentStart, originalSegmentStart: mpf.originalStart,
@@ -193,7 +202,10 @@ public enum JPEGUpright {
                 )
             }
         }
-        return Rebuilt(bytes: output, changes: changes, thumbnail: thumbnail, warnings: warnings)
+        // The turned image and the trailer are not copied: the writer streams them after the markers.
+        return Rebuilt(
+            markers: output, image: image, trailer: layout.imageEnd..<original.count, changes: changes,
+            thumbnail: thumbnail, warnings: warnings)
     }
 
     /// Rewrites an MPF index (CIPA DC-007: offsets from the MP header, the `II`/`MM` after
@@ -207,6 +219,7 @@ public enum JPEGUpright {
         let originalHeader = originalSegmentStart + 4 + mpfIdentifier.count
         let length = Int(output[segmentStart + 2]) << 8 | Int(output[segmentStart + 3])
         let tiffBytes = Array(output[header..<segmentStart + 2 + length])
+        // Absent is fine: an MPF that does not parse pointed nowhere already; it is kept as it was.
         guard let structure = try? TIFFStructure(tiff: tiffBytes),
             let ifd = try? structure.directory(at: structure.firstIFDOffset),
             let entries = ifd[0xB002], entries.count % 16 == 0

@@ -1,10 +1,10 @@
-public import VidorientCore
+package import VidorientCore
 
 /// A PNG as `normalize` rebuilds it: the re-encoded picture's `IHDR`, `PLTE`, `tRNS` and `IDAT`
 /// in place of the original's, and every other chunk of the original kept in its order, with
 /// `eXIf` set to orientation 1 (and its sizes swapped), XMP's `tiff:Orientation` set to 1 and
 /// `pHYs` swapped when the axes swap. Chunks placed relative to `PLTE` (`bKGD`, `hIST`) follow it.
-public enum PNGUpright {
+package enum PNGUpright {
     struct Chunk {
         var type: [UInt8]
         var data: ArraySlice<UInt8>
@@ -44,7 +44,8 @@ public enum PNGUpright {
 
     /// Why normalize cannot rebuild this PNG, or nil: an animation (its frames would each need
     /// turning) or a critical chunk it does not know.
-    public static func refusal(_ bytes: [UInt8]) -> String? {
+    package static func refusal(_ bytes: [UInt8]) -> String? {
+        // Absent is fine: a refusal is for files that read; a damaged one fails in `rebuild` with its reason.
         guard let chunks = try? chunks(bytes) else { return nil }
         if chunks.contains(where: { $0.name == "acTL" }) { return "an animated png (apng): its frames are not turned" }
         if let unknown = chunks.first(where: { $0.isCritical && !["IHDR", "PLTE", "IDAT", "IEND"].contains($0.name) }) {
@@ -53,13 +54,13 @@ public enum PNGUpright {
         return nil
     }
 
-    public struct Rebuilt: Sendable, Hashable {
-        public var bytes: [UInt8]
-        public var changes: [String]
+    package struct Rebuilt: Sendable, Hashable {
+        package var bytes: [UInt8]
+        package var changes: [String]
     }
 
     /// `original` with its picture replaced by `encoded`'s (a PNG of the turned pixels).
-    public static func rebuild(original: [UInt8], encoded: [UInt8], transform: UprightTransform)
+    package static func rebuild(original: [UInt8], encoded: [UInt8], transform: UprightTransform)
         throws(PhotoFormatError) -> Rebuilt
     {
         let old = try chunks(original)

@@ -1,10 +1,10 @@
-public import VidorientCore
+package import VidorientCore
 
 /// A lossless WebP as `normalize` rebuilds it: the re-encoded `VP8L` bitstream in place of the
 /// original's, and every other chunk kept in its order (`ICCP`, unknown ones), with the `VP8X`
 /// canvas size swapped when the axes swap, `EXIF` set to orientation 1 (sizes swapped) and XMP's
 /// `tiff:Orientation` set to 1.
-public enum WebPUpright {
+package enum WebPUpright {
     struct Chunk {
         var fourCC: [UInt8]
         var data: ArraySlice<UInt8>
@@ -33,7 +33,8 @@ public enum WebPUpright {
     }
 
     /// Why normalize cannot turn this WebP losslessly, or nil.
-    public static func refusal(_ bytes: [UInt8]) -> String? {
+    package static func refusal(_ bytes: [UInt8]) -> String? {
+        // Absent is fine: a refusal is for files that read; a damaged one fails in `rebuild` with its reason.
         guard let chunks = try? chunks(bytes) else { return nil }
         let names = Set(chunks.map(\.name))
         if names.contains("ANIM") || names.contains("ANMF") { return "an animated webp: its frames are not turned" }
@@ -45,13 +46,13 @@ public enum WebPUpright {
         return nil
     }
 
-    public struct Rebuilt: Sendable, Hashable {
-        public var bytes: [UInt8]
-        public var changes: [String]
+    package struct Rebuilt: Sendable, Hashable {
+        package var bytes: [UInt8]
+        package var changes: [String]
     }
 
     /// `original` with its bitstream replaced by `encoded`'s (a lossless WebP of the turned pixels).
-    public static func rebuild(
+    package static func rebuild(
         original: [UInt8], encoded: [UInt8], transform: UprightTransform, width: Int, height: Int
     )
         throws(PhotoFormatError) -> Rebuilt

@@ -1,10 +1,9 @@
 // upright FILE...: prints which way is up for each video or photo, and writes an upright
 // thumbnail of it, at most 320 pixels a side, as NAME.upright.png in the current directory.
 import Foundation
-import VidorientCore
-import VidorientFFmpeg
+import Vidorient
 
-FFmpegLog.setVerbose(false)  // FFmpeg's own warnings, off as in the vidorient command
+DecoderLog.setVerbose(false)  // FFmpeg's own warnings, off as in the vidorient command
 var failed = false
 for path in CommandLine.arguments.dropFirst() {
     do {

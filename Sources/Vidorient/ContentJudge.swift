@@ -1,0 +1,91 @@
+public import VidorientContent
+public import VidorientCore
+import VidorientFFmpeg
+import VidorientPhoto
+
+/// Which way the pixels say is up, for a photo or a clip as it is displayed (the orientation
+/// `inspect` decided, applied): the pictures are made here, measured by a `ContentEngine`, and
+/// judged by Core's `ContentVerdict` (docs/content.md).
+public struct ContentJudge: Sendable {
+    /// The box the displayed picture is scaled into: its centred square (at least 224 px for a
+    /// picture no longer than 2:1) feeds the scene network, and the engine scales it down again
+    /// for the face detector (`ContentEngine.faceSide`).
+    public static let pictureSide = 448
+    /// Where in a clip frames are taken: spread over it, as a viewer skimming it would see it, each
+    /// decoded at its time (not the keyframe before it, which a short clip shares between several).
+    public static let frameFractions: [Double] = [0.1, 0.3, 0.5, 0.7, 0.9]
+    /// A picture whose shorter side is below this has too little in it to judge: no opinion.
+    public static let minimumSide = 32
+
+    public var policy: ContentPolicy
+
+    public init(policy: ContentPolicy = ContentEngine.policy) {
+        self.policy = policy
+    }
+
+    /// The verdict on `path`. Throws one `InputError` naming the file when it cannot be decoded,
+    /// or when the engine cannot judge.
+    public func verdict(_ path: String, engine: ContentEngine) throws(InputError) -> ContentVerdict {
+        let evidence = try self.evidence(path, engine: engine)
+        return ContentVerdict(evidence: evidence, policy: policy)
+    }
+
+    /// The evidence of each picture judged, combined for a clip; a clip whose frames are all
+    /// black or flat gives evidence with no faces and no scene (no opinion, 0 frames).
+    public func evidence(_ path: String, engine: ContentEngine) throws(InputError) -> ContentEvidence {
+        let request = ThumbnailRequest(width: ContentJudge.pictureSide, height: ContentJudge.pictureSide)
+        let format = try PhotoReader.format(of: path)
+        if format.isPhoto {
+            let frames = try PhotoFrames(path: path, format: format)
+            guard ContentJudge.judgeable(frames.report.photo?.displayWidth, frames.report.photo?.displayHeight) else {
+                return try measure([], path: path, engine: engine)
+            }
+            return try measure([try frames.frame(request).picture], path: path, engine: engine)
+        }
+        let session = try OpenVideo(path: path, request: request)
+        guard ContentJudge.judgeable(session.report.video?.displayWidth, session.report.video?.displayHeight) else {
+            return try measure([], path: path, engine: engine)
+        }
+        let duration =
+            session.report.format.duration
+            ?? session.report.video.flatMap { video in
+                session.report.streams.first { $0.index == video.index }?.duration
+            }
+        let times = session.isStill || duration == nil ? [0] : ContentJudge.frameFractions.map { $0 * duration! }
+        var pictures: [Picture] = []
+        var seen: Set<Double> = []
+        for time in times {
+            let frame = try session.grab(at: time, exact: true)
+            // A short clip with few keyframes gives the same frame for several times: judge it once.
+            if let shown = frame.time, !seen.insert(shown).inserted { continue }
+            pictures.append(frame.picture)
+        }
+        return try measure(pictures, path: path, engine: engine)
+    }
+
+    /// A picture whose displayed size is known and at least `minimumSide` on its shorter side (the
+    /// judged picture is scaled to `pictureSide`, which would hide how little there is).
+    static func judgeable(_ width: Int?, _ height: Int?) -> Bool {
+        guard let width, let height else { return false }
+        return min(width, height) >= minimumSide
+    }
+
+    /// Every picture worth judging (not black or flat: as the thumbnail skips them)
+    /// measured and combined; none left gives no faces and no scene, so no opinion.
+    private func measure(_ pictures: [Picture], path: String, engine: ContentEngine) throws(InputError)
+        -> ContentEvidence
+    {
+        var measured: [ContentEvidence] = []
+        for picture in pictures where !RepresentativeFrame.isFlat(picture) {
+            do {
+                measured.append(try engine.evidence(of: picture, policy: policy))
+            } catch {
+                throw InputError(path: path, reason: error.description)
+            }
+        }
+        if measured.count == 1 { return measured[0] }
+        let nothing = ContentEvidence.Turn(faces: [], scene: nil)
+        return ContentEvidence(frames: measured, policy: policy)
+            ?? ContentEvidence(turns: Array(repeating: nothing, count: 4), frames: 0)
+    }
+}

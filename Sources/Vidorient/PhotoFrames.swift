@@ -1,0 +1,130 @@
+import VidorientCore
+import VidorientFFmpeg
+import VidorientIO
+import VidorientISOBMFF
+import VidorientPhoto
+import VidorientPhotoDecoding
+
+/// A photo's picture for thumbnails: the report is made first, by the photo readers, and its
+/// decision is what gets applied, once, on the small picture (as libvips does).
+///
+/// Pixels come from the cheapest decoder that gives enough of them: libheif for HEIF (a thumbnail
+/// item when it is large enough, transformations off), libjpeg-turbo with DCT scaling for JPEG and
+/// for a raw file's embedded JPEG preview, FFmpeg for PNG, WebP and TIFF.
+struct PhotoFrames {
+    let path: String
+    let report: MediaReport
+    let evidence: PhotoEvidence
+
+    init(path: String, format: MediaFormat) throws(InputError) {
+        self.path = path
+        evidence = try PhotoReader.read(path: path, format: format)
+        report = MediaReport(photo: evidence)
+    }
+
+    /// The photo as `request` asks: upright (unless `asStored`), fitted to the requested size.
+    func frame(_ request: ThumbnailRequest) throws(InputError) -> Thumbnailer.Frame {
+        guard let photo = report.photo else { throw InputError(path: path, reason: "not a photo") }
+        let transforms = evidence.heif?.transforms ?? []
+        // The stored size as displayed before the orientation: a HEIF clean aperture crops first.
+        let crop = HEIFItemTransform.storedCrop(
+            width: evidence.storedWidth ?? 0, height: evidence.storedHeight ?? 0, transforms: transforms)
+        let preview = rawPreview
+        var storedWidth = crop?.width ?? evidence.storedWidth ?? 0
+        var storedHeight = crop?.height ?? evidence.storedHeight ?? 0
+        if let preview, let width = preview.width, let height = preview.height {
+            (storedWidth, storedHeight) = (width, height)
+        }
+        guard storedWidth > 0, storedHeight > 0 else {
+            throw InputError(path: path, reason: "the photo states no size")
+        }
+        // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the
+        // header merely claims must not become gigabytes.
+        let (pixels, overflow) = storedWidth.multipliedReportingOverflow(by: storedHeight)
+        guard !overflow, pixels <= PhotoFrames.maximumStoredPixels else {
+            throw InputError(
+                path: path,
+                reason:
+                    "the photo claims \(storedWidth)x\(storedHeight) pixels, more than the \(PhotoFrames.maximumStoredPixels) decoded for a thumbnail"
+            )
+        }
+        let geometry: ThumbnailGeometry
+        do {
+            geometry = try ThumbnailGeometry(
+                storedWidth: storedWidth, storedHeight: storedHeight, orientation: photo.orientation, request: request)
+        } catch {
+            throw InputError(path: path, reason: error.description)
+        }
+        var stored = try decodeStored(
+            minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
+        if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {
+            stored = try PictureScaler.scale(
+                stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
+        }
+        return Thumbnailer.Frame(picture: geometry.orient(stored), stored: stored, time: nil, report: report)
+    }
+
+    /// A raw file's largest embedded JPEG preview: raw sensor data is not a picture FFmpeg decodes.
+    var rawPreview: EmbeddedImage? {
+        switch evidence.format {
+        case .tiff: guard let detail = evidence.formatDetail, detail != "tiff" else { return nil }
+        case .raw: break
+        default: return nil
+        }
+        return evidence.previews.first { $0.codec == "jpeg" && $0.offset != nil && $0.width != nil }
+    }
+
+    /// The stored pixels at a size no smaller than asked where the decoder can shrink while decoding.
+    private func decodeStored(minimumWidth: Int, minimumHeight: Int, crop: PixelRect?, preview: EmbeddedImage?)
+        throws(InputError) -> Picture
+    {
+        switch evidence.format {
+        case .heif:
+            // A clean aperture crops the full picture: ask for enough pixels that the crop still covers the request.
+            let fullWidth = evidence.storedWidth ?? minimumWidth, fullHeight = evidence.storedHeight ?? minimumHeight
+            let needWidth = crop.map { minimumWidth * fullWidth / max(1, $0.width) + 1 } ?? minimumWidth
+            let needHeight = crop.map { minimumHeight * fullHeight / max(1, $0.height) + 1 } ?? minimumHeight
+            let decoded = try HEIFDecoder.decode(path: path, minimumWidth: needWidth, minimumHeight: needHeight)
+            guard let crop else { return decoded.picture }
+            return decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture))
+        case .jpeg:
+            return try decodeJPEG(try bytes(at: 0, count: evidence.fileSize), minimumWidth, minimumHeight)
+        case .tiff where preview != nil, .raw where preview != nil:
+            return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
+        default:
+            return try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight)
+        }
+    }
+
+    private func decodeJPEG(_ jpeg: [UInt8], _ minimumWidth: Int, _ minimumHeight: Int) throws(InputError) -> Picture {
+        do {
+            return try JPEGDecoder.decode(jpeg, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+        } catch {
+            throw InputError(path: path, reason: "could not decode the jpeg: \(error)")
+        }
+    }
+
+    /// The most stored pixels decoded for one picture (a 16-bit grid or a PNG header can claim
+    /// four billion): 2^28, twice the largest phone sensors.
+    static let maximumStoredPixels = 1 << 28
+
+    /// The most encoded bytes read into memory for one picture: far above any camera's JPEG, far
+    /// below what a file that merely claims a size could make us allocate.
+    static let maximumEncodedBytes = 256 << 20
+
+    private func bytes(at offset: Int, count: Int?) throws(InputError) -> [UInt8] {
+        let file: FileBytes
+        do { file = try FileBytes(path: path) } catch { throw error.at(path: path) }
+        let count = count ?? Int(file.size)
+        guard count <= PhotoFrames.maximumEncodedBytes else {
+            throw InputError(
+                path: path,
+                reason:
+                    "the picture's \(count) bytes are more than the \(PhotoFrames.maximumEncodedBytes) read for a thumbnail"
+            )
+        }
+        do { return try file.read(at: Int64(offset), count: count) } catch {
+            throw error.at(path: path)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+public import VidorientCore
+public import VidorientIO
+
+/// What `vidorient thumbnail` makes from its inputs, planned before any file is decoded: the
+/// inputs expanded (directories walked for media, as `audit` walks them), each given the path it
+/// is written to, and what each picture is (a frame, a stored-versus-displayed comparison, or a
+/// contact sheet). `make` then renders one job and writes it, through a temporary file renamed
+/// into place. A library user gets the same files as the command line.
+public struct ThumbnailBatch: Sendable {
+    /// Where pictures go: one named file (one input), or a folder with a name template.
+    public enum Destination: Sendable, Hashable {
+        case file(String)
+        case folder(String, names: OutputNameTemplate)
+    }
+
+    /// What each picture shows.
+    public enum Layout: Sendable, Hashable {
+        /// One frame (upright, or as stored when the request says so).
+        case frame
+        /// Stored and displayed side by side, labelled.
+        case comparison
+        /// Evenly spaced frames in columns and rows.
+        case contactSheet(ContactSheetGrid)
+    }
+
+    /// One input and the path its picture is written to.
+    public struct Job: Sendable, Hashable {
+        public let input: String
+        public let output: String
+    }
+
+    /// A plan that cannot be carried out, said as one line (a usage error on the command line).
+    public struct PlanError: Error, Sendable, Hashable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let jobs: [Job]
+    /// What the walk met that is not a file (unreadable folders, loops, skipped links).
+    public let notes: [WalkNote]
+    public let format: ImageFormat
+    public let layout: Layout
+
+    /// Expands `inputs` and names each output. Refuses several inputs for one `.file`, and
+    /// two inputs named to the same output.
+    public init(inputs: [String], destination: Destination, format: ImageFormat, layout: Layout) throws(PlanError) {
+        let (files, notes) = ThumbnailBatch.expand(inputs)
+        var jobs: [Job] = []
+        for (index, file) in files.enumerated() {
+            switch destination {
+            case .file(let path):
+                guard files.count == 1 else {
+                    throw PlanError(description: "-o takes one input; use --out-dir for several")
+                }
+                jobs.append(Job(input: file, output: path))
+            case .folder(let folder, let names):
+                let name = try names.name(for: file, index: index, format: format)
+                jobs.append(Job(input: file, output: (folder.hasSuffix("/") ? folder : folder + "/") + name))
+            }
+        }
+        let duplicates = Dictionary(grouping: jobs.map(\.output), by: { $0 }).filter { $0.value.count > 1 }.keys
+        if let duplicate = duplicates.sorted().first {
+            throw PlanError(
+                description: "two inputs would both be written to '\(duplicate)': add {parent} or {index} to --name")
+        }
+        self.jobs = jobs
+        self.notes = notes
+        self.format = format
+        self.layout = layout
+    }
+
+    /// Files as given, directories walked for media files (the same walk as `audit`). A file
+    /// that is missing or unreadable stays in the list: `make` reports it, in order.
+    public static func expand(_ inputs: [String]) -> (files: [String], notes: [WalkNote]) {
+        var files: [String] = []
+        var notes: [WalkNote] = []
+        let walk = LibraryWalk(options: WalkOptions())
+        for input in inputs {
+            var status = stat()
+            if input.withPathCString({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                let found = walk.files([input])
+                files += found.files
+                notes += found.notes
+            } else {
+                files.append(input)
+            }
+        }
+        return (files, notes)
+    }
+
+    /// What was written for one input.
+    public struct Written: Encodable, Sendable, Hashable {
+        public let input: String
+        public let output: String
+        public let width: Int
+        public let height: Int
+        /// Seconds into the clip of the frame shown (a frame layout only).
+        public let time: Double?
+        /// The orientation applied (a frame layout, upright, only).
+        public let exifOrientation: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case input, inputBytes = "input_bytes", output, outputBytes = "output_bytes", width, height, time
+            case exifOrientation = "exif_orientation"
+        }
+
+        // Hand-written for `input_bytes` and `output_bytes`, keys computed from the paths.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encodePath(input, forKey: .input, bytesKey: .inputBytes)
+            try c.encodePath(output, forKey: .output, bytesKey: .outputBytes)
+            try c.encode(width, forKey: .width)
+            try c.encode(height, forKey: .height)
+            try c.encode(time, forKey: .time)
+            try c.encode(exifOrientation, forKey: .exifOrientation)
+        }
+    }
+
+    /// Renders one job's picture and writes it; the error names the file (its description is
+    /// the whole line to print).
+    public func make(_ job: Job, request: ThumbnailRequest, quality: Int) throws(VidorientError) -> Written {
+        let thumbnailer = Thumbnailer()
+        let picture: Picture
+        var time: Double?
+        var exif: Int?
+        switch layout {
+        case .contactSheet(let grid):
+            picture = try thumbnailer.contactSheet(
+                job.input, columns: grid.columns, rows: grid.rows,
+                tileWidth: request.width ?? request.height ?? 320,
+                exact: request.exact)
+        case .comparison:
+            picture = try thumbnailer.comparison(job.input, request: request)
+        case .frame:
+            let frame = try thumbnailer.frame(job.input, request: request)
+            picture = frame.picture
+            time = frame.time
+            exif = request.asStored ? nil : frame.report.displayOrientation?.exif
+        }
+        let bytes: [UInt8]
+        do { bytes = try format.encode(picture, quality: quality) } catch {
+            throw error.at(path: job.input, action: "render")
+        }
+        try OutputFile.write(bytes, to: job.output)
+        return Written(
+            input: job.input, output: job.output, width: picture.width, height: picture.height, time: time,
+            exifOrientation: exif)
+    }
+}
+
+/// How each output in a folder is named: `{stem}` (the input's name without its extension),
+/// `{name}`, `{parent}` (its folder's name), `{index}` (from 1) and `{ext}` (the format's).
+public struct OutputNameTemplate: Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+
+    public static let standard = OutputNameTemplate(unchecked: "{stem}.{ext}")
+
+    private init(unchecked text: String) { description = text }
+
+    /// A template that tells inputs apart: it holds `{stem}`, `{name}` or `{index}`.
+    public static func parse(_ text: String) throws(ValueError) -> OutputNameTemplate {
+        guard text.contains("{stem}") || text.contains("{name}") || text.contains("{index}") else {
+            throw ValueError("must contain {stem}, {name} or {index}, or every file would get the same name")
+        }
+        return OutputNameTemplate(unchecked: text)
+    }
+
+    /// The name of input number `index` (from 0). Refused when it would put a `/` in a name
+    /// that the template did not.
+    public func name(for file: String, index: Int, format: ImageFormat) throws(ThumbnailBatch.PlanError) -> String {
+        let components = file.split(separator: "/")
+        let base = components.last.map(String.init) ?? file
+        let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
+        let parent = components.dropLast().last.map(String.init) ?? "."
+        let expanded = description.replacing("{stem}", with: stem)
+            .replacing("{name}", with: base)
+            .replacing("{parent}", with: parent)
+            .replacing("{index}", with: String(index + 1))
+            .replacing("{ext}", with: format.rawValue)
+        guard !expanded.contains("/") || description.contains("/") else {
+            throw ThumbnailBatch.PlanError(description: "--name produced '\(expanded)', which is not a file name")
+        }
+        return expanded
+    }
+}

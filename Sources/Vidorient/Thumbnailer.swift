@@ -1,0 +1,180 @@
+public import VidorientCore
+import VidorientFFmpeg
+import VidorientPhoto
+public import VidorientText
+
+/// Upright pictures of videos and photos, with the orientation `inspect` reports: the report is
+/// made first, by the same `Prober`, and its decision is what gets applied.
+public struct Thumbnailer: Sendable {
+    /// What draws captions on contact sheets and comparisons; nil leaves the captions out (the
+    /// pictures keep their layout without the text bands).
+    public var font: (any TextRenderer)?
+
+    /// A thumbnailer whose captions use `font`: by default the system's sans face
+    /// (`FreeTypeFont.system`, DejaVu Sans on Debian), nil when no font is installed.
+    public init(font: (any TextRenderer)? = FreeTypeFont.system) {
+        self.font = font
+    }
+
+    /// Why captions cannot be drawn (no font loads), in one line ending "writing pictures without
+    /// captions"; nil when the system's font loads.
+    public static var captionFontProblem: String? {
+        guard FreeTypeFont.system == nil else { return nil }
+        if let chosen = getenv("VIDORIENT_FONT"), chosen.pointee != 0 {
+            return
+                "could not load font '\(String(cString: chosen))' (VIDORIENT_FONT): writing pictures without captions"
+        }
+        return "no font found for captions (install fonts-dejavu-core, or set VIDORIENT_FONT to a .ttf): "
+            + "writing pictures without captions"
+    }
+
+    /// One frame, as a viewer shows it.
+    public struct Frame: Sendable {
+        /// The frame upright: mirrored and turned as `report` decides, scaled to the request.
+        public var picture: Picture
+        /// The stored pixels at the same scale, before the orientation.
+        public var stored: Picture
+        /// The frame's time in seconds, as the decoder reports it; nil when it reports none.
+        public var time: Double?
+        /// The same report `Prober().inspect(path)` gives: the orientation applied is its decision.
+        public var report: MediaReport
+
+        init(picture: Picture, stored: Picture, time: Double?, report: MediaReport) {
+            self.picture = picture
+            self.stored = stored
+            self.time = time
+            self.report = report
+        }
+
+        init(_ frame: VideoFrame, report: MediaReport) {
+            self.init(picture: frame.picture, stored: frame.stored, time: frame.time, report: report)
+        }
+    }
+
+    /// The frame `request` asks for; a representative one when it names no time (10% in,
+    /// skipping black or flat frames). Throws one `InputError` naming the file and the reason
+    /// when it cannot be read or has no picture.
+    public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
+        let format = try PhotoReader.format(of: path)
+        if format.isPhoto { return try PhotoFrames(path: path, format: format).frame(request) }
+        let session = try OpenVideo(path: path, request: request)
+        let report = session.report
+        let still = session.isStill
+        let duration = Thumbnailer.duration(of: report)
+        if let at = request.at {
+            return Frame(
+                try session.grab(at: still ? 0 : at.seconds(in: duration), exact: request.exact), report: report)
+        }
+        if still || duration == nil { return Frame(try session.grab(at: 0, exact: false), report: report) }
+        // A representative frame: 10% in, unless that one is black or flat and a nearby one is not.
+        var best: Frame?
+        var bestDeviation = -1.0
+        for fraction in RepresentativeFrame.candidateFractions {
+            let frame = Frame(try session.grab(at: duration! * fraction, exact: request.exact), report: report)
+            if !RepresentativeFrame.isFlat(frame.picture) { return frame }
+            let deviation = frame.picture.lumaStatistics.deviation
+            if deviation > bestDeviation { (best, bestDeviation) = (frame, deviation) }
+        }
+        return best!
+    }
+
+    /// `columns`×`rows` evenly spaced frames, each upright at `tileWidth`, under a header with
+    /// the file name, duration, displayed size and orientation.
+    public func contactSheet(_ path: String, columns: Int, rows: Int, tileWidth: Int, exact: Bool = false)
+        throws(InputError) -> Picture
+    {
+        let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
+        let format = try PhotoReader.format(of: path)
+        if format.isPhoto {
+            // A photo has one picture: the sheet shows it once per tile, as contact sheets of stills do.
+            let frames = try PhotoFrames(path: path, format: format)
+            let tile = try frames.frame(request).picture
+            let grid = Picture.grid(Array(repeating: tile, count: max(1, columns * rows)), columns: columns)
+            guard let font else { return grid }
+            return grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font)
+        }
+        let session = try OpenVideo(path: path, request: request)
+        let report = session.report
+        let count = max(1, columns * rows)
+        let duration = Thumbnailer.duration(of: report) ?? 0
+        var tiles: [Picture] = []
+        for index in 0..<count {
+            let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
+            var tile = try session.grab(at: time, exact: exact).picture
+            if let font {
+                // The time in the bottom-left corner, white on a dark box so it reads on any frame.
+                let size = tile.width >= 160 ? 13 : 10
+                let label = font.mask(Thumbnailer.timestamp(time), pixelSize: size)
+                let box = Picture(
+                    width: min(tile.width, label.width + 6), height: label.height + 2, fill: RGB(24, 24, 24))
+                tile.paste(box, x: 0, y: tile.height - box.height)
+                tile.draw(label, x: 3, y: tile.height - box.height + 1)
+            }
+            tiles.append(tile)
+        }
+        let grid = Picture.grid(tiles, columns: columns)
+        guard let font else { return grid }
+        return grid.captioned(Thumbnailer.header(report, path: path), renderer: font)
+    }
+
+    /// Stored and displayed side by side, each labelled: the picture an audit wants.
+    public func comparison(_ path: String, request: ThumbnailRequest) throws(InputError) -> Picture {
+        let frame = try frame(path, request: request)
+        let video = frame.report.video
+        let stored = ["Stored", "\(frame.stored.width)×\(frame.stored.height)", "as decoded"]
+        var shown = ["Displayed", "\(frame.picture.width)×\(frame.picture.height)"]
+        if let photo = frame.report.photo {
+            shown.append(
+                "EXIF \(photo.exifOrientation): " + (photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° cw")
+        } else if let rotation = video?.rotation {
+            let exif = video?.exifOrientation.map { "EXIF \($0): " } ?? ""
+            shown.append(exif + (video?.mirrored == true ? "mirror, " : "") + "\(Thumbnailer.degrees(rotation))° cw")
+        } else {
+            shown.append("as stored")
+        }
+        guard let font else { return Picture.sideBySide([frame.stored, frame.picture]) }
+        let size = min(frame.stored.width, frame.picture.width) >= 120 ? 14 : 11
+        return Picture.sideBySide([
+            frame.stored.captioned(stored, pixelSize: size, renderer: font),
+            frame.picture.captioned(shown, pixelSize: size, renderer: font),
+        ])
+    }
+
+    /// How long a clip is, for choosing its frames: the container's duration, else its video
+    /// stream's (a raw or streamed file may state only the stream's); nil when neither is known.
+    static func duration(of report: MediaReport) -> Double? {
+        report.format.duration
+            ?? report.video.flatMap { video in report.streams.first { $0.index == video.index }?.duration }
+    }
+
+    static func header(_ report: MediaReport, path: String) -> [String] {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        var second: [String] = []
+        if let duration = report.format.duration { second.append(timestamp(duration)) }
+        var third: [String] = []
+        if let photo = report.photo {
+            if let width = photo.displayWidth, let height = photo.displayHeight { second.append("\(width)×\(height)") }
+            third.append("EXIF \(photo.exifOrientation):")
+            third.append((photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° clockwise")
+        }
+        if let video = report.video {
+            if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)×\(height)") }
+            if let exif = video.exifOrientation { third.append("EXIF \(exif):") }
+            if let rotation = video.rotation {
+                third.append((video.mirrored == true ? "mirror, " : "") + "\(degrees(rotation))° clockwise")
+            }
+        }
+        return [name, second.joined(separator: " · "), third.joined(separator: " ")]
+    }
+
+    static func timestamp(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let millis = Int(((seconds - Double(total)) * 1000).rounded(.down))
+        let text = "\(total / 60):" + (total % 60 < 10 ? "0" : "") + "\(total % 60)"
+        return text + "." + String(repeating: "0", count: max(0, 3 - String(millis).count)) + "\(millis)"
+    }
+
+    static func degrees(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,299 @@
+import ArgumentParser
+import Vidorient
+import VidorientAudit
+import VidorientContent
+import VidorientCore
+import VidorientIO
+
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sweep a media library for wrong or suspicious orientation.",
+        discussion: """
+            Walks directories (media extensions by default), probes files in parallel and reports \
+            each file's findings as it finishes. Read-only. Exit status: 0 nothing at or above \
+            --fail-on, 1 something was, 2 files could not be read and nothing else was found, \
+            64 bad usage. Rules and formats: docs/audit.md.
+            """
+    )
+
+    @Argument(help: "Files and directories.", completion: .file())
+    var paths: [String] = []
+
+    @Option(help: "Read paths from FILE (- for standard input), one a line.")
+    var filesFrom: String?
+
+    @Flag(name: [.customShort("0"), .customLong("null")], help: "With --files-from: paths are NUL-separated.")
+    var nulSeparated = false
+
+    @Option(help: "Only files matching this glob (repeatable; matched against the path and the name).")
+    var include: [String] = []
+
+    @Option(help: "Skip files and directories matching this glob (repeatable).")
+    var exclude: [String] = []
+
+    @Flag(help: "Follow symbolic links (loops are detected and reported).")
+    var followSymlinks = false
+
+    @Option(help: "Audit only part K of N, split by a hash of each path: K/N.", transform: Shard.parser(for: "--shard"))
+    var shard: Shard?
+
+    @OptionGroup var parallel: JobsOption
+
+    @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")
+    var timeout: Double = 30
+
+    @Flag(help: "Decode each video's first frame (finds H.264/HEVC orientation SEI): slower.")
+    var deep = false
+
+    @OptionGroup var contentOptions: ContentOptions
+
+    @Option(
+        help: "Exit 1 when a finding is at or above this severity: error, warning or info (default: warning).",
+        transform: Severity.parser(for: "--fail-on"))
+    var failOn = Severity.warning
+
+    @OptionGroup var jsonOutput: JSONOption
+
+    @Flag(help: "One JSON object per line, per file, as files finish.")
+    var jsonl = false
+
+    @Flag(help: "CSV, one row per finding.")
+    var csv = false
+
+    @Flag(name: .shortAndLong, help: "Human output: list info findings too.")
+    var verbose = false
+
+    @OptionGroup var progressOption: ProgressOption
+
+    @Flag(help: "Keep each file's result in a cache and answer unchanged files from it (docs/audit.md).")
+    var cache = false
+
+    @Option(help: "The cache file (implies --cache; default $XDG_CACHE_HOME/vidorient/audit.sqlite).")
+    var cachePath: String?
+
+    @Flag(help: "Audit what is in the folders, then keep watching them and audit each new or changed file (inotify).")
+    var watch = false
+
+    @Option(help: "With --watch: seconds of quiet after a file is closed before it is audited.")
+    var settle: Double = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "With --watch: run CMD (with /bin/sh) for each finding at or above --fail-on.",
+            discussion: "$1 is the file, $2 the suggested fix (may be empty), $3 the finding's code."))
+    var exec: String?
+
+    @Option(help: "Also write one self-contained HTML page of the files with findings.")
+    var html: String?
+
+    @Flag(help: "With --html: as-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
+    var thumbnails = false
+
+    func validate() throws {
+        guard !paths.isEmpty || filesFrom != nil else { throw ValidationError("give paths to audit, or --files-from") }
+        if !paths.isEmpty && filesFrom != nil { throw ValidationError("give paths or --files-from, not both") }
+        if nulSeparated && filesFrom == nil { throw ValidationError("-0 goes with --files-from") }
+        if [jsonOutput.json, jsonl, csv].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --json, --jsonl, --csv")
+        }
+        // A day is far beyond any probe; inf or 1e308 would overflow the deadline.
+        guard timeout > 0, timeout <= 86400 else {
+            throw ValidationError("--timeout must be above 0 and at most 86400 seconds, got \(timeout)")
+        }
+        if watch && filesFrom != nil { throw ValidationError("--watch takes folders, not --files-from") }
+        if watch && jsonOutput.json {
+            throw ValidationError("--watch writes --jsonl, --csv or lines, not one --json document")
+        }
+        if exec != nil && !watch { throw ValidationError("--exec goes with --watch") }
+        if html != nil && watch {
+            throw ValidationError("--html writes one page at the end; it does not go with --watch")
+        }
+        if thumbnails && html == nil { throw ValidationError("--thumbnails goes with --html") }
+        guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
+    }
+
+    func run() throws {
+        DecoderLog.setVerbose(false)
+        var options = AuditOptions()
+        options.walk.include = include
+        options.walk.exclude = exclude
+        options.walk.followSymlinks = followSymlinks
+        options.walk.shard = shard
+        options.jobs = parallel.count
+        options.timeout = timeout
+        options.deep = deep
+        options.failOn = failOn
+        if let policy = contentOptions.policy {
+            do throws(ContentUnavailable) { try Auditor.prepareContent(jobs: options.jobs) } catch {
+                Terminal.warn("content cannot be judged: \(error)")
+                throw ExitStatus.unreadableInput
+            }
+            options.content = policy
+        }
+        if cache || cachePath != nil {
+            if let path = cachePath ?? AuditCache.defaultPath {
+                // The page needs each flagged file's video object, which hits otherwise skip.
+                options.cache = AuditCache.open(path: path, fullRecords: html != nil, warn: { Terminal.warn($0) })
+            } else {
+                Terminal.warn("cache not used: neither XDG_CACHE_HOME nor HOME is set; give --cache-path")
+            }
+        }
+
+        let format: AuditFormat = jsonOutput.json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
+        let writer = AuditWriter(format: format, showInfo: verbose, colors: Terminal.standardOutput.colors)
+        if watch { return try runWatch(options: options, writer: writer) }
+        let source: Auditor.Source
+        if let filesFrom {
+            do { source = .list(try PathList(path: filesFrom, nulSeparated: nulSeparated)) } catch {
+                Terminal.warn(error.description)
+                throw ExitStatus.unreadableInput
+            }
+        } else {
+            source = .walk(paths)
+        }
+        var page: HTMLReport?
+        if let html {
+            do { page = try HTMLReport(path: html, thumbnails: thumbnails) } catch {
+                Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
+                throw ExitStatus.unreadableInput
+            }
+        }
+        let progress = ProgressLine(enabled: progressOption.showProgress && ProgressBar.allowed)
+        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        var first = true
+        write(writer.begin())
+        let summary = Auditor(options: options).run(
+            source,
+            record: { record in
+                page?.add(record)
+                let text = writer.record(record, first: first)
+                // Only a terminal shows stdout and stderr on one screen: clear the line first there.
+                if !text.isEmpty && stdoutIsTerminal { progress.clear() }
+                write(text)
+                first = false
+            },
+            note: { note in
+                progress.clear()
+                if note.kind != .symlinkSkipped { Terminal.warn("skipped '\(note.path)': \(note.reason)") }
+            },
+            progress: { progress.show($0) })
+        progress.clear()
+        write(writer.end(summary))
+        if let page {
+            try finishPage(page, jobs: options.jobs, showProgress: progressOption.showProgress)
+        }
+        if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
+    }
+
+    private func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        print(text, terminator: "")
+    }
+
+    /// Watch mode: records are written (and flushed) as files complete, until SIGINT or SIGTERM.
+    private func runWatch(options: AuditOptions, writer: AuditWriter) throws {
+        let watcher: Watcher
+        do { watcher = try Watcher(roots: paths, settle: settle) } catch {
+            Terminal.warn("could not watch '\(error.path ?? "")': \(error.reason)")
+            throw ExitStatus.unreadableInput
+        }
+        watchStopDescriptor = watcher.stopDescriptor
+        // A parent may have started us with signals blocked (some process launchers do): unblock
+        // the two that stop us, on this thread, which then takes them.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        sigaddset(&stopping, SIGINT)
+        sigaddset(&stopping, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { _ in
+                var byte: UInt8 = 1
+                _ = Glibc.write(watchStopDescriptor, &byte, 1)
+            }
+        }
+        write(writer.begin())
+        fflush(nil)
+        let exec = self.exec
+        let failOn = options.failOn
+        watcher.run(
+            options: options,
+            record: { record in
+                write(writer.record(record, first: false))
+                fflush(nil)
+                guard let exec else { return }
+                for finding in record.findings where finding.severity >= failOn {
+                    if let failure = Watcher.runHook(
+                        exec, arguments: [record.path, finding.action ?? "", finding.code])
+                    {
+                        Terminal.warn("could not run --exec: \(failure)")
+                    }
+                }
+            },
+            event: { event in
+                switch event {
+                case .ready(let files):
+                    Terminal.warn(
+                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)"
+                    )
+                case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
+                case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
+                case .overflow: Terminal.warn("the inotify queue overflowed: looking again for what changed")
+                case .walkNote(let note):
+                    if note.kind != .symlinkSkipped { Terminal.warn("skipped '\(note.path)': \(note.reason)") }
+                }
+            })
+        options.cache?.flush()
+    }
+}
+
+/// Makes the page's thumbnails (with a progress bar on a terminal) and closes it.
+func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
+    if page.thumbnailFolder != nil {
+        let bar = ProgressBar(total: page.thumbnailPaths.count, quiet: !showProgress)
+        let failed = page.makeThumbnails(jobs: jobs) { _, _ in bar.advance("thumbnails") }
+        bar.finish()
+        if failed > 0 { Terminal.warn("\(failed) thumbnails could not be made; their rows show no picture") }
+    }
+    do { try page.finish() } catch {
+        Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
+        throw ExitStatus.unreadableInput
+    }
+}
+
+/// Where a signal handler writes to end watch mode (a handler cannot capture anything).
+nonisolated(unsafe) private var watchStopDescriptor: Int32 = -1
+
+/// A one-line progress report on stderr, redrawn in place; only on a terminal.
+final class ProgressLine: @unchecked Sendable {
+    // Used only from the audit's serialised callbacks.
+    private let enabled: Bool
+    private var shown = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func show(_ progress: AuditProgress) {
+        guard enabled else { return }
+        var line = "\(progress.done)"
+        line += progress.walkFinished ? "/\(progress.found) files" : " files (\(progress.found) found)"
+        line += ", \(Int(progress.filesPerSecond.rounded())) files/s"
+        if let remaining = progress.remaining {
+            let seconds = Int(remaining.rounded())
+            line += ", ETA \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
+        }
+        emit("\r\u{1B}[2K" + line)
+        shown = true
+    }
+
+    func clear() {
+        guard shown else { return }
+        emit("\r\u{1B}[2K")
+        shown = false
+    }
+
+    private func emit(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,299 @@
+import ArgumentParser
+import Vidorient
+import VidorientCore
+import VidorientFix
+import VidorientIO
+
+struct Fix: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Set the orientation of photos and of MP4 and QuickTime files, changing only the bytes that say it.",
+        discussion: """
+            Give exactly one of --orientation N (EXIF 1-8), --rotate DEG [--mirror] or --reset. \
+            --rotate 90 sets a 90° clockwise rotation; a sign, as in --rotate +90 or --rotate -90, turns \
+            the picture a further 90° clockwise or counter-clockwise from how it is shown now (--mirror \
+            then mirrors what is shown first). Only the 36 matrix bytes of each video track's tkhd box \
+            change, and the movie's mvhd matrix with --reset-movie-matrix; media data is never touched. \
+            Photos (JPEG, PNG, WebP, TIFF/DNG/raw): the EXIF Orientation tag's bytes change (and every XMP \
+            tiff:Orientation with it, and a PNG chunk's CRC); a file without the tag gets the smallest \
+            insertion that states it. \
+            By default the file is copied to a temporary file in its folder, fixed, flushed, checked and \
+            renamed over the original; --in-place writes just the changed bytes (refused when bytes must be \
+            inserted). Or --from-audit FILE (- for standard input): the fixes an `audit --jsonl` suggests, \
+            and nothing else. --journal FILE records every file written, and --undo FILE takes them back, \
+            byte for byte. Many files are fixed in parallel; a summary ends on stderr. Exit status: 0 \
+            done, 2 a file could not be read, fixed or undone, 64 bad usage. See docs/fix.md.
+            """
+    )
+
+    @Argument(help: "Photos (JPEG, PNG, WebP, TIFF/DNG/raw), MP4 or QuickTime files.", completion: .file())
+    var files: [String] = []
+
+    @Option(
+        help: ArgumentHelp("The EXIF orientation to set, 1-8.", valueName: "n"),
+        transform: OrientationChoice.parser(for: "--orientation"))
+    var orientation: OrientationChoice?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Clockwise degrees, a multiple of 90: 90 sets the rotation, +90 or -90 turns from the current one.",
+            valueName: "degrees"),
+        transform: RotationChoice.parser(for: "--rotate"))
+    var rotate: RotationChoice?
+
+    @Flag(help: "With --rotate: mirror horizontally before rotating.")
+    var mirror = false
+
+    @Flag(help: "Set orientation 1, the identity matrix.")
+    var reset = false
+
+    @Flag(help: "Also set a movie matrix (mvhd) that is not the identity to the identity.")
+    var resetMovieMatrix = false
+
+    @Option(
+        name: .customLong("from-audit"),
+        help: ArgumentHelp(
+            "Apply the fixes suggested in this `audit --jsonl` output (- for standard input).", valueName: "file"))
+    var fromAudit: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Append a record of every file written to this JSONL journal, for --undo.", valueName: "file"))
+    var journal: String?
+
+    @Option(
+        help: ArgumentHelp("Undo the fixes this journal records, newest first, byte for byte.", valueName: "journal"))
+    var undo: String?
+
+    @Flag(help: "Show the orientation before and after; write nothing.")
+    var dryRun = false
+
+    @Flag(help: "Write only the changed bytes into the file itself, instead of replacing it with a fixed copy.")
+    var inPlace = false
+
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "Write the fixed file here, leaving the input alone (one input only).")
+    var copy: String?
+
+    @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
+    var preserveMtime = false
+
+    @OptionGroup var parallel: JobsOption
+    @OptionGroup var progress: ProgressOption
+    @OptionGroup var jsonOutput: JSONOption
+
+    private var change: OrientationChange? {
+        if reset { return .reset }
+        if let orientation { return .set(orientation.orientation) }
+        if let rotate { return OrientationChange(rotation: rotate, mirrored: mirror) }
+        return nil
+    }
+
+    private var mode: FileWriteMode {
+        if let copy { return .copy(to: copy) }
+        return inPlace ? .inPlace : .replace
+    }
+
+    func validate() throws {
+        let given = [orientation != nil, rotate != nil, reset].filter { $0 }.count
+        if undo != nil || fromAudit != nil {
+            if undo != nil && fromAudit != nil { throw ValidationError("--undo and --from-audit exclude each other") }
+            let what = undo != nil ? "--undo" : "--from-audit"
+            guard files.isEmpty else { throw ValidationError("\(what) takes no files: they come from its input") }
+            guard given == 0 && !mirror && !resetMovieMatrix else {
+                throw ValidationError(
+                    "\(what) takes no orientation options: \(undo != nil ? "the journal" : "the audit") says what to do"
+                )
+            }
+            if copy != nil { throw ValidationError("-o does not go with \(what)") }
+            if undo != nil && (dryRun || journal != nil || inPlace) {
+                throw ValidationError(
+                    "--undo writes each file back as it was fixed: no --dry-run, --journal or --in-place")
+            }
+            return
+        }
+        guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
+        guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+        if mirror && rotate == nil { throw ValidationError("--mirror goes with --rotate") }
+        if copy != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
+        if copy != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
+        if copy != nil && journal != nil {
+            throw ValidationError("-o leaves the input alone: there is nothing to journal")
+        }
+    }
+
+    func run() throws {
+        // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
+        DecoderLog.setVerbose(false)
+        if let undo { return try undoAll(undo) }
+        var journalFile: JournalFile? = nil
+        if let journal, !dryRun {
+            do throws(VidorientError) { journalFile = try JournalFile(path: journal) } catch {
+                Terminal.warn(error.reason)
+                throw ExitStatus.unreadableInput
+            }
+        }
+        let list: [FixJob]
+        var unreadable: [String] = []
+        if let fromAudit {
+            do throws(VidorientError) { (list, unreadable) = try FixBatch.jobs(fromAudit: fromAudit) } catch {
+                Terminal.warn(error.description)
+                throw ExitStatus.unreadableInput
+            }
+            unreadable.forEach(Terminal.warn)
+        } else {
+            guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+            list = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
+        }
+        let batch = FixBatch(
+            mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile,
+            jobs: parallel.count)
+        let bar = ProgressBar(total: list.count, quiet: !progress.showProgress || list.count < 2)
+        let outcomes = batch.run(list) { job, outcome in
+            switch outcome {
+            case .refused(let reason), .failed(let reason): bar.warn("could not fix '\(job.path)': \(reason)")
+            case .fixed(let result, _, _), .alreadyRight(let result):
+                for warning in result.warnings { bar.warn("warning: '\(job.path)': \(warning)") }
+            }
+            bar.advance(job.path)
+        }
+        bar.finish()
+        let results = outcomes.compactMap(\.result)
+        if fromAudit != nil && dryRun && !jsonOutput.json {
+            print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
+        } else if jsonOutput.json {
+            let encoder = JSONText()
+            print(
+                results.count == 1 && fromAudit == nil && files.count == 1
+                    ? try encoder.encode(results[0]) : try encoder.encode(results))
+        } else {
+            let terminal = Terminal.standardOutput
+            print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
+        }
+        let summary = FixSummary(outcomes, unreadableLines: unreadable.count)
+        if list.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
+        if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
+    }
+
+    /// `--undo`: each file's line as it is restored, then the count on stderr.
+    private func undoAll(_ journal: String) throws {
+        let plan: Undo.Plan
+        do throws(VidorientError) { plan = try Undo.Plan(journal: journal) } catch {
+            Terminal.warn(error.reason)
+            throw ExitStatus.unreadableInput
+        }
+        for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
+        let bar = ProgressBar(total: plan.files.count, quiet: !progress.showProgress || plan.files.count < 2)
+        let files = Undo.run(plan, jobs: parallel.count) { file in
+            if let refusal = file.refusal { bar.warn("could not undo '\(file.path)': \(refusal.reason)") }
+            bar.advance(file.path)
+        }
+        bar.finish()
+        for (entry, outcome) in files.flatMap(\.undone) {
+            let name = entry.path.escapingControlCharacters
+            switch outcome {
+            case .restored:
+                let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
+                let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
+                print(
+                    "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+                )
+            case .neverWritten:
+                print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
+            }
+        }
+        let summary = Undo.Summary(files)
+        Terminal.warn(summary.line)
+        if summary.refused > 0 { throw ExitStatus.unreadableInput }
+    }
+}
+
+extension AnyFixResult {
+    func text(_ terminal: Terminal) -> String {
+        switch self {
+        case .video(let result): FixReport(result: result, terminal: terminal).text
+        case .photo(let result): PhotoFixReport(result: result, terminal: terminal).text
+        }
+    }
+}
+
+/// One photo's fix as a person reads it: the orientation before and after, each place written,
+/// then what was written.
+struct PhotoFixReport {
+    let result: PhotoFixResult
+    let terminal: Terminal
+
+    var text: String {
+        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
+        }
+        row(result.format, "\(orientation(result.before)) -> \(terminal.paint(orientation(result.after), .green))")
+        for place in result.places { row("changes", place.escapingControlCharacters) }
+        let plural = result.bytesChanged == 1 ? "" : "s"
+        let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
+        if result.dryRun {
+            row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
+        } else if let written = result.writtenPath {
+            row(
+                "written",
+                "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))"
+            )
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ state: PhotoFixResult.State) -> String {
+        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else {
+            return "not one of the eight"
+        }
+        return "EXIF \(exif) (\(orientation.summary))"
+    }
+}
+
+/// One file's fix as a person reads it: each changed matrix before and after, then what was written.
+struct FixReport {
+    let result: FixResult
+    let terminal: Terminal
+
+    var text: String {
+        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
+        }
+        for change in result.changes {
+            let label = change.trackID.map { "track \($0)" } ?? "movie"
+            row(label, "\(orientation(change.before)) -> \(terminal.paint(orientation(change.after), .green))")
+            row("matrix", "\(matrix(change.before.matrix)) -> \(matrix(change.after.matrix))")
+        }
+        let changed = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") changed"
+        if result.dryRun {
+            row(
+                "dry run",
+                "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
+        } else if let written = result.writtenPath {
+            row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ state: FixResult.State) -> String {
+        if let exif = state.exifOrientation, let orientation = Orientation(exif: exif) {
+            return "EXIF \(exif) (\(orientation.summary))"
+        }
+        return state.rotation.map { "not one of the eight (rotates \(number($0))°)" } ?? "not invertible"
+    }
+
+    private func matrix(_ m: [Double]) -> String {
+        stride(from: 0, to: 9, by: 3).map { m[$0..<$0 + 3].map(number).joined(separator: " ") }.joined(separator: " | ")
+    }
+
+    private func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : String((value * 10000).rounded() / 10000)
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Vidorient
+import VidorientCore
+
+struct Normalize: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn photos' pixels upright and set their orientation to 1; each shows exactly as before.",
+        discussion: """
+            JPEG is turned losslessly (libjpeg-turbo moves the DCT coefficients, as jpegtran -perfect); \
+            a size that is not a multiple of the MCU is refused unless --trim drops the partial blocks. \
+            Every other metadata segment is kept; the EXIF sizes are swapped and its thumbnail turned \
+            (or dropped, when it cannot be turned losslessly). PNG and lossless WebP are decoded, turned \
+            and re-encoded losslessly, their other chunks kept. Lossy WebP, HEIC, AVIF and TIFF are \
+            refused: `vidorient fix` (tag only) is the lossless answer for them, as for videos. The new \
+            file is written beside the old one, flushed, read back and renamed over it. See docs/normalize.md.
+            """
+    )
+
+    @Argument(help: "JPEG, PNG or lossless WebP photos.", completion: .file())
+    var files: [String]
+
+    @Flag(help: "JPEG: drop partial MCU blocks on the edges a turn would move, instead of refusing.")
+    var trim = false
+
+    @Flag(help: "Show what would change; write nothing.")
+    var dryRun = false
+
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "Write the upright file here, leaving the input alone (one input only).")
+    var output: String?
+
+    @Flag(help: "Keep the file's modification (and access) time, as exiftool -P does.")
+    var preserveMtime = false
+
+    @OptionGroup var jsonOutput: JSONOption
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one photo to normalize") }
+        if output != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
+    }
+
+    func run() throws {
+        DecoderLog.setVerbose(false)
+        let terminal = Terminal.standardOutput
+        try reportEach(
+            files, json: jsonOutput.json, human: { NormalizeText(result: $0, terminal: terminal).text },
+            report: { file in
+                do throws(VidorientError) {
+                    return try PhotoNormalizer.normalize(
+                        path: file, trim: trim, output: output, dryRun: dryRun, preserveModificationTime: preserveMtime
+                    ) { Terminal.warn("warning: '\(file)': \($0)") }
+                } catch {
+                    Terminal.warn("could not normalize '\(file)': \(error.reason)")
+                    return nil
+                }
+            })
+    }
+}
+
+/// One photo's normalize as a person reads it.
+struct NormalizeText {
+    let result: NormalizeResult
+    let terminal: Terminal
+
+    var text: String {
+        let plan = result.plan
+        var lines = [terminal.paint(plan.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + terminal.paint(label.padding(11), .dim) + value)
+        }
+        let size = { (w: Int?, h: Int?) in "\(w.map(String.init) ?? "?")x\(h.map(String.init) ?? "?")" }
+        if plan.isUpright {
+            row(
+                "unchanged",
+                "already upright (EXIF \(plan.before.exif)); "
+                    + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
+            return lines.joined(separator: "\n") + "\n"
+        }
+        row("orientation", "EXIF \(plan.before.exif) (\(plan.before.summary)) -> \(terminal.paint("EXIF 1", .green))")
+        row(
+            "pixels",
+            "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")"
+        )
+        row(
+            "size",
+            "\(size(plan.storedWidth, plan.storedHeight)) stored -> \(size(plan.width, plan.height))"
+                + (plan.trimmed ? " (trimmed)" : ""))
+        switch plan.thumbnail {
+        case .absent: break
+        case .transformed: row("thumbnail", "turned losslessly")
+        case .dropped(let reason): row("thumbnail", "dropped: \(reason)")
+        }
+        for change in plan.changes.dropFirst() { row("changed", change) }
+        if result.dryRun {
+            row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
+        } else if let written = result.writtenPath {
+            row(
+                "written",
+                "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))"
+            )
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

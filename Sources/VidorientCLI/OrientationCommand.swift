@@ -1,0 +1,107 @@
+import ArgumentParser
+import VidorientCore
+
+struct OrientationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orientation",
+        abstract: "Print every equivalent representation of one orientation, or of all eight.",
+        discussion: """
+            Give the orientation as exactly one of the options, for example --exif 6, --uiimage 3, \
+            --matrix 0,1,-1,0, --rotation 90 --mirrored, --heif 3,0, --capture portrait or \
+            --device landscapeLeft. Without one, all eight are printed.
+            """
+    )
+
+    @Option(help: "EXIF/TIFF Orientation (and CGImagePropertyOrientation raw value), 1-8.")
+    var exif: String?
+
+    @Option(name: .customLong("uiimage"), help: "UIImage.Orientation raw value, 0-7.")
+    var uiImage: String?
+
+    @Option(help: "Matrix in tkhd order: a,b,c,d or a,b,c,d,tx,ty or all 9 entries.")
+    var matrix: String?
+
+    @Option(help: "Clockwise degrees (applied after --mirrored): a multiple of 90.")
+    var rotation: String?
+
+    @Flag(help: "With --rotation: mirror horizontally first.")
+    var mirrored = false
+
+    @Option(help: "HEIF irot (counter-clockwise quarter turns) and optional imir axis: irot[,imir].")
+    var heif: String?
+
+    @Option(help: "AVCaptureVideoOrientation, by raw value 1-4 or name, for an unmirrored back camera.")
+    var capture: String?
+
+    @Option(help: "UIDeviceOrientation, by raw value 1-4 or name (its landscape names swap the capture's).")
+    var device: String?
+
+    @Option(
+        help: "Stored size WxH, each 1-32767, for the matrix translation and the displayed size (default: 1920x1080).",
+        transform: PixelSize.parser(for: "--size"))
+    var size = PixelSize(width: 1920, height: 1080)
+
+    @OptionGroup var jsonOutput: JSONOption
+
+    private var given: [(Orientation.Representation, String)] {
+        let all: [(Orientation.Representation, String?)] = [
+            (.exif, exif), (.uiImage, uiImage), (.matrix, matrix), (.rotation, rotation), (.heif, heif),
+            (.capture, capture), (.device, device),
+        ]
+        return all.compactMap { representation, value in value.map { (representation, $0) } }
+    }
+
+    func validate() throws {
+        guard given.count <= 1 else { throw ValidationError("give the orientation in one representation only") }
+        if mirrored && rotation == nil { throw ValidationError("--mirrored goes with --rotation") }
+        if let (representation, value) = given.first {
+            do { _ = try Orientation.parse(value, as: representation, mirrored: mirrored) } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    func run() throws {
+        let orientations =
+            try given.first.map { [try Orientation.parse($0.1, as: $0.0, mirrored: mirrored)] } ?? Orientation.allCases
+        let descriptions = orientations.map {
+            OrientationDescription($0, storedWidth: size.width, storedHeight: size.height)
+        }
+        if jsonOutput.json {
+            let encoder = JSONText()
+            print(descriptions.count == 1 ? try encoder.encode(descriptions[0]) : try encoder.encode(descriptions))
+            return
+        }
+        let terminal = Terminal.standardOutput
+        print(descriptions.map { text($0, terminal) }.joined(separator: "\n"), terminator: "")
+    }
+
+    private func text(_ d: OrientationDescription, _ terminal: Terminal) -> String {
+        func named(_ value: OrientationDescription.Named?) -> String {
+            value.map { "\($0.name) (\($0.raw))" } ?? "none (mirrored)"
+        }
+        let rows: [(String, String)] = [
+            ("rotation", "\(d.rotation)° clockwise" + (d.mirrored ? " after a horizontal mirror" : "")),
+            ("CGImageProp", named(d.cgImagePropertyOrientation)),
+            ("UIImage", named(d.uiImageOrientation)),
+            (
+                "AVCapture",
+                named(d.avCaptureVideoOrientation) + (d.avCaptureVideoOrientation == nil ? "" : ", back camera")
+            ),
+            ("UIDevice", named(d.uiDeviceOrientation)),
+            ("matrix", d.matrix.map(format).joined(separator: " ") + " (stored \(d.storedWidth)x\(d.storedHeight))"),
+            ("ffmpeg int32", d.ffmpegDisplayMatrix.map(String.init).joined(separator: " ")),
+            ("ffprobe", d.ffprobeRotation.map { "rotation \($0)" } ?? "none"),
+            ("HEIF", "irot \(d.heifIrot)" + (d.heifImir.map { ", imir axis \($0)" } ?? "")),
+            ("ffmpeg -vf", d.ffmpegFilter.isEmpty ? "(nothing)" : d.ffmpegFilter),
+            ("displayed", "\(d.displayWidth)x\(d.displayHeight)"),
+        ]
+        var lines = [terminal.paint("EXIF \(d.exifOrientation): \(d.summary)", .bold)]
+        lines += rows.map { "  " + terminal.paint($0.0.padding(13), .dim) + $0.1 }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,59 @@
+// Preconcurrency for the C `stdout` stream, which the exit check flushes.
+@preconcurrency import Glibc
+import Synchronization
+import VidorientAudit
+import VidorientCore
+import VidorientIO
+
+// Preconcurrency for the C `stdout` stream, which the exit check flushes.
+
+/// Set when a line meant for stderr could not be written: the run then cannot claim success.
+private let diagnosticLost = Atomic<Bool>(false)
+
+/// Where output goes, and whether it may be coloured: only on a terminal, with `TERM` not
+/// `dumb` and `NO_COLOR` unset (https://no-color.org).
+struct Terminal {
+    let colors: Bool
+
+    static let standardOutput = Terminal(descriptor: STDOUT_FILENO)
+
+    init(descriptor: Int32) {
+        let term = getenv("TERM").map { String(cString: $0) }
+        colors = isatty(descriptor) == 1 && term != "dumb" && term != nil && getenv("NO_COLOR") == nil
+    }
+
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
+    }
+
+    func paint(_ text: String, _ style: Style) -> String {
+        colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// One line on stderr: diagnostics never mix with the data on stdout.
+    static func warn(_ line: String) {
+        // Lines name files, and a file's name may hold an ESC sequence or a newline.
+        if !writeAll(STDERR_FILENO, Array("vidorient: \(line.escapingControlCharacters)\n".utf8)) {
+            diagnosticLost.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Writes every byte, retrying short writes; false when the descriptor refuses.
+    @discardableResult
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        // A stream that refuses is said by the result: the exit check turns it into status 2.
+        (try? System.write(descriptor, bytes, at: nil)) != nil
+    }
+
+    /// Runs at exit: flushes standard output and ends the process with status 2 when anything
+    /// printed (a report on a full disk, a closed descriptor) or any diagnostic was lost. The
+    /// data was not delivered, so the command did not do its job, whatever it was about to return.
+    static func checkOutputWritten() {
+        let flushed = fflush(stdout) == 0 && ferror(stdout) == 0
+        if !flushed {
+            let reason = String(cString: strerror(errno)).lowercased()
+            warn("could not write standard output: \(reason)")
+        }
+        if !flushed || diagnosticLost.load(ordering: .relaxed) { _exit(2) }
+    }
+}

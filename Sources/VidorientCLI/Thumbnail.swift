@@ -1,0 +1,179 @@
+import ArgumentParser
+import Synchronization
+import Vidorient
+import VidorientAudit
+import VidorientCore
+import VidorientIO
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write upright thumbnails, contact sheets or stored-versus-displayed comparisons.",
+        discussion: """
+            The orientation applied is the one `inspect` reports. Inputs may be files or \
+            directories (walked for media files). Files run in parallel; a file that cannot be \
+            read is reported on stderr, nothing is written for it, the others go on, and the \
+            exit status is 2.
+            """
+    )
+
+    @Argument(help: "Videos, photos or directories.", completion: .file())
+    var inputs: [String]
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Output file (one input only).")
+    var output: String?
+
+    @Option(help: "Output directory, for any number of inputs.")
+    var outDir: String?
+
+    @Option(
+        help: "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {index}, {ext}.",
+        transform: OutputNameTemplate.parser(for: "--name"))
+    var name = OutputNameTemplate.standard
+
+    // Unconditional, so that `--at -1` reaches `validate` and is told the range.
+    @Option(
+        parsing: .unconditional,
+        help:
+            "When: seconds (0-1000000), [HH:]MM:SS[.ms], or a percentage such as 25%. Default: a representative frame.",
+        transform: TimePoint.parser(for: "--at"))
+    var at: TimePoint?
+
+    @Flag(help: "Decode to the exact time instead of the keyframe at or before it.")
+    var exact = false
+
+    @Option(help: "Width in pixels (the height follows the displayed aspect).")
+    var width: Int?
+
+    @Option(help: "Height in pixels (the width follows the displayed aspect).")
+    var height: Int?
+
+    @Option(
+        help: "Fit inside WxH, keeping the displayed aspect.",
+        transform: optionParser("--size") { text throws(ValueError) in
+            try PixelSize.parse(text, largestSide: ThumbnailGeometry.maximumSide)
+        })
+    var size: PixelSize?
+
+    @Option(
+        help: "png or jpg. Default: from the output's extension, else png.",
+        transform: ImageFormat.parser(for: "--format"))
+    var format: ImageFormat?
+
+    @Option(help: "JPEG quality, 1-100.")
+    var quality = 90
+
+    @Flag(help: "Render the stored pixels, without the orientation.")
+    var asStored = false
+
+    @Flag(help: "Stored and displayed side by side, labelled.")
+    var compare = false
+
+    @Option(
+        help: "A contact sheet of CxR evenly spaced frames, for example 4x3.",
+        transform: ContactSheetGrid.parser(for: "--grid"))
+    var grid: ContactSheetGrid?
+
+    @OptionGroup var parallel: JobsOption
+    @OptionGroup var jsonOutput: JSONOption
+
+    @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
+    var verbose = false
+
+    @Flag(
+        name: .shortAndLong,
+        help: "No progress bar (there is none anyway when stderr is not a terminal or NO_COLOR is set).")
+    var quiet = false
+
+    private var box: (width: Int?, height: Int?) { size.map { ($0.width, $0.height) } ?? (width, height) }
+
+    /// `--format`, else the output's extension, else PNG.
+    private var imageFormat: ImageFormat { format ?? output.flatMap(ImageFormat.init(fileName:)) ?? .png }
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
+        guard (output == nil) != (outDir == nil) else {
+            throw ValidationError("give exactly one of -o OUT and --out-dir DIR")
+        }
+        if output != nil, inputs.count > 1 { throw ValidationError("-o takes one input; use --out-dir for several") }
+        if size != nil && (width != nil || height != nil) {
+            throw ValidationError("--size replaces --width and --height")
+        }
+        for (flag, value) in [("--width", width), ("--height", height)] {
+            if let value, !(1...16384).contains(value) { throw ValidationError("\(flag) must be 1-16384") }
+        }
+        if [compare, asStored, grid != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("--compare, --as-stored and --grid do not combine")
+        }
+        if format == nil, let output, ImageFormat(fileName: output) == nil {
+            throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
+        }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
+    }
+
+    /// More workers than this only add memory: each holds a decoder and a picture.
+
+    private var destination: ThumbnailBatch.Destination {
+        if let outDir { return .folder(outDir, names: name) }
+        return .file(output ?? "")
+    }
+
+    private var layout: ThumbnailBatch.Layout {
+        if let grid { return .contactSheet(grid) }
+        return compare ? .comparison : .frame
+    }
+
+    func run() throws {
+        DecoderLog.setVerbose(verbose)
+        let batch: ThumbnailBatch
+        do {
+            batch = try ThumbnailBatch(inputs: inputs, destination: destination, format: imageFormat, layout: layout)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        var failed = false
+        for note in batch.notes where note.kind != .symlinkSkipped {
+            Terminal.warn("could not read '\(note.path)': \(note.reason)")
+            failed = true
+        }
+        if let outDir {
+            do { try OutputFile.prepareFolder(outDir) } catch {
+                Terminal.warn(error.description)
+                throw ExitStatus.unreadableInput
+            }
+        }
+        if layout != .frame, let problem = Thumbnailer.captionFontProblem { Terminal.warn(problem) }
+
+        let request = ThumbnailRequest(at: at, exact: exact, width: box.width, height: box.height, asStored: asStored)
+        let jobs = batch.jobs
+        let results = Mutex<[ThumbnailBatch.Written?]>(Array(repeating: nil, count: jobs.count))
+        let failures = Atomic<Int>(0)
+        let quality = self.quality
+        let progress = ProgressBar(total: jobs.count, quiet: quiet || jobs.count < 2)
+        forEachConcurrently(jobs.count, jobs: parallel.count) { index in
+            do {
+                let written = try batch.make(jobs[index], request: request, quality: quality)
+                results.withLock { $0[index] = written }
+            } catch {
+                progress.warn(String(describing: error))
+                failures.add(1, ordering: .relaxed)
+            }
+            progress.advance(jobs[index].input)
+        }
+        progress.finish()
+        let written = results.withLock { $0.compactMap { $0 } }
+        if jsonOutput.json {
+            print(try JSONText().encode(written))
+        } else {
+            for item in written {
+                print(
+                    "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
+                )
+            }
+        }
+        if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        String((value * 1000).rounded() / 1000)
+    }
+}

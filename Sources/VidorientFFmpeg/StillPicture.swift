@@ -1,0 +1,55 @@
+import CFFmpeg
+package import VidorientCore
+
+/// A still picture decoded by FFmpeg (PNG, WebP, TIFF, BMP, GIF) and scaled in one swscale pass.
+package enum FFmpegStill {
+    package static func decode(path: String, width: Int, height: Int) throws(InputError) -> Picture {
+        let file = try MediaFile(path: path)
+        if file.needsStreamInfo {
+            do { try file.findStreamInfo() } catch {
+                throw InputError(path: path, reason: "could not read the streams: \(error)")
+            }
+        }
+        guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO })
+        else { throw InputError(path: path, reason: "no picture in the file") }
+        do {
+            let decoder = try VideoDecoder(stream: stream)
+            guard try decoder.decodeFirstFrame(from: file) else {
+                throw InputError(path: path, reason: "no frame could be decoded")
+            }
+            let scaler = try Scaler(frame: decoder.frame, width: width, height: height)
+            return scaler.picture(from: decoder.frame)
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw InputError(path: path, reason: "could not decode the picture: \(error)")
+        }
+    }
+}
+
+/// Resamples an RGB picture with swscale: area averaging for reductions, bicubic otherwise.
+package enum PictureScaler {
+    package static func scale(_ picture: Picture, width: Int, height: Int, path: String) throws(InputError) -> Picture {
+        try FFmpegLibraries.load(for: path)
+        let reduction = Double(picture.width) / Double(max(1, width))
+        let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_BITEXACT
+        guard
+            let context = sws_getContext(
+                Int32(picture.width), Int32(picture.height), AV_PIX_FMT_RGB24, Int32(width), Int32(height),
+                AV_PIX_FMT_RGB24, flags, nil, nil, nil)
+        else { throw InputError(path: path, reason: "could not scale the picture to \(width)x\(height)") }
+        defer { sws_freeContext(context) }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        picture.pixels.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { target in
+                var sourcePlanes: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
+                var sourceStrides: [Int32] = [Int32(picture.width * 3), 0, 0, 0]
+                var targetPlanes: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
+                var targetStrides: [Int32] = [Int32(width * 3), 0, 0, 0]
+                _ = sws_scale(
+                    context, &sourcePlanes, &sourceStrides, 0, Int32(picture.height), &targetPlanes, &targetStrides)
+            }
+        }
+        return Picture(width: width, height: height, pixels: pixels)
+    }
+}

@@ -1,0 +1,115 @@
+import VidorientCore
+public import VidorientIO
+public import VidorientISOBMFF
+
+/// What `fix` did to one file, for people and for `--json` (docs/fix.md lists every key).
+public struct FixResult: Sendable, Hashable, Encodable {
+    /// One matrix as a person reads it: the orientation it amounts to, and its entries.
+    public struct State: Sendable, Hashable, Encodable {
+        /// nil when the matrix is not one of the eight.
+        public var exifOrientation: Int?
+        /// Clockwise degrees after the optional mirror; nil for a matrix that cannot be inverted.
+        public var rotation: Double?
+        public var mirrored: Bool?
+        /// tkhd order `[a, b, u, c, d, v, tx, ty, w]`.
+        public var matrix: [Double]
+
+        public init(_ stored: StoredMatrix) {
+            let analysis = stored.matrix.analysis
+            exifOrientation = analysis.orientation?.exif
+            rotation = analysis.rotation
+            mirrored = analysis.mirrored
+            matrix = stored.matrix.entries
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case exifOrientation = "exif_orientation", rotation, mirrored, matrix
+        }
+    }
+
+    /// One matrix the plan set (a track's, or the movie header's when reset).
+    public struct MatrixChange: Sendable, Hashable, Encodable {
+        /// nil for the movie header (`mvhd`).
+        public var trackID: UInt32?
+        /// Absolute file offset of the 36 matrix bytes.
+        public var matrixOffset: Int64
+        public var before: State
+        public var after: State
+        public var bytesChanged: Int
+
+        enum CodingKeys: String, CodingKey {
+            case trackID = "track_id", matrixOffset = "matrix_offset", before, after, bytesChanged = "bytes_changed"
+        }
+    }
+
+    /// Bumped when a key changes meaning or disappears.
+    public static let schemaVersion = 1
+
+    public var path: String
+    public var dryRun: Bool
+    public var mode: FileWriteMode
+    /// Where the fixed file is: the path itself, the `-o` copy, or nil when nothing was written
+    /// (a dry run, or a file already as asked).
+    public var writtenPath: String?
+    /// The written file was read back and its structure was exactly the one planned.
+    public var verified: Bool
+    public var bytesChanged: Int
+    /// Bytes this run wrote to the disk: the whole file for a copy, the matrices for in-place.
+    public var bytesWritten: Int64
+    /// The first video track's matrix before and after.
+    public var before: State
+    public var after: State
+    public var movieMatrixBefore: [Double]
+    public var movieMatrixAfter: [Double]
+    public var changes: [MatrixChange]
+    public var warnings: [String]
+
+    init(path: String, plan: MatrixFix, movie: MovieStructure, mode: FileWriteMode, dryRun: Bool) {
+        self.path = path
+        self.dryRun = dryRun
+        self.mode = mode
+        writtenPath = nil
+        verified = false
+        bytesChanged = plan.bytesChanged
+        bytesWritten = 0
+        changes = plan.patches.map {
+            MatrixChange(
+                trackID: $0.trackID, matrixOffset: $0.after.offset, before: State($0.before), after: State($0.after),
+                bytesChanged: $0.changedByteCount)
+        }
+        // The plan has a patch for every video track, first in file order.
+        let first = plan.patches[0]
+        before = State(first.before)
+        after = State(first.after)
+        let movieMatrix = movie.movieHeader.matrix
+        movieMatrixBefore = movieMatrix.matrix.entries
+        movieMatrixAfter = (plan.patches.first { $0.trackID == nil }?.after ?? movieMatrix).matrix.entries
+        warnings = plan.warnings
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", dryRun = "dry_run", mode
+        case writtenPath = "written_path", writtenPathBytes = "written_path_bytes", verified
+        case bytesChanged = "bytes_changed", bytesWritten = "bytes_written", before, after
+        case movieMatrixBefore = "movie_matrix_before", movieMatrixAfter = "movie_matrix_after", changes, warnings
+    }
+
+    // Hand-written for keys computed here: `schema_version`, `path_bytes`, `written_path_bytes`, `mode`'s name.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(FixResult.schemaVersion, forKey: .schemaVersion)
+        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
+        try c.encode(dryRun, forKey: .dryRun)
+        try c.encode(mode.name, forKey: .mode)
+        try c.encodePath(writtenPath, forKey: .writtenPath, bytesKey: .writtenPathBytes)
+        try c.encode(verified, forKey: .verified)
+        try c.encode(bytesChanged, forKey: .bytesChanged)
+        try c.encode(bytesWritten, forKey: .bytesWritten)
+        try c.encode(before, forKey: .before)
+        try c.encode(after, forKey: .after)
+        try c.encode(movieMatrixBefore, forKey: .movieMatrixBefore)
+        try c.encode(movieMatrixAfter, forKey: .movieMatrixAfter)
+        try c.encode(changes, forKey: .changes)
+        try c.encode(warnings, forKey: .warnings)
+    }
+}

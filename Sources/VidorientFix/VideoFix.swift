@@ -1,0 +1,44 @@
+public import VidorientCore
+public import VidorientIO
+public import VidorientISOBMFF
+
+extension MatrixFix {
+    /// Reads the file at `path`, plans the change and writes it in `mode`, unless `dryRun`.
+    /// Refuses, having changed nothing, what cannot be read, planned (see `init`) or written: a
+    /// read-only file, a folder where no temporary file can be made, an unusable `-o` path.
+    /// A file already as asked is left untouched (except that a copy is still written).
+    ///
+    /// Unless `dryRun`, the file is locked (`FileLock`) for the whole run; a caller that checks
+    /// the result under the lock takes it itself and passes it as `lock`.
+    public static func fix(
+        path: String, change: OrientationChange, resetMovieMatrix: Bool = false, mode: FileWriteMode = .replace,
+        dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil
+    ) throws(ISOBMFFError) -> FixResult {
+        // Before the first read, which may move the access time.
+        let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
+        var held = lock
+        if !dryRun && held == nil { held = try FileLock(path: path) }
+        defer { withExtendedLifetime(held) {} }
+        let input = try FileBytes(path: path)
+        let movie = try MovieStructure(input)
+        let plan = try MatrixFix(movie, change: change, resetMovieMatrix: resetMovieMatrix)
+        let status = try input.status()
+        try EditWriter.check(path: path, status: status, mode: mode, inPlaceAvailable: true)
+
+        var result = FixResult(path: path, plan: plan, movie: movie, mode: mode, dryRun: dryRun)
+        guard !dryRun else { return result }
+        let expected = plan.expectedStructure(from: movie)
+        let outcome = try EditWriter.write(
+            plan.edit, path: path, mode: mode, preservingTimes: times, lock: held
+        ) { written in
+            // The whole structure, new matrices included, must be exactly the planned one.
+            guard try MovieStructure(path: written) == expected else {
+                throw ISOBMFFError(.io, "its matrices or boxes are not the planned ones")
+            }
+        }
+        result.writtenPath = outcome.writtenPath
+        result.bytesWritten = outcome.bytesWritten
+        result.verified = outcome.writtenPath != nil
+        return result
+    }
+}

@@ -1,0 +1,283 @@
+public import VidorientCore
+
+/// Which files count as media when a directory is walked.
+public enum MediaPaths {
+    /// Extensions of the videos and photos vidorient reads, lowercase.
+    public static let mediaExtensions: Set<String> = [
+        "mp4", "m4v", "mov", "qt", "3gp", "3g2", "mkv", "webm", "avi", "mts", "m2ts", "ts", "mpg", "mpeg", "wmv",
+        "flv", "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "bmp", "gif",
+        // Canon's video thumbnails (JPEG) and JPEG's other names.
+        "thm", "jfif", "jif",
+        // TIFF-based raws, read for their orientation tag and embedded previews.
+        "dng", "gpr", "cr2", "nef", "nrw", "arw", "sr2", "srf", "srw", "orf", "ori", "pef", "rw2", "rwl", "kdc",
+        "dcr", "k25", "3fr", "fff", "erf", "mef", "mos", "iiq",
+        // Raws with containers of their own (RawContainerReader), and Sigma's X3F (through FFmpeg).
+        "raf", "cr3", "crw", "mrw", "x3f",
+    ]
+
+    public static func isMedia(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return mediaExtensions.contains(path[path.index(after: dot)...].lowercased())
+    }
+}
+
+/// Which files of a library to audit, and how to find them.
+public struct WalkOptions: Sendable {
+    /// Globs (fnmatch, `*` crossing `/`) matched against the whole path and the file name; when
+    /// any are given, a file must match one. Without them, files with a media extension.
+    public var include: [String] = []
+    /// Globs that drop a file, or prune a whole directory.
+    public var exclude: [String] = []
+    public var followSymlinks = false
+    /// Only the files whose path hashes to this shard.
+    public var shard: Shard?
+
+    public init() {}
+}
+
+/// Part K of N of a library, by a hash of each path: N jobs with the same inputs split it
+/// deterministically with nothing shared between them, and their results add up to the whole.
+public struct Shard: Sendable, Hashable {
+    public let index: Int
+    public let count: Int
+
+    /// `K/N` with 1 ≤ K ≤ N.
+    public init?(_ text: String) {
+        // Absent is fine: a failable init, the parse's reason is for `parse` callers.
+        guard let shard = try? Shard.parse(text) else { return nil }
+        self = shard
+    }
+
+    private init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// `K/N` with 1 ≤ K ≤ N, or the reason it is not.
+    public static func parse(_ text: String) throws(ValueError) -> Shard {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
+            throw ValueError("must be K/N with 1 <= K <= N")
+        }
+        return Shard(index: k, count: n)
+    }
+
+    public func contains(_ path: String) -> Bool {
+        Int(Shard.hash(path) % UInt64(count)) == index - 1
+    }
+
+    /// FNV-1a, 64-bit, of the path's bytes: stable across runs, machines and Swift versions
+    /// (unlike `Hasher`), and the same for a name listed by the walk or read from a list.
+    public static func hash(_ path: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.pathBytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}
+
+/// Something the walk met that is not a file to audit but is worth telling.
+public struct WalkNote: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        /// A directory that could not be opened.
+        case unreadableDirectory = "unreadable-directory"
+        /// A symbolic link to a directory already on the way down.
+        case symlinkLoop = "symlink-loop"
+        /// A symbolic link left alone because links are not followed.
+        case symlinkSkipped = "symlink-skipped"
+        /// A path given that does not exist.
+        case missing
+    }
+
+    public let kind: Kind
+    public let path: String
+    public let reason: String
+}
+
+/// Walks paths depth-first in sorted order, calling `file` for each file to audit. Memory is
+/// bounded by the depth of the tree and the size of one directory, not by the library.
+public struct LibraryWalk {
+    public let options: WalkOptions
+
+    public init(options: WalkOptions) {
+        self.options = options
+    }
+
+    /// Every file the walk finds, in order, with what it passed over.
+    public func files(_ roots: [String]) -> (files: [String], notes: [WalkNote]) {
+        var files: [String] = []
+        var notes: [WalkNote] = []
+        walk(roots, file: { files.append($0) }, note: { notes.append($0) })
+        return (files, notes)
+    }
+
+    public func walk(_ roots: [String], file: (String) -> Void, note: (WalkNote) -> Void) {
+        for root in roots {
+            var status = stat()
+            guard root.withPathCString({ lstat($0, &status) }) == 0 else {
+                note(WalkNote(kind: .missing, path: root, reason: LibraryWalk.errnoReason()))
+                continue
+            }
+            // Paths given by name are taken as meant, links included.
+            var target = status
+            if (status.st_mode & S_IFMT) == S_IFLNK { _ = root.withPathCString({ stat($0, &target) }) }
+            if (target.st_mode & S_IFMT) == S_IFDIR {
+                var ancestors: [DirectoryID] = [DirectoryID(target)]
+                descend(root, ancestors: &ancestors, file: file, note: note)
+            } else {
+                // A file named explicitly is audited whatever its extension: the user chose it.
+                if accepts(root, explicitly: true) { file(root) }
+            }
+        }
+    }
+
+    /// Walks a list of paths (from `--files-from`): each is a file to audit, as given.
+    public func filter(_ path: String) -> Bool { accepts(path, explicitly: true) }
+
+    private func descend(
+        _ directory: String, ancestors: inout [DirectoryID], file: (String) -> Void, note: (WalkNote) -> Void
+    ) {
+        guard let names = LibraryWalk.sortedNames(in: directory) else {
+            note(WalkNote(kind: .unreadableDirectory, path: directory, reason: LibraryWalk.errnoReason()))
+            return
+        }
+        for name in names {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            var status = stat()
+            guard path.withPathCString({ lstat($0, &status) }) == 0 else {
+                // Gone since the directory was read, or unreadable: said, not dropped.
+                note(WalkNote(kind: .missing, path: path, reason: LibraryWalk.errnoReason()))
+                continue
+            }
+            var kind = status.st_mode & S_IFMT
+            if kind == S_IFLNK {
+                guard options.followSymlinks else {
+                    note(WalkNote(kind: .symlinkSkipped, path: path, reason: "symbolic link not followed"))
+                    continue
+                }
+                guard path.withPathCString({ stat($0, &status) }) == 0 else {
+                    note(WalkNote(kind: .missing, path: path, reason: "dangling symbolic link"))
+                    continue
+                }
+                kind = status.st_mode & S_IFMT
+            }
+            if kind == S_IFDIR {
+                if excluded(path) { continue }
+                let id = DirectoryID(status)
+                // A link back up the tree would walk forever.
+                if ancestors.contains(id) {
+                    note(
+                        WalkNote(kind: .symlinkLoop, path: path, reason: "symbolic link loops back to a parent folder"))
+                    continue
+                }
+                ancestors.append(id)
+                descend(path, ancestors: &ancestors, file: file, note: note)
+                ancestors.removeLast()
+            } else if kind == S_IFREG, accepts(path, explicitly: false) {
+                file(path)
+            }
+        }
+    }
+
+    package func accepts(_ path: String, explicitly: Bool) -> Bool {
+        if excluded(path) { return false }
+        if let shard = options.shard, !shard.contains(path) { return false }
+        if !options.include.isEmpty { return options.include.contains { LibraryWalk.matches($0, path) } }
+        return explicitly || MediaPaths.isMedia(path)
+    }
+
+    private func excluded(_ path: String) -> Bool {
+        options.exclude.contains { LibraryWalk.matches($0, path) }
+    }
+
+    /// fnmatch against the whole path and against the last component.
+    package static func matches(_ pattern: String, _ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return pattern.withPathCString { pattern in
+            path.withPathCString { fnmatch(pattern, $0, 0) } == 0
+                || name.withPathCString { fnmatch(pattern, $0, 0) } == 0
+        }
+    }
+
+    package static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
+}
+
+/// A directory's identity, to notice a link that leads back up the tree.
+package struct DirectoryID: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    package init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}
+
+/// Paths from a file or standard input, one a line (or NUL-separated), read as they come so a
+/// pipeline can feed millions without holding them. Each is bytes, decoded losslessly.
+public struct PathList: IteratorProtocol, Sendable {
+    private let descriptor: Int32
+    private let separator: UInt8
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var ended = false
+
+    /// - Parameters:
+    ///   - path: a file, or `-` for standard input.
+    ///   - nulSeparated: split on NUL (`find -print0`) instead of newlines.
+    public init(path: String, nulSeparated: Bool) throws(InputError) {
+        if path == "-" {
+            descriptor = STDIN_FILENO
+        } else {
+            descriptor = path.withPathCString { open($0, O_RDONLY | O_CLOEXEC) }
+            guard descriptor >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
+        }
+        separator = nulSeparated ? 0 : UInt8(ascii: "\n")
+    }
+
+    public mutating func next() -> String? {
+        while true {
+            if let end = buffer[position...].firstIndex(of: separator) {
+                var line = buffer[position..<end]
+                position = end + 1
+                if separator != 0, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                return String(pathBytes: line)
+            }
+            if ended {
+                guard position < buffer.count else { return nil }
+                defer { position = buffer.count }
+                return String(pathBytes: buffer[position...])
+            }
+            buffer.removeFirst(position)
+            position = 0
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 {
+                ended = true
+                if descriptor != STDIN_FILENO { close(descriptor) }
+            } else {
+                buffer += chunk.prefix(count)
+            }
+        }
+    }
+}
+
+extension LibraryWalk {
+    /// The names in `directory` but `.` and `..`, sorted (so that a walk is reproducible); nil when
+    /// it cannot be opened (errno says why). Names are bytes and need not be UTF-8: decoded
+    /// losslessly (PathBytes.swift), so every file is listed and opens again from its String.
+    package static func sortedNames(in directory: String) -> [String]? {
+        guard let handle = directory.withPathCString({ opendir($0) }) else { return nil }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(pathBytes: raw.prefix(while: { $0 != 0 }))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}

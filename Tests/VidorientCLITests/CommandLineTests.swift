@@ -1,0 +1,301 @@
+import Foundation
+import Testing
+import VidorientTestSupport
+
+@Suite struct InspectCommandTests {
+    @Test func jsonForOneFileIsAnObject() throws {
+        let run = try Run.vidorient(["inspect", "--json", Run.media("orient-6.mp4")])
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        let object = try #require(run.json as? [String: Any])
+        #expect(object["schema_version"] as? Int == 4)
+        let video = try #require(object["video"] as? [String: Any])
+        #expect(video["exif_orientation"] as? Int == 6)
+        #expect(video["rotation"] as? Int == 90)
+        #expect(video["mirrored"] as? Bool == false)
+        #expect(video["ffprobe_rotation"] as? Int == -90)
+    }
+
+    @Test func anMP4IsDescribedWithoutFFmpegInTheProjectsVocabulary() throws {
+        let run = try Run.vidorient(["inspect", "--json", "--verbose", Run.media("orient-6.mp4")])
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        let format = try #require((run.json as? [String: Any])?["format"] as? [String: Any])
+        #expect(format["name"] as? String == "mp4")
+        #expect(format["ffmpeg_demuxer"] is NSNull)
+        #expect((format["tags"] as? [String: Any])?["major_brand"] as? String == "isom")
+    }
+
+    @Test func aMovieTheBoxLayerRefusesGoesToFFmpegAndVerboseSaysWhy() throws {
+        let quiet = try Run.vidorient(["inspect", "--json", Run.media("cover-art.m4a")])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty)
+        let format = try #require((quiet.json as? [String: Any])?["format"] as? [String: Any])
+        #expect(format["name"] as? String == "m4a")
+        #expect(format["ffmpeg_demuxer"] as? String == "mov,mp4,m4a,3gp,3g2,mj2")
+        let verbose = try Run.vidorient(["inspect", "--json", "--verbose", Run.media("cover-art.m4a")])
+        #expect(verbose.stderrLines.contains { $0.contains("read with ffmpeg") && $0.contains("covr") })
+    }
+
+    @Test func jsonForSeveralFilesIsAnArray() throws {
+        let run = try Run.vidorient(["inspect", "--json", Run.media("orient-6.mp4"), Run.media("orient-5.jpg")])
+        #expect(run.status == 0)
+        let array = try #require(run.json as? [[String: Any]])
+        #expect(array.count == 2)
+        #expect(array.compactMap { ($0["video"] as? [String: Any])?["exif_orientation"] as? Int } == [6])
+        // A photo's orientation is in `photo`, decided from its own EXIF.
+        #expect(array.compactMap { ($0["photo"] as? [String: Any])?["exif_orientation"] as? Int } == [5])
+    }
+
+    @Test(arguments: ["bad-empty.mp4", "bad-truncated.mp4", "bad-random.mp4", "bad-text.mp4", "", "missing.mp4"])
+    func badInputIsOneLineExitTwoAndTheOthersStillReported(name: String) throws {
+        // "" is the TestMedia folder itself: a directory.
+        let bad = Run.media(name)
+        let run = try Run.vidorient(["inspect", "--json", bad, Run.media("orient-3.mp4")])
+        #expect(run.status == 2)
+        #expect(run.stderrLines.count == 1)
+        #expect(run.stderr.contains("'\(bad)'"))
+        let array = try #require(run.json as? [[String: Any]])
+        #expect(array.map { $0["path"] as? String } == [Run.media("orient-3.mp4")])
+    }
+
+    @Test func reasonsAreSpecific() throws {
+        #expect(try Run.vidorient(["inspect", Run.media("bad-empty.mp4")]).stderr.contains("file is empty"))
+        #expect(try Run.vidorient(["inspect", Run.media("")]).stderr.contains("is a directory"))
+        #expect(try Run.vidorient(["inspect", Run.media("missing.mp4")]).stderr.contains("no such file"))
+        #expect(try Run.vidorient(["inspect", Run.media("bad-random.mp4")]).stderr.contains("invalid data"))
+    }
+
+    @Test func unreadableFileIsRefusedEvenForRoot() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-perm-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let locked = folder.appendingPathComponent("locked.mp4")
+        try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: locked.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        // Root reads anything, so as root the check runs as nobody (setpriv, util-linux).
+        let prefix = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let run = try Run.vidorient(["inspect", locked.path], prefix: prefix)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("permission denied"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func humanReportHasNoColourWhenNotATerminal() throws {
+        let run = try Run.vidorient(["inspect", Run.media("orient-7.mp4")])
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("\u{1B}["))
+        #expect(run.stdout.contains("EXIF 7: mirror, then rotate 90° clockwise"))
+        #expect(run.stdout.contains("mirrored"))
+    }
+
+    @Test func usageErrorsExit64() throws {
+        #expect(try Run.vidorient(["inspect"]).status == 64)
+        #expect(try Run.vidorient(["inspect", "--no-such-flag", Run.media("orient-1.mp4")]).status == 64)
+        #expect(try Run.vidorient(["no-such-command"]).status == 64)
+    }
+}
+
+@Suite struct OrientationCommandTests {
+    @Test func everyRepresentationOfOneOrientation() throws {
+        let run = try Run.vidorient(["orientation", "--matrix", "0,1,1,0", "--json"])
+        #expect(run.status == 0)
+        let object = try #require(run.json as? [String: Any])
+        #expect(object["exif_orientation"] as? Int == 5)
+        #expect(object["rotation"] as? Int == 270)
+        #expect(object["mirrored"] as? Bool == true)
+        #expect((object["ui_image_orientation"] as? [String: Any])?["raw"] as? Int == 6)
+        #expect(object["av_capture_video_orientation"] is NSNull)
+        #expect(object["ffprobe_rotation"] as? Int == -90)
+        #expect(object["ffmpeg_filter"] as? String == "transpose=cclock_flip")
+    }
+
+    @Test func allEightWithoutAnOption() throws {
+        let run = try Run.vidorient(["orientation", "--json"])
+        let array = try #require(run.json as? [[String: Any]])
+        #expect(array.compactMap { $0["exif_orientation"] as? Int } == Array(1...8))
+    }
+
+    @Test(arguments: [
+        ["orientation", "--exif", "9"], ["orientation", "--exif", "6", "--uiimage", "3"],
+        ["orientation", "--mirrored"], ["orientation", "--rotation", "45"], ["orientation", "--size", "big"],
+    ])
+    func badOrientationUsageExits64(arguments: [String]) throws {
+        let run = try Run.vidorient(arguments)
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+    }
+}
+
+@Suite struct ThumbnailCommandTests {
+    @Test func oneFileToOneOutput() throws {
+        let folder = try scratchFolder("one")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("six.jpg").path
+        let run = try Run.vidorient(["thumbnail", Run.media("orient-6.mp4"), "-o", out, "--width", "80"])
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        let bytes = try #require(FileManager.default.contents(atPath: out))
+        #expect(bytes.prefix(2) == Data([0xFF, 0xD8]))  // JPEG, from the extension
+        #expect(run.stdout.contains("(80x48"))
+    }
+
+    @Test func sameInputSameBytes() throws {
+        let folder = try scratchFolder("same")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (a, b) = (folder.appendingPathComponent("a.png").path, folder.appendingPathComponent("b.png").path)
+        #expect(try Run.vidorient(["thumbnail", Run.media("orient-7-hevc.mov"), "-o", a]).status == 0)
+        #expect(try Run.vidorient(["thumbnail", Run.media("orient-7-hevc.mov"), "-o", b]).status == 0)
+        let first = try #require(FileManager.default.contents(atPath: a))
+        #expect(first.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        #expect(FileManager.default.contents(atPath: b) == first)
+    }
+
+    @Test func batchGoesOnPastBadFilesAndWritesNothingForThem() throws {
+        let folder = try scratchFolder("batch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = [
+            "orient-1.mp4", "bad-random.mp4", "orient-5.jpg", "bad-empty.mp4", "audio-only.m4a", "orient-8-hevc.mov",
+        ]
+        let run = try Run.vidorient(["thumbnail", "--out-dir", folder.path, "--json"] + inputs.map(Run.media))
+        #expect(run.status == 2)
+        #expect(run.stderrLines.count == 3)
+        for bad in ["bad-random.mp4", "bad-empty.mp4", "audio-only.m4a"] {
+            #expect(run.stderrLines.contains { $0.contains("'\(Run.media(bad))'") })
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(written == ["orient-1.png", "orient-5.png", "orient-8-hevc.png"])
+        let json = try #require(run.json as? [[String: Any]])
+        #expect(json.count == 3)
+        #expect(json.allSatisfy { $0["width"] as? Int == 160 && $0["height"] as? Int == 96 })
+    }
+
+    @Test func directoriesAreWalked() throws {
+        let folder = try scratchFolder("walk")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try Run.vidorient([
+            "thumbnail", "--out-dir", folder.path, "--width", "32", "--name", "{stem}-{index}.{ext}", Run.media(""),
+        ])
+        // TestMedia holds bad files too: exit 2 for them, thumbnails for the rest.
+        #expect(run.status == 2)
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(written.count >= 30)
+        // Every bad file is refused, photos included (the PNG readers check CRCs; FFmpeg does not).
+        #expect(!written.contains { $0.hasPrefix("bad-") })
+    }
+
+    @Test(arguments: [
+        ["thumbnail", "TestMedia/orient-1.mp4"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "TestMedia/orient-2.mp4", "-o", "/tmp/x.png"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.png", "--compare", "--grid", "2x2"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.png", "--at", "soon"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.gif"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "-o", "/tmp/x.png", "--size", "0x10"],
+        ["thumbnail", "TestMedia/orient-1.mp4", "TestMedia/orient-1.mp4", "--out-dir", "/tmp"],
+    ])
+    func badUsageExits64AndWritesNothing(arguments: [String]) throws {
+        let run = try Run.vidorient(
+            arguments.map { $0.hasPrefix("TestMedia/") ? Run.media(String($0.dropFirst(10))) : $0 })
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func unwritableOutputIsReported() throws {
+        let run = try Run.vidorient(["thumbnail", Run.media("orient-1.mp4"), "-o", "/no/such/folder/x.png"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("could not write '/no/such/folder/x.png'"))
+    }
+}
+
+@Suite struct AuditCommandTests {
+    @Test func jsonlStreamsOneLinePerFileAndExitsOneOnWarnings() throws {
+        let run = try Run.vidorient(["audit", "--jsonl", Run.media("")])
+        #expect(run.status == 1)
+        #expect(!run.stderr.contains("\r"), "no progress line when stderr is not a terminal")
+        let lines = run.stdout.split(separator: "\n")
+        // A folder in TestMedia would be walked too; none holds media today, so folders are not
+        // counted as files.
+        let media = try FileManager.default.contentsOfDirectory(atPath: Run.media("")).filter { name in
+            !name.hasSuffix(".m4a") && !name.hasSuffix(".json") && !name.hasSuffix(".md") && !name.hasSuffix(".py")
+                && !name.hasSuffix(".sh") && !name.hasSuffix(".xmp") && !isFolder(Run.media(name))
+        }
+        #expect(
+            lines.count == media.count,
+            "every TestMedia video, photo and bad file; audio .m4a is not a default extension")
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let mirrored = objects.first { ($0["path"] as? String)?.hasSuffix("orient-7.mp4") == true }
+        #expect(((mirrored?["findings"] as? [[String: Any]])?.first?["code"] as? String) == "mirrored")
+        #expect(
+            ((mirrored?["findings"] as? [[String: Any]])?.first?["action"] as? String)?.contains("vidorient fix")
+                == true)
+    }
+
+    @Test func onlyUnreadableFilesExitTwo() throws {
+        let run = try Run.vidorient(["audit", Run.media("bad-random.mp4"), Run.media("orient-6.mp4")])
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("unreadable"))
+        #expect(try Run.vidorient(["audit", Run.media("orient-6.mp4"), Run.media("orient-8.jpg")]).status == 0)
+        #expect(try Run.vidorient(["audit", "--fail-on", "error", Run.media("orient-5.mp4")]).status == 0)
+    }
+
+    @Test func aFileNobodyMayReadIsReportedNotFatal() throws {
+        let folder = try scratchFolder("audit-perm")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let locked = folder.appendingPathComponent("locked.mp4")
+        let open = folder.appendingPathComponent("open.mp4")
+        try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: locked.path)
+        try FileManager.default.copyItem(atPath: Run.media("orient-6.mp4"), toPath: open.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: open.path)
+        let prefix = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let run = try Run.vidorient(["audit", "--csv", folder.path], prefix: prefix)
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("\(locked.path),error,unreadable,could not be probed: permission denied"))
+        #expect(!run.stdout.contains(open.path))
+    }
+
+    @Test func oneJSONDocumentWithASummary() throws {
+        let run = try Run.vidorient(["audit", "--json", Run.media("orient-2.mp4"), Run.media("orient-3.mp4")])
+        let object = try #require(run.json as? [String: Any])
+        #expect((object["files"] as? [Any])?.count == 2)
+        let summary = try #require(object["summary"] as? [String: Any])
+        #expect(summary["files"] as? Int == 2)
+        #expect((summary["findings_by_code"] as? [String: Int])?["mirrored"] == 1)
+        #expect(summary["exit_status"] as? Int == 1)
+    }
+
+    @Test func filesFromStandardInputWithShards() throws {
+        let list = Run.packageRoot.appendingPathComponent("TestMedia").path
+        let all = try Run.vidorient(["audit", "--jsonl", list])
+        var union: [String] = []
+        for k in 1...3 {
+            let part = try Run.vidorient(["audit", "--jsonl", "--shard", "\(k)/3", list])
+            union += part.stdout.split(separator: "\n").map(String.init)
+        }
+        func paths(_ lines: [String]) -> [String] {
+            lines.compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["path"] as? String
+            }.sorted()
+        }
+        #expect(paths(union) == paths(all.stdout.split(separator: "\n").map(String.init)))
+    }
+
+    @Test(arguments: [
+        ["audit"], ["audit", "--shard", "4/3", "x"], ["audit", "--json", "--csv", "x"], ["audit", "-0", "x"],
+        ["audit", "--fail-on", "loud", "x"], ["audit", "--jobs", "0", "x"],
+    ])
+    func badUsageExits64(arguments: [String]) throws {
+        let run = try Run.vidorient(arguments)
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+    }
+}
+
+private func isFolder(_ path: String) -> Bool {
+    var folder: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
+}

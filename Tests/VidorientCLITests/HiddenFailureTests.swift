@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import VidorientCore
+import VidorientTestSupport
+
+/// Failures that used to pass in silence (issue 22): each one now says what happened. Every test
+/// here fails on the code before its fix.
+@Suite struct HiddenFailureTests {
+    static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// `report`'s refusal of a line that is JSON but not an audit record names what is wrong with
+    /// it; it used to drop the decoder's reason.
+    @Test func aLineThatIsNotARecordSaysWhy() throws {
+        let folder = try TemporaryFolder("hidden")
+        defer { folder.remove() }
+        let jsonl = folder.path("audit.jsonl")
+        try Self.write(Array("{\"schema_version\":3}\n".utf8), to: jsonl)
+        let run = try Run.vidorient(["report", jsonl, "-o", folder.path("page.html")])
+        #expect(run.status == 2)
+        #expect(
+            run.stderr
+                == "vidorient: could not read '\(jsonl)': line 1 is not an audit record (audit --jsonl writes them): "
+                + "key 'path' is missing\n")
+    }
+
+    /// An Orientation entry of type SLONG is a file this fix will not change: refused, as docs/fix.md
+    /// says, not "failed" (the kind was lost when the photo error was re-wrapped).
+    @Test func aPhotoTheFixWillNotChangeIsCountedAsRefused() throws {
+        let folder = try TemporaryFolder("hidden")
+        defer { folder.remove() }
+        var jpeg = try Self.bytes(TestMedia.path("orient-6.jpg"))
+        // IFD0's Orientation entry: tag 0x0112, type 3 (SHORT), count 1, in either byte order.
+        let bigEndian: [UInt8] = [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]
+        let littleEndian: [UInt8] = [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00]
+        if let at = jpeg.indices.first(where: { jpeg[$0...].starts(with: bigEndian) }) {
+            jpeg[at + 3] = 9
+        } else {
+            let at = try #require(jpeg.indices.first { jpeg[$0...].starts(with: littleEndian) })
+            jpeg[at + 2] = 9
+        }
+        try Self.write(jpeg, to: folder.path("long.jpg"))
+        let good = try folder.copy(TestMedia.path("orient-6.jpg"), as: "good.jpg")
+        let run = try Run.vidorient(["fix", "--orientation", "1", folder.path("long.jpg"), good])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("orientation entry has type 9, not short"), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("vidorient: fixed 1, already right 0, refused 1, failed 0\n"), "\(run.stderr)")
+    }
+
+    /// `normalize -o` of an upright photo it will not read (over 1 GiB: a sparse file here) used to
+    /// report success and write nothing.
+    @Test func aCopyThatCannotBeMadeIsAnError() throws {
+        let folder = try TemporaryFolder("hidden")
+        defer { folder.remove() }
+        let path = folder.path("big.jpg")
+        try Self.write(try Self.bytes(TestMedia.path("orient-1.jpg")), to: path)
+        #expect(truncate(path, (1 << 30) + 1) == 0)
+        let out = folder.path("out.jpg")
+        let run = try Run.vidorient(["normalize", "-o", out, path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("normalize reads a photo whole, up to 1073741824 bytes"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// `normalize --preserve-mtime` keeps the access time its help promises: the times are set again
+    /// after the last read-back. It used to keep the modification time only.
+    @Test func normalizeKeepsTheAccessTime() throws {
+        let folder = try TemporaryFolder("hidden")
+        defer { folder.remove() }
+        let path = try folder.copy(TestMedia.path("orient-6.jpg"), as: "turned.jpg")
+        var old = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_100, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &old, 0) == 0)
+        let run = try Run.vidorient(["normalize", "--preserve-mtime", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mtim.tv_sec == 1_000_000_100)
+        #expect(status.st_atim.tv_sec == 1_000_000_000)
+    }
+}
+
+/// `--jobs`, `--json` and `--no-progress` are one option each, with one rule, in every command
+/// that takes them.
+@Suite struct SharedOptionTests {
+    static let commands: [[String]] = [
+        ["fix", "--orientation", "1", TestMedia.path("orient-1.jpg")],
+        ["report", "x.jsonl", "-o", "/dev/null"],
+        ["audit", TestMedia.path("orient-1.jpg")],
+        ["thumbnail", TestMedia.path("orient-1.jpg"), "--out-dir", "/nonexistent"],
+    ]
+
+    @Test(arguments: commands, ["0", "257", "100000"])
+    func jobsOutOfRangeIsUsage(command: [String], jobs: String) throws {
+        let run = try Run.vidorient(command + ["--jobs", jobs])
+        #expect(run.status == 64, "\(command[0]) --jobs \(jobs): \(run.stderr)")
+        #expect(run.stderr.contains("--jobs must be 1-256"), "\(run.stderr)")
+    }
+
+    @Test(arguments: ["fix", "report", "audit", "thumbnail"])
+    func helpSaysTheSameJobsRule(command: String) throws {
+        let help = try Run.vidorient([command, "--help"]).stdout
+        #expect(help.contains("Files worked on at once, 1-256 (default: the number"), "\(command)")
+    }
+}
+
+/// Smaller defects found in the read (issue 22), each with a test that fails on the code before.
+@Suite struct SmallerDefectTests {
+    /// A movie of a microsecond that is two terabytes long (sparse): FFmpeg's path derived a bit
+    /// rate that does not fit an Int, and the conversion trapped (exit status 132).
+    @Test func aBitRateThatDoesNotFitIsNull() throws {
+        let folder = try TemporaryFolder("defect")
+        defer { folder.remove() }
+        var movie = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-1.mp4"))))
+        let mvhd = try #require(movie.indices.first { movie[$0..<min($0 + 4, movie.count)].elementsEqual("mvhd".utf8) })
+        // Version 0: type, version and flags, creation, modification, then timescale and duration.
+        movie.replaceSubrange(mvhd + 16..<mvhd + 24, with: [0x00, 0x0F, 0x42, 0x40, 0, 0, 0, 1])
+        let path = folder.path("long.mp4")
+        try Data(movie).write(to: URL(fileURLWithPath: path))
+        try #require(truncate(path, 2 << 40) == 0, "a sparse file of 2 TiB: \(String(cString: strerror(errno)))")
+        let run = try Run.vidorient(["inspect", "--deep", "--json", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let format = (run.json as? [String: Any])?["format"] as? [String: Any]
+        #expect(format?["duration"] as? Double == 0.000001)
+        #expect(format?["bit_rate"] is NSNull)
+    }
+
+    /// Thumbnails and pages are flushed to the disk before they take their name, as every writer's
+    /// output is (the thumbnail writer did not flush).
+    @Test func aThumbnailIsFlushedBeforeItsRename() throws {
+        try #require(isInstalled("strace"), "strace is installed by .ci/setup")
+        let folder = try TemporaryFolder("defect")
+        defer { folder.remove() }
+        let log = folder.path("trace")
+        let run = try Run.vidorient(
+            ["thumbnail", TestMedia.path("orient-6.jpg"), "-o", folder.path("t.png")],
+            prefix: ["strace", "-f", "-e", "trace=fsync,rename", "-o", log])
+        #expect(run.status == 0, "\(run.stderr)")
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map {
+            // "PID  call(…) = result": the call, after the process ID and its padding.
+            $0.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
+        }.filter { $0.hasPrefix("fsync") || $0.hasPrefix("rename") }
+        // The file, then its name, then its folder.
+        #expect(calls.map { String($0.prefix(6)) } == ["fsync(", "rename", "fsync("], "\(calls)")
+    }
+}

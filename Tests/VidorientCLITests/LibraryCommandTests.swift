@@ -1,0 +1,199 @@
+import Foundation
+import Synchronization
+import Testing
+import VidorientTestSupport
+
+func sortedLines(_ text: String) -> [Substring] { text.split(separator: "\n").sorted() }
+
+@Suite struct AuditCacheCommandTests {
+    @Test func cachedRunsWriteTheSameBytes() throws {
+        let folder = try scratchFolder("cache-cli")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let media = Run.packageRoot.appendingPathComponent("TestMedia").path
+        let fresh = try Run.vidorient(["audit", media, "--jsonl"])
+        // The default place, under XDG_CACHE_HOME.
+        let environment = ["XDG_CACHE_HOME": folder.path]
+        let cold = try Run.vidorient(["audit", media, "--jsonl", "--cache"], environment: environment)
+        let warm = try Run.vidorient(["audit", media, "--jsonl", "--cache"], environment: environment)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("vidorient/audit.sqlite").path))
+        #expect(sortedLines(cold.stdout) == sortedLines(fresh.stdout))
+        #expect(sortedLines(warm.stdout) == sortedLines(fresh.stdout))
+        #expect([cold.status, warm.status] == [fresh.status, fresh.status])
+        #expect(cold.stderr.isEmpty && warm.stderr.isEmpty, "\(warm.stderr)")
+    }
+
+    @Test func aCacheThatCannotBeWrittenIsAWarningNotAFailure() throws {
+        let media = Run.media("orient-2.mp4")
+        let fresh = try Run.vidorient(["audit", media, "--jsonl"])
+        // /proc takes no new files, even from root: as good as a read-only disk.
+        let run = try Run.vidorient(["audit", media, "--jsonl", "--cache-path", "/proc/vidorient-cache.sqlite"])
+        #expect(run.status == fresh.status)
+        #expect(run.stdout == fresh.stdout)
+        #expect(run.stderrLines.count == 1)
+        #expect(run.stderr.hasPrefix("vidorient: cache '/proc/vidorient-cache.sqlite' not used: "), "\(run.stderr)")
+        #expect(run.stderr.contains("auditing without it"))
+    }
+
+    @Test func aCacheFromTheFutureIsNotUsed() throws {
+        let folder = try scratchFolder("cache-future")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("audit.sqlite").path
+        let media = Run.media("orient-6.mp4")
+        _ = try Run.vidorient(["audit", media, "--jsonl", "--cache-path", cache])
+        // user_version, bytes 60–63 of the SQLite header.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: cache))
+        try handle.seek(toOffset: 60)
+        try handle.write(contentsOf: Data([0, 0, 0, 99]))
+        try handle.close()
+        let run = try Run.vidorient(["audit", media, "--jsonl", "--cache-path", cache])
+        #expect(run.status == 0)
+        #expect(run.stdout == (try Run.vidorient(["audit", media, "--jsonl"])).stdout)
+        #expect(
+            run.stderr.contains("was written by a newer vidorient (cache format 99, this one reads 1)"), "\(run.stderr)"
+        )
+    }
+}
+
+/// `vidorient audit --watch` as a process: its output read as it comes, with a bound on time.
+final class WatchProcess: Sendable {
+    let process = Process()
+    let output = Mutex("")
+    let errors = Mutex("")
+    private let arrived = DispatchSemaphore(value: 0)
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Run.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        for (pipe, isOutput) in [(out, true), (err, false)] {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                if isOutput { self.output.withLock { $0 += text } } else { self.errors.withLock { $0 += text } }
+                self.arrived.signal()
+            }
+        }
+        try process.run()
+    }
+
+    func wait(_ seconds: Double = 20, until condition: () -> Bool) -> Bool {
+        let end = DispatchTime.now() + seconds
+        while !condition() {
+            if arrived.wait(timeout: end) == .timedOut { return condition() }
+        }
+        return true
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    func stop(_ signal: Int32) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let end = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < end { _ = arrived.wait(timeout: .now() + 0.05) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            return nil
+        }
+        return process.terminationStatus
+    }
+}
+
+@Suite struct WatchCommandTests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func reportsDroppedFilesAndStopsCleanly(_ signal: Int32) throws {
+        let folder = try scratchFolder("watch-cli")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("cache.sqlite").path
+        let inbox = folder.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-3.mp4"), toPath: inbox.appendingPathComponent("old.mp4").path)
+        let watch = try WatchProcess([
+            "audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--cache-path", cache,
+        ])
+        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
+        #expect(watch.wait { watch.output.withLock { $0.contains("old.mp4") } })
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("new.mp4").path)
+        #expect(watch.wait { watch.output.withLock { $0.contains("/new.mp4\"") } })
+        #expect(watch.stop(signal) == 0)
+        let lines = watch.output.withLock { $0 }.split(separator: "\n")
+        #expect(lines.count == 2)
+        let record = try #require(
+            lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
+        #expect((record["video"] as? [String: Any])?["exif_orientation"] as? Int == 5)
+    }
+
+    @Test func execRunsForEachFinding() throws {
+        let folder = try scratchFolder("watch-exec")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("exec.log").path
+        let inbox = folder.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        let watch = try WatchProcess([
+            "audit", "--watch", inbox.path, "--settle", "0.1", "--exec",
+            "printf '%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" >> \(log)",
+        ])
+        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-2.mp4"), toPath: inbox.appendingPathComponent("mirror.mp4").path)
+        #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } }, "\(watch.errors.withLock { $0 })")
+        #expect(watch.stop(SIGTERM) == 0)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        let path = inbox.appendingPathComponent("mirror.mp4").path
+        #expect(logged == "\(path)|if the mirror is unintended: vidorient fix \(path) --orientation 1|mirrored\n")
+    }
+
+    @Test func aFileIsNotAWatchedFolder() throws {
+        let run = try Run.vidorient(["audit", "--watch", Run.media("orient-1.mp4")])
+        #expect(run.status == 2)
+        #expect(
+            run.stderr
+                == "vidorient: could not watch '\(Run.media("orient-1.mp4"))': not a directory: --watch takes folders\n"
+        )
+    }
+}
+
+@Suite struct ReportCommandTests {
+    @Test func aPageInAMissingFolderIsRefusedBeforeTheAudit() throws {
+        let run = try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--html", "/nonexistent-folder/report.html"])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty, "nothing audited")
+        #expect(
+            run.stderr
+                == "vidorient: could not write '/nonexistent-folder/report.html': its folder '/nonexistent-folder' does not exist\n"
+        )
+    }
+
+    @Test func reportReadsAuditJSONLAndRefusesAnythingElse() throws {
+        let folder = try scratchFolder("report-cli")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jsonl = folder.appendingPathComponent("audit.jsonl")
+        let audit = try Run.vidorient(["audit", Run.media("orient-2.mp4"), Run.media("orient-6.mp4"), "--jsonl"])
+        try Data(audit.stdout.utf8).write(to: jsonl)
+        let page = folder.appendingPathComponent("page.html")
+        let made = try Run.vidorient(["report", jsonl.path, "-o", page.path])
+        #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(
+            html.contains(Run.media("orient-2.mp4")) && !html.contains(Run.media("orient-6.mp4")),
+            "only files with findings")
+
+        let json = folder.appendingPathComponent("audit.json")
+        try Data(try Run.vidorient(["audit", Run.media("orient-2.mp4"), "--json"]).stdout.utf8).write(to: json)
+        let refused = try Run.vidorient(["report", json.path, "-o", page.path])
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr
+                == "vidorient: could not read '\(json.path)': line 1 is not an audit record (audit --jsonl writes them): "
+                + "not valid json\n")
+    }
+
+    @Test(arguments: [
+        ["audit", "x", "--thumbnails"], ["audit", "x", "--exec", "true"], ["audit", "--watch", "x", "--json"],
+        ["report", "-o", "x.html"],
+    ])
+    func misuseExits64(_ arguments: [String]) throws {
+        #expect(try Run.vidorient(arguments).status == 64)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import Vidorient
+import VidorientContent
+import VidorientCore
+import VidorientTestSupport
+
+/// The content engine on real photographs (scikit-image's sample images from Debian's
+/// python3-skimage, `ContentPhotos`): the scene network survived its conversion, the faces and the
+/// scene turn the way Core's verdict assumes, and pictures with nothing to say get no opinion.
+/// Serialized: the suite shares one engine, which one thread uses at a time.
+@Suite(
+    .serialized,
+    .enabled(if: ContentPhotos.isPresent, "scikit-image's sample photos are absent (.ci/setup extracts them)"))
+struct ContentJudgeTests {
+    static let engine = Result { try ContentEngine() }
+
+    /// The displayed picture as ContentJudge judges it.
+    static func picture(_ name: String) throws -> Picture {
+        let request = ThumbnailRequest(width: ContentJudge.pictureSide, height: ContentJudge.pictureSide)
+        return try Thumbnailer(font: nil).frame(ContentPhotos.path(name), request: request).picture
+    }
+
+    static func turned(_ picture: Picture, _ quarterTurns: Int) -> Picture {
+        quarterTurns == 0 ? picture : picture.oriented(Orientation(rotation: quarterTurns * 90, mirrored: false)!)
+    }
+
+    /// ImageNet's classes as the converted network names them: a wrong mean, scale or channel
+    /// order, or a weight read in the wrong layout, loses these.
+    @Test(arguments: [
+        ("chelsea.png", 281...285),  // the cat classes: tabby, tiger cat, Persian, Siamese, Egyptian cat
+        ("coffee.png", 967...968),  // espresso, cup
+    ])
+    func theNetworkNamesWhatIsShown(name: String, classes: ClosedRange<Int>) throws {
+        let engine = try Self.engine.get()
+        let top = try engine.imageNetClasses(of: try Self.picture(name), count: 3)
+        #expect(top.contains { classes.contains($0) }, "\(name): top classes \(top)")
+    }
+
+    /// A face is found in the upright turn only, and the verdict turns a sideways or upside-down
+    /// picture back: turn k of the upright picture needs (4 − k) quarter turns clockwise.
+    @Test(arguments: 0..<4)
+    func facesDecideEveryTurn(quarterTurns: Int) throws {
+        let engine = try Self.engine.get()
+        let policy = ContentEngine.policy
+        let picture = Self.turned(try Self.picture(ContentPhotos.face), quarterTurns)
+        let evidence = try engine.evidence(of: picture, policy: policy)
+        let needed = (4 - quarterTurns) % 4
+        #expect((evidence.turns[needed].bestFace ?? -1) >= policy.faceScore, "no face where it is upright")
+        for k in 0..<4 where k != needed {
+            #expect((evidence.turns[k].bestFace ?? -1) < policy.faceScore, "a face in turn \(k)")
+        }
+        let verdict = ContentVerdict(evidence: evidence, policy: policy)
+        #expect(verdict.decidedBy == .faces)
+        #expect(verdict.turnNeeded == needed * 90)
+        #expect(verdict.faces >= 1)
+    }
+
+    /// The scene's say turns with the picture: judging the picture turned k quarter turns gives
+    /// the upright picture's probabilities moved k places (the same four pictures are shown), so a
+    /// convention turned the wrong way round, or a turn dropped, cannot pass.
+    @Test(arguments: ContentPhotos.scenes)
+    func theSceneTurnsWithThePicture(name: String) throws {
+        let engine = try Self.engine.get()
+        let policy = ContentEngine.policy
+        let upright = try Self.picture(name)
+        let base = try #require(try engine.evidence(of: upright, policy: policy).sceneProbabilities(policy: policy))
+        for k in 1..<4 {
+            let turned = try engine.evidence(of: Self.turned(upright, k), policy: policy)
+            let probabilities = try #require(turned.sceneProbabilities(policy: policy))
+            for turn in 0..<4 {
+                #expect(
+                    abs(probabilities[turn] - base[(turn + k) % 4]) < 0.02,
+                    "\(name) turned \(k): \(probabilities) vs \(base)")
+            }
+        }
+        // And the head prefers the upright picture over its turns.
+        #expect(base.indices.max { base[$0] < base[$1] } == 0, "\(name): \(base)")
+    }
+
+    /// Textures and flat pictures: no face, and no opinion at the default threshold.
+    @Test(arguments: ContentPhotos.textures)
+    func texturesHaveNoOpinion(name: String) throws {
+        let engine = try Self.engine.get()
+        let verdict = ContentVerdict(
+            evidence: try engine.evidence(of: try Self.picture(name), policy: ContentEngine.policy),
+            policy: ContentEngine.policy)
+        #expect(verdict.verdict == .noOpinion, "\(name): \(verdict)")
+        #expect(verdict.faces == 0)
+    }
+
+    @Test func aFlatPictureIsNotJudged() throws {
+        let folder = try TemporaryFolder("content-flat")
+        defer { folder.remove() }
+        let path = folder.path("grey.png")
+        let (status, _, _) = try run(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240", "-frames:v", "1", path])
+        try #require(status == 0)
+        let engine = try Self.engine.get()
+        let verdict = try ContentJudge().verdict(path, engine: engine)
+        #expect(verdict.verdict == .noOpinion)
+        #expect(verdict.frames == 0)
+        #expect(verdict.sceneProbabilities == nil)
+    }
+}
