@@ -5,7 +5,7 @@
 # (argument parsing, thumbnail geometry, terminal escaping, path bytes and non-blocking opens); SECONDS
 # defaults to 300; two jobs. Everything it makes (objects, the binaries, the corpora, crashes)
 # goes to Fuzz/work/, which git ignores. The seed corpus is TestMedia's files of the target's
-# formats, and ../shared/media's when present.
+# formats, and ../shared/media's and the fetched corpus's raws (TestMedia/corpus/fetch.py) when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -64,7 +64,9 @@ case $target in
     objects=("$work/build/VidorientPhoto.o" "${objects[@]}")
     link=(-I Sources/CZlib -lz)
     source=Fuzz/PhotoFuzzer.swift
-    seeds=(TestMedia/*.jpg TestMedia/*.png TestMedia/*.tif TestMedia/*.webp TestMedia/*.heic TestMedia/*.avif ../shared/media/*.jpg ../shared/media/*.webp)
+    seeds=(TestMedia/*.jpg TestMedia/*.png TestMedia/*.tif TestMedia/*.webp TestMedia/*.heic TestMedia/*.avif ../shared/media/*.jpg ../shared/media/*.webp
+      # The raws, from exiftool's small test images when TestMedia/corpus/fetch.py has fetched them.
+      TestMedia/*.dng .build/corpus/exiftool/t/images/*.{raf,cr3,crw,mrw,orf,rw2,dng})
     ;;
 esac
 swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" "${link[@]}" -o "$work/$target-fuzzer" "$source" "${objects[@]}"

@@ -343,10 +343,33 @@ def files():
         note="pixels already upright (160x96) but EXIF still says 6 and PixelX/YDimension are 96x160: "
              "software rotated the pixels and left the tag")
 
+    # Damaged files that decoders read (docs/photos.md, "Damaged files"): the orientation is read
+    # and the damage is a finding, file-damaged.
+    damaged = bytearray(png(6, exif=six))
+    damaged[8 + 8 + 13] ^= 0xFF                          # IHDR's CRC, first byte
+    idat = damaged.index(b"IDAT")
+    damaged[idat + 4 + struct.unpack(">I", damaged[idat - 4:idat])[0]] ^= 0xFF  # IDAT's CRC
+    add("damaged-png-crc.png", bytes(damaged), "png", 6, 6, [statement("exif", "eXIf chunk", 6)],
+        ["file-damaged"], exif=maker,
+        note="png-exif-no-prefix.png with IHDR's and IDAT's CRCs changed: libpng refuses it; ffmpeg, libvips "
+             "and exiftool read it")
+    soi, rest = jpeg_segments(os.path.join(HERE, "orient-6.jpg"))
+    add("damaged-jpeg-stray.jpg", soi + app1(b"Exif\0\0" + six) + bytes.fromhex("000e41646f626500648000000001") + rest,
+        "jpeg", 6, 6, [statement("exif", "APP1 EXIF IFD0", 6)], ["file-damaged"], exif=maker,
+        note="orient-6.jpg with 14 stray bytes after the EXIF APP1 (an APP14 without its marker), as "
+             "metadata-extractor-images' 'issue 121.jpg': libjpeg and exiftool step over them")
+    packet = xmp_packet(8)
+    short = app1(XMP_ID + packet)
+    short = short[:2] + struct.pack(">H", len(XMP_ID + packet) + 2 - 2) + short[4:]
+    soi, rest = jpeg_segments(os.path.join(HERE, "orient-8.jpg"))
+    add("damaged-jpeg-short-xmp.jpg", soi + app1(b"Exif\0\0" + exif_tiff(8)) + short + rest, "jpeg", 8, 8,
+        [statement("exif", "APP1 EXIF IFD0", 8), statement("xmp", "XMP in APP1", 8)], ["file-damaged"], exif=maker,
+        note="orient-8.jpg with an XMP APP1 whose length is 2 bytes short of its packet, as "
+             "metadata-extractor-images' 'Issue 308.jpg': the 2 bytes are stepped over")
     bad = bytearray(png(1, exif=tkhd_exif_tiff(1)))
-    bad[8 + 8 + 13] ^= 0xFF                              # IHDR's CRC, first byte
-    add("bad-png-crc.png", bytes(bad), "png", None, None, [], error="bad crc in chunk 'IHDR'",
-        note="orient-1.png with IHDR's CRC changed")
+    bad[12:16] = b"IHDX"
+    add("bad-png-no-ihdr.png", bytes(bad), "png", None, None, [], error="the first chunk is 'IHDX', not 'IHDR'",
+        note="orient-1.png with IHDR's type changed: libpng, libvips and exiftool refuse it")
     good = png(1, exif=tkhd_exif_tiff(1))
     cut = good.index(b"IDAT") - 4
     add("bad-png-length.png", good[:cut] + struct.pack(">I", 1 << 30) + good[cut + 4:], "png", None, None, [],
@@ -424,8 +447,8 @@ def check():
         t = exiftool(path)
         if e["bad"]:
             notes.append(f"{name}: exiftool says {t.get('ExifTool:Error') or t.get('ExifTool:Warning')}")
-            if name == "bad-png-crc.png":
-                expect(name, "IHDR crc is wrong", zlib.crc32(data[12:29]) != struct.unpack(">I", data[29:33])[0], True)
+            if name == "bad-png-no-ihdr.png":
+                expect(name, "the first chunk", data[12:16], b"IHDX")
             if name == "bad-png-length.png":
                 at = data.index(b"IDAT") - 4
                 expect(name, "IDAT runs past the end", at + 12 + struct.unpack(">I", data[at:at + 4])[0] > len(data), True)

@@ -67,7 +67,11 @@ struct PhotoFrames {
 
     /// A raw file's largest embedded JPEG preview: raw sensor data is not a picture FFmpeg decodes.
     var rawPreview: EmbeddedImage? {
-        guard evidence.format == .tiff, let detail = evidence.formatDetail, detail != "tiff" else { return nil }
+        switch evidence.format {
+        case .tiff: guard let detail = evidence.formatDetail, detail != "tiff" else { return nil }
+        case .raw: break
+        default: return nil
+        }
         return evidence.previews.first { $0.codec == "jpeg" && $0.offset != nil && $0.width != nil }
     }
 
@@ -98,7 +102,7 @@ struct PhotoFrames {
             return decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture))
         case .jpeg:
             return try decodeJPEG(try bytes(at: 0, count: evidence.fileSize), minimumWidth, minimumHeight)
-        case .tiff where preview != nil:
+        case .tiff where preview != nil, .raw where preview != nil:
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
         default:
             return try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight)

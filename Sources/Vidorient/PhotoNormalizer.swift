@@ -67,6 +67,8 @@ public enum PhotoNormalizer {
             throw .unsupported("a \(format) would have to be re-encoded, losing quality; \(tagOnly)")
         case .tiff:
             throw .unsupported("normalize does not rewrite tiff or raw files; \(tagOnly)")
+        case .raw(let name):
+            throw .unsupported("normalize does not rewrite raw files, and fix does not write \(name) files yet")
         case .movie:
             throw .unsupported(
                 "a video: normalize turns photos' pixels; `vidorient fix` sets a video's orientation losslessly (tag only)"

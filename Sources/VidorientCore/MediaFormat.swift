@@ -6,16 +6,25 @@
 public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
     case jpeg
     case png
-    /// TIFF and the TIFF-based raws (DNG, CR2, NEF, ARW, …): `II*\0` or `MM\0*`.
+    /// TIFF and the TIFF-based raws (DNG, CR2, NEF, ARW, …): `II*\0` or `MM\0*`, and the raws
+    /// that are TIFF with a magic number of their own (Olympus ORF, Panasonic RW2).
     case tiff
     /// `RIFF....WEBP`.
     case webp
+    /// A camera raw with a container of its own, read by its own small reader: `raf` (Fujifilm,
+    /// `FUJIFILMCCD-RAW `), `cr3` (Canon, ISO-BMFF with major brand `crx `), `mrw` (Minolta,
+    /// `\0MRM`), `crw` (Canon CIFF, `HEAPCCDR` at byte 6).
+    case raw(String)
     /// An ISO-BMFF file whose `ftyp` names an image brand: HEIC, HEIF, AVIF and their sequences.
     case heif(brand: String)
     /// An ISO-BMFF or QuickTime movie: MP4, MOV, 3GP, M4A.
     case movie
     /// Something FFmpeg may read (Matroska, AVI, MPEG-TS, GIF, …), named when the signature is known.
     case other(name: String?)
+
+    /// The first four bytes of a TIFF structure: TIFF's 42 in either byte order, Olympus ORF's
+    /// `IIRO`, `IIRS` and `MMOR`, Panasonic RW2's `IIU\0` (the magics `TIFFStructure` accepts).
+    static let tiffMagics: [[UInt8]] = ["II*\0", "MM\0*", "IIRO", "IIRS", "MMOR", "IIU\0"].map { Array($0.utf8) }
 
     /// How many leading bytes `init(signature:)` wants to see; fewer are fine for short files.
     public static let signatureLength = 64
@@ -26,14 +35,24 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
             head.count >= offset + prefix.count && head[offset..<offset + prefix.count].elementsEqual(prefix)
         }
         func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-        if starts([0xFF, 0xD8, 0xFF]) {
+        if starts([0xFF, 0xD8]) {
+            // libjpeg needs only SOI and steps over stray bytes before the next marker (as
+            // libmagic names `FF D8` a JPEG), so a JPEG damaged right after SOI is still one.
             self = .jpeg
         } else if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             self = .png
-        } else if starts(ascii("II*\0")) || starts(ascii("MM\0*")) {
+        } else if MediaFormat.tiffMagics.contains(where: { starts($0) }) {
             self = .tiff
         } else if starts(ascii("RIFF")) && starts(ascii("WEBP"), at: 8) {
             self = .webp
+        } else if starts(ascii("FUJIFILMCCD-RAW ")) {
+            self = .raw("raf")
+        } else if starts(ascii("\0MRM")) {
+            self = .raw("mrw")
+        } else if (starts(ascii("II")) || starts(ascii("MM"))) && starts(ascii("HEAPCCDR"), at: 6) {
+            self = .raw("crw")
+        } else if starts(ascii("ftyp"), at: 4) && starts(ascii("crx "), at: 8) {
+            self = .raw("cr3")
         } else if starts(ascii("ftyp"), at: 4) {
             self = MediaFormat.isoFormat(ftyp: head)
         } else if let name = MediaFormat.foreignName(head) {
@@ -49,7 +68,7 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Photo formats go down the photo path (pure-Swift readers, no FFmpeg to inspect).
     public var isPhoto: Bool {
         switch self {
-        case .jpeg, .png, .tiff, .webp, .heif: true
+        case .jpeg, .png, .tiff, .webp, .heif, .raw: true
         case .movie, .other: false
         }
     }
@@ -62,6 +81,7 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tiff: "tiff"
         case .webp: "webp"
         case .heif(let brand): MediaFormat.heifName(brand: brand)
+        case .raw(let name): name
         case .movie: "mp4/mov"
         case .other(let name): name ?? "unknown"
         }

@@ -6,8 +6,13 @@ public enum MediaPaths {
     public static let mediaExtensions: Set<String> = [
         "mp4", "m4v", "mov", "qt", "3gp", "3g2", "mkv", "webm", "avi", "mts", "m2ts", "ts", "mpg", "mpeg", "wmv",
         "flv", "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "bmp", "gif",
+        // Canon's video thumbnails (JPEG) and JPEG's other names.
+        "thm", "jfif", "jif",
         // TIFF-based raws, read for their orientation tag and embedded previews.
-        "dng", "cr2", "nef", "nrw", "arw", "srw", "orf", "pef", "rw2", "raf",
+        "dng", "gpr", "cr2", "nef", "nrw", "arw", "sr2", "srf", "srw", "orf", "ori", "pef", "rw2", "rwl", "kdc",
+        "dcr", "k25", "3fr", "fff", "erf", "mef", "mos", "iiq",
+        // Raws with containers of their own (RawContainerReader), and Sigma's X3F (through FFmpeg).
+        "raf", "cr3", "crw", "mrw", "x3f",
     ]
 
     public static func isMedia(_ path: String) -> Bool {

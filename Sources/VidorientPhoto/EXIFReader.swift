@@ -72,10 +72,12 @@ package enum EXIFReader {
         metadata.imageWidth = ifd0[TIFFTag.imageWidth].flatMap(tiff.integer)
         metadata.imageHeight = ifd0[TIFFTag.imageLength].flatMap(tiff.integer)
 
-        // Absent is fine: `visit` records a finding for a loop or a limit; the Exif IFD holds no orientation.
+        var misplaced: [(place: String, value: Int)] = []
+        // Absent is fine: `visit` records a finding for a loop or a limit.
         if let pointer = ifd0[TIFFTag.exifIFD].flatMap(tiff.integer),
             let exif = try? walk.visit(pointer, name: "Exif IFD", required: false)
         {
+            if let value = exif[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("the Exif IFD", value)) }
             metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
             metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
             metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
@@ -92,8 +94,22 @@ package enum EXIFReader {
         // Absent is fine: IFD1 is the thumbnail's; the photo's orientation is IFD0's.
         if let next = ifd0.nextIFDOffset, let ifd1 = try? walk.visit(next, name: "IFD1", required: false) {
             metadata.thumbnail = thumbnail(in: ifd1, of: tiff, fileOffset: fileOffset, location: "IFD1")
+            if let value = ifd1[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("IFD1", value)) }
         }
-        return EXIFBlock(metadata: metadata, orientationType: orientationType, findings: walk.findings)
+        var findings = walk.findings
+        if metadata.orientation == nil, let first = misplaced.first {
+            findings.append(misplacedOrientation(value: first.value, place: first.place))
+        }
+        return EXIFBlock(metadata: metadata, orientationType: orientationType, findings: findings)
+    }
+
+    /// `orientation-misplaced`: an Orientation where viewers do not look, IFD0 holding none.
+    static func misplacedOrientation(value: Int, place: String) -> Finding {
+        Finding(
+            code: "orientation-misplaced", severity: .warning,
+            message:
+                "Orientation \(value) is stored only in \(place), not in IFD0: browsers, libvips and most viewers read IFD0 and show the picture as stored (1), while exiftool's Orientation reports \(value); vidorient reports 1"
+        )
     }
 
     /// An IFD's JPEG (JPEGInterchangeFormat and its length), with its size from its own frame header.

@@ -41,19 +41,75 @@ package enum JPEGReader {
     /// Enough segments for any real file; a file of nothing but empty segments stops here.
     static let maximumSegments = 4096
 
-    /// The segments from SOI up to SOS or EOI. Throws when the file is not a JPEG or a segment's
-    /// length runs past the end.
+    /// Bytes between two segments that are not a marker, stepped over as libjpeg steps over them
+    /// (`next_marker`: "corrupt jpeg data: N extraneous bytes before marker") and exiftool does
+    /// ("skipped unknown N bytes after jpeg … segment"). A segment whose length falls short of the
+    /// next marker leaves such bytes behind it.
+    public struct StrayBytes: Sendable, Hashable {
+        /// Where the first stray byte is.
+        public var offset: Int
+        public var count: Int
+        /// The marker of the segment they follow; nil right after SOI.
+        public var after: UInt8?
+
+        /// `14 stray bytes at offset 35246, after the app2 segment`.
+        public var description: String {
+            let place = after.map { "after the \(JPEGReader.markerName($0)) segment" } ?? "after the start of image"
+            return "\(count) stray byte\(count == 1 ? "" : "s") at offset \(offset), \(place)"
+        }
+    }
+
+    /// The markers from SOI to the first scan, and the stray bytes stepped over on the way.
+    struct MarkerScan {
+        var segments: [Segment] = []
+        var stray: [StrayBytes] = []
+        /// Everything stepped over, for the `file-damaged` finding, in file order: stray bytes,
+        /// and APPn or COM segments whose length is less than 2 (read as libjpeg reads them).
+        var damage: [String] = []
+    }
+
+    /// `app1`, `dqt`, `sof0`, `0xf7`: a marker's name as messages give it.
+    static func markerName(_ marker: UInt8) -> String {
+        switch marker {
+        case 0xE0...0xEF: "app\(marker - 0xE0)"
+        case 0xC4: "dht"
+        case 0xCC: "dac"
+        case 0xDB: "dqt"
+        case 0xDD: "dri"
+        case 0xFE: "com"
+        case 0xC0...0xCF: "sof\(marker - 0xC0)"
+        default: "0x\(String(marker, radix: 16))"
+        }
+    }
+
+    /// The segments from SOI up to SOS or EOI. Throws when the file is not a JPEG, a segment's
+    /// length runs past the end, or no marker follows before the end.
     static func segments(in source: some ByteSource) throws(PhotoFormatError) -> [Segment] {
+        try scan(source).segments
+    }
+
+    /// The segments from SOI up to SOS or EOI, reading as libjpeg reads: where a marker should
+    /// be and is not, the bytes up to the next `FF` that starts a marker (not `FF 00`, the
+    /// stuffing of entropy-coded data) are stepped over and recorded.
+    static func scan(_ source: some ByteSource) throws(PhotoFormatError) -> MarkerScan {
         let size = Int(source.size)
         guard size >= 4, try PhotoBytes.read(source, at: 0, count: 2) == [0xFF, 0xD8] else {
             throw PhotoFormatError("no jpeg start-of-image marker")
         }
-        var segments: [Segment] = []
+        var scan = MarkerScan()
         var offset = 2
-        while segments.count < maximumSegments {
+        var previous: UInt8?
+        while scan.segments.count < maximumSegments {
             guard offset + 2 <= size else { throw PhotoFormatError("file ends before the first scan") }
             let head = try PhotoBytes.read(source, at: offset, count: 2)
-            guard head[0] == 0xFF else { throw PhotoFormatError("no marker at offset \(offset)") }
+            guard head[0] == 0xFF, head[1] != 0x00 else {
+                let marker = try nextMarker(source, from: offset, size: size)
+                let stray = StrayBytes(offset: offset, count: marker - offset, after: previous)
+                scan.stray.append(stray)
+                scan.damage.append(stray.description)
+                offset = marker
+                continue
+            }
             let marker = head[1]
             switch marker {
             case 0xFF:  // a fill byte before the marker
@@ -63,23 +119,56 @@ package enum JPEGReader {
                 offset += 2
                 continue
             case 0xD9, 0xDA:  // EOI, SOS: the header is over
-                segments.append(Segment(marker: marker, payloadOffset: offset + 2, payloadLength: 0))
-                return segments
+                scan.segments.append(Segment(marker: marker, payloadOffset: offset + 2, payloadLength: 0))
+                return scan
             default:
                 break
             }
             guard offset + 4 <= size else { throw PhotoFormatError("file ends inside the marker at offset \(offset)") }
             let lengthBytes = try PhotoBytes.read(source, at: offset + 2, count: 2)
             let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
+            if length < 2, (0xE0...0xEF).contains(marker) || marker == 0xFE {
+                // libjpeg reads the two length bytes of an APPn or COM, skips nothing more, and
+                // looks for the next marker from there.
+                scan.damage.append(
+                    "the \(markerName(marker)) segment at offset \(offset) has length \(length), less than its own 2 bytes"
+                )
+                previous = marker
+                offset += 4
+                continue
+            }
             guard length >= 2, offset + 2 + length <= size else {
                 throw PhotoFormatError(
                     "marker 0x\(String(marker, radix: 16)) at offset \(offset) has length \(length), past the end of the file"
                 )
             }
-            segments.append(Segment(marker: marker, payloadOffset: offset + 4, payloadLength: length - 2))
+            scan.segments.append(Segment(marker: marker, payloadOffset: offset + 4, payloadLength: length - 2))
+            previous = marker
             offset += 2 + length
         }
         throw PhotoFormatError("more than \(maximumSegments) segments before the first scan")
+    }
+
+    /// Where the next marker starts at or after `offset`: a run of `FF`s (fill bytes, then the
+    /// marker's own) followed by a byte that is neither `00` nor `FF`. Read in 4 KiB pieces; the end of the file first is
+    /// an error.
+    static func nextMarker(_ source: some ByteSource, from offset: Int, size: Int) throws(PhotoFormatError) -> Int {
+        var at = offset
+        var run: Int?  // where the current run of FFs started: fill bytes belong to the marker
+        while at < size {
+            let piece = try PhotoBytes.read(source, at: at, count: min(4096, size - at))
+            for (index, byte) in piece.enumerated() {
+                if byte == 0xFF {
+                    run = run ?? at + index
+                } else if let start = run, byte != 0x00 {
+                    return start
+                } else {
+                    run = nil
+                }
+            }
+            at += piece.count
+        }
+        throw PhotoFormatError("no marker after the stray bytes at offset \(offset) before the end of the file")
     }
 
     static func isFrameHeader(_ marker: UInt8) -> Bool {
@@ -112,7 +201,12 @@ package enum JPEGReader {
         evidence.codec = "jpeg"
         var frame: FrameHeader?
         var sawEXIF = false
-        for segment in try segments(in: source) {
+        let scan = try scan(source)
+        if !scan.damage.isEmpty {
+            evidence.readerFindings.append(
+                PhotoBytes.damaged(scan.damage, consequence: "libjpeg and exiftool step over them"))
+        }
+        for segment in scan.segments {
             if isFrameHeader(segment.marker), frame == nil {
                 frame = try frameHeader(segment, in: source)
             } else if segment.marker == 0xE1 {
@@ -146,8 +240,18 @@ package enum JPEGReader {
     }
 }
 
-/// What every reader shares: checked reads, and EXIF and XMP payloads turned into statements.
+/// What every reader shares: checked reads, damage said once, and EXIF and XMP payloads turned
+/// into statements.
 enum PhotoBytes {
+    /// The `file-damaged` finding: what is damaged and where (the first few places, then how many
+    /// more), and what readers do about it. The orientation is still read from the rest.
+    static func damaged(_ places: [String], consequence: String) -> Finding {
+        let shown = places.prefix(4).joined(separator: "; ")
+        let more = places.count > 4 ? "; and \(places.count - 4) more" : ""
+        return Finding(
+            code: "file-damaged", severity: .warning, message: "the file is damaged: \(shown)\(more) (\(consequence))")
+    }
+
     static func read(_ source: some ByteSource, at offset: Int, count: Int) throws(PhotoFormatError) -> [UInt8] {
         try source.read(at: Int64(offset), count: count)
     }

@@ -4,7 +4,9 @@ package import VidorientIO
 import VidorientISOBMFF
 
 /// Reads a PNG's chunks: `IHDR` (size, depth, alpha), `eXIf`, XMP in `iTXt`, and ImageMagick's
-/// `Raw profile type exif`/`APP1` text chunks. Every chunk's CRC-32 is checked.
+/// `Raw profile type exif`/`APP1` text chunks. Every chunk's CRC-32 is checked: an ancillary
+/// chunk with a bad one is ignored (`png-bad-crc`), a critical one is read and the file said
+/// damaged (`file-damaged`), as the decoders that ignore CRCs read it.
 package enum PNGReader {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Decompressed text chunks stop growing here: a small zTXt must not become gigabytes.
@@ -23,14 +25,26 @@ package enum PNGReader {
         var offset = 8
         var sawIHDR = false
         var sawIDAT = false
+        var damage: [String] = []
         while offset < size {
             guard offset + 12 <= size else {
+                if sawIDAT {
+                    damage.append("the file ends inside the chunk header at offset \(offset)")
+                    break
+                }
                 throw PhotoFormatError("file ends inside the chunk header at offset \(offset)")
             }
             let head = try PhotoBytes.read(source, at: offset, count: 8)
             let length = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
             let type = String(decoding: head[4..<8], as: UTF8.self)
             guard length <= Int(Int32.max), offset + 12 + length <= size else {
+                if sawIDAT {
+                    // The picture is whole; decoders show it and stop here, as this reader does.
+                    damage.append(
+                        "chunk '\(printable(head[4..<8]))' at offset \(offset) claims \(length) bytes, past the end of the file: the rest is not read"
+                    )
+                    break
+                }
                 throw PhotoFormatError(
                     "chunk '\(type)' at offset \(offset) has length \(length), past the end of the file")
             }
@@ -50,8 +64,11 @@ package enum PNGReader {
             } else {
                 crcGood = try checkCRC(source, typeOffset: dataOffset - 4, length: length)
             }
-            if !crcGood {
-                if critical { throw PhotoFormatError("bad crc in chunk '\(type)'") }
+            if !crcGood, critical {
+                // libpng refuses the file; FFmpeg, libvips (libspng) and exiftool read it. The
+                // chunk is used (a picture needs its header and data), and the file said damaged.
+                damage.append("chunk '\(type)' at offset \(dataOffset - 8) has a bad crc")
+            } else if !crcGood {
                 evidence.readerFindings.append(
                     Finding(
                         code: "png-bad-crc", severity: .warning,
@@ -92,7 +109,16 @@ package enum PNGReader {
             }
         }
         guard sawIHDR else { throw PhotoFormatError("no 'IHDR' chunk") }
+        if !damage.isEmpty {
+            evidence.readerFindings.append(
+                PhotoBytes.damaged(damage, consequence: "libvips and exiftool read such files; libpng refuses them"))
+        }
         return evidence
+    }
+
+    /// A chunk type as messages show it: letters as they are, other bytes as `\xNN`.
+    static func printable(_ type: ArraySlice<UInt8>) -> String {
+        type.map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
     }
 
     static func bigEndian32(_ bytes: ArraySlice<UInt8>) -> Int {
@@ -150,6 +176,25 @@ package enum PNGReader {
         }
         if keyword == "XML:com.adobe.xmp" {
             PhotoBytes.addXMP(text, location: "XMP in \(type)", to: &evidence)
+        } else if keyword == "Raw profile type xmp" {
+            // ImageMagick's hex form of an XMP profile: exiftool reads it, viewers do not.
+            guard let packet = rawProfile(text) else {
+                evidence.readerFindings.append(
+                    Finding(
+                        code: "png-raw-profile-unreadable", severity: .warning,
+                        message: "\(type) '\(keyword)' is not a hex profile"))
+                return
+            }
+            let before = evidence.statements.count
+            PhotoBytes.addXMP(packet, location: "\(type) '\(keyword)'", to: &evidence)
+            if let statement = evidence.statements.dropFirst(before).first, let value = statement.rawValue {
+                evidence.readerFindings.append(
+                    Finding(
+                        code: "orientation-misplaced", severity: .warning,
+                        message:
+                            "XMP Orientation \(value) is stored in ImageMagick's \(type) '\(keyword)' chunk: exiftool reads it, browsers, libvips and most viewers do not"
+                    ))
+            }
         } else if keyword == "Raw profile type exif" || keyword == "Raw profile type APP1" {
             guard let payload = rawProfile(text) else {
                 evidence.readerFindings.append(

@@ -47,6 +47,7 @@ package enum PhotoReader {
         case .webp: return try WebPReader.read(source, path: path)
         case .tiff: return try TIFFFileReader.read(source, path: path)
         case .heif: return try HEIFPhotoReader.read(source, path: path, format: format)
+        case .raw(let name): return try RawContainerReader.read(source, path: path, container: name)
         case .movie, .other: throw PhotoFormatError("not a photo (\(format))")
         }
     }

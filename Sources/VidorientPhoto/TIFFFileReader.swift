@@ -34,6 +34,13 @@ package enum TIFFFileReader {
         evidence.fileSize = size
         evidence.exif = block.metadata
         evidence.readerFindings = findings
+        // A later page (IFD2 on: IFD1 is the EXIF walk's) holding the only Orientation.
+        if block.metadata.orientation == nil, !findings.contains(where: { $0.code == "orientation-misplaced" }),
+            let later = images.first(where: { $0.name != "IFD0" && $0.orientation != nil })
+        {
+            evidence.readerFindings.append(
+                EXIFReader.misplacedOrientation(value: later.orientation!, place: later.name))
+        }
         if let statement = block.statement(location: "IFD0") { evidence.statements.append(statement) }
         // Absent is fine: IFD0 was read above (its failure is the reader's error); this only looks for XMP.
         if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC],
@@ -85,6 +92,7 @@ package enum TIFFFileReader {
         var bitsPerSample: Int?
         var compression: Int?
         var hasAlpha: Bool
+        var orientation: Int?
         /// JPEG streams this IFD points at: its JPEGInterchangeFormat, or its one strip when compressed as JPEG.
         var jpegs: [(offset: Int, length: Int, strip: Bool)]
         var area: Int { (width ?? 0) * (height ?? 0) }
@@ -129,11 +137,20 @@ package enum TIFFFileReader {
             hasAlpha: (ifd[TIFFTag.extraSamples].flatMap { tiff.integers($0, limit: 8) } ?? []).contains {
                 $0 == 1 || $0 == 2
             },
-            jpegs: [])
+            orientation: ifd[TIFFTag.orientation].flatMap { tiff.integer($0) }, jpegs: [])
         if let start = ifd[TIFFTag.jpegInterchangeFormat].flatMap({ tiff.integer($0) }),
             let length = ifd[TIFFTag.jpegInterchangeFormatLength].flatMap({ tiff.integer($0) })
         {
             image.jpegs.append((start, length, false))
+        }
+        // Panasonic RW2: IFD0 holds the sensor size (SensorWidth 0x02, SensorHeight 0x03, not
+        // ImageWidth) and the full-size JPEG as the value of JpgFromRaw (0x2E), as exiftool reads them.
+        if tiff.uint16(at: 2) == 0x55, name == "IFD0" {
+            image.width = image.width ?? ifd[0x0002].flatMap { tiff.integer($0) }
+            image.height = image.height ?? ifd[0x0003].flatMap { tiff.integer($0) }
+            if let jpeg = ifd[0x002E], jpeg.type == .undefined, jpeg.count > 0 {
+                image.jpegs.append((jpeg.valueOffset, jpeg.count, false))
+            }
         }
         if [6, 7].contains(compression ?? 1), let offsets = ifd[TIFFTag.stripOffsets],
             let counts = ifd[TIFFTag.stripByteCounts],

@@ -80,7 +80,10 @@ package enum JPEGDecoder {
             let result = jpeg.withUnsafeBufferPointer {
                 tjDecompressHeader3(pointer, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
             }
-            guard result == 0, width > 0, height > 0 else { throw VidorientError(message) }
+            // A warning (stray bytes between markers, which libjpeg steps over) still gives the header.
+            guard result == 0 || tjGetErrorCode(pointer) != TJERR_FATAL.rawValue, width > 0, height > 0 else {
+                throw VidorientError(message)
+            }
             return (Int(width), Int(height))
         }
     }

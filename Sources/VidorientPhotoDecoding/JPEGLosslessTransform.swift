@@ -59,7 +59,10 @@ package enum JPEGLosslessTransform {
         let bytes = jpeg.bindMemory(to: UInt8.self)
         let result = tjDecompressHeader3(
             handle.pointer, bytes.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
-        guard result == 0, width > 0, height > 0 else { throw VidorientError(handle.message) }
+        // A warning (stray bytes between markers, which libjpeg steps over) still gives the header.
+        guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, width > 0, height > 0 else {
+            throw VidorientError(handle.message)
+        }
         let mcuWidth = Int(vo_tj_mcu_width(subsampling)), mcuHeight = Int(vo_tj_mcu_height(subsampling))
         let names = [
             TJSAMP_444.rawValue: "4:4:4", TJSAMP_422.rawValue: "4:2:2", TJSAMP_420.rawValue: "4:2:0",

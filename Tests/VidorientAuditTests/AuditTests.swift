@@ -192,6 +192,44 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         #expect(noTrips.contains { $0.path.hasSuffix("/odd-angle-30.mp4") })
     }
 
+    /// The audit walks every file `inspect` reads (issue 20): Canon's `.THM` video thumbnails (a
+    /// JPEG), the TIFF raws GoPro GPR, Kodak KDC and Phase One IIQ, and, with exiftool's own test
+    /// images fetched (`TestMedia/corpus/fetch.py`), a real CR3, CRW, MRW and X3F. Before, these
+    /// extensions were not in the default set, and a folder walk passed over them in silence.
+    @Test func everyCameraFormatInspectReadsIsWalked() throws {
+        let root = try scratchFolder("camera-formats")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fm = FileManager.default
+        let turned: [String: String] = [
+            "MVI_0001.THM": "orient-6.jpg", "GOPR0001.gpr": "orient-6-ii.tif", "DCS_0001.KDC": "orient-6-ii.tif",
+            "P0001.IIQ": "orient-6-mm.tif",
+        ]
+        for (name, source) in turned {
+            try fm.copyItem(
+                at: Library.testMedia.appendingPathComponent(source), to: root.appendingPathComponent(name))
+        }
+        let corpus =
+            ProcessInfo.processInfo.environment["VIDORIENT_CORPUS"].map { URL(fileURLWithPath: $0) }
+            ?? PackageFolder.root.appendingPathComponent(".build/corpus")
+        let images = corpus.appendingPathComponent("exiftool/t/images")
+        let raws = ["CanonRaw.cr3", "CanonRaw.crw", "Minolta.mrw", "SigmaDP2.x3f"]
+            .filter { fm.fileExists(atPath: images.appendingPathComponent($0).path) }
+        for name in raws {
+            try fm.copyItem(at: images.appendingPathComponent(name), to: root.appendingPathComponent(name))
+        }
+        try Data("not media".utf8).write(to: root.appendingPathComponent("MVI_0001.txt"))
+
+        let records = audit(.walk([root.path])).records
+        let byName = Dictionary(uniqueKeysWithValues: records.map { (($0.path as NSString).lastPathComponent, $0) })
+        #expect(Set(byName.keys) == Set(turned.keys).union(raws))
+        for name in turned.keys {
+            #expect(byName[name]?.photo?.exifOrientation == 6, "\(name)")
+        }
+        for name in raws {
+            #expect(byName[name]?.isUnreadable == false, "\(name): \(byName[name]?.findings.map(\.code) ?? [])")
+        }
+    }
+
     @Test func pathListsWithNewlinesOrNULs() throws {
         let library = try Library()
         defer { library.remove() }

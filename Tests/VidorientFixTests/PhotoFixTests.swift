@@ -343,7 +343,7 @@ enum FixScratch {
         ("empty.jpg", "empty"), ("random.jpg", "random"), ("truncated.jpg", "truncated-20"),
         ("truncated.png", "truncated-half"),
         ("truncated.webp", "truncated-half"), ("truncated.tif", "truncated-half"), ("loop.tif", "bad-tiff-loop"),
-        ("crc.png", "bad-png-crc"), ("loop.jpg", "exif-loop"), ("ascii.jpg", "orientation-ascii"),
+        ("crc.png", "bad-png-no-ihdr"), ("loop.jpg", "exif-loop"), ("ascii.jpg", "orientation-ascii"),
         ("two.jpg", "orientation-count-2"),
     ])
     func hostileInputIsRefusedAndLeftAlone(name: String, kind: String) throws {
@@ -361,7 +361,7 @@ enum FixScratch {
         case "truncated-20": bytes = Array(sample.prefix(20))
         case "truncated-half": bytes = Array(sample.prefix(sample.count / 2))
         case "bad-tiff-loop": bytes = try FixScratch.bytes(TestMedia.path("bad-tiff-loop.tif"))
-        case "bad-png-crc": bytes = try FixScratch.bytes(TestMedia.path("bad-png-crc.png"))
+        case "bad-png-no-ihdr": bytes = try FixScratch.bytes(TestMedia.path("bad-png-no-ihdr.png"))
         default:
             // orient-6.jpg's EXIF (big-endian, written by exiftool): IFD0 found by its header.
             bytes = sample

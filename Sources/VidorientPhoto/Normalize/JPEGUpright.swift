@@ -1,4 +1,5 @@
 package import VidorientCore
+import VidorientIO
 
 /// A JPEG file as `normalize` rebuilds it: the markers the file carries for itself (every APPn and
 /// COM: JFIF, EXIF, XMP, ICC, MakerNotes, MPF, Adobe, …) in their order, then the turned image's
@@ -42,7 +43,12 @@ package enum JPEGUpright {
                     guard offset + 2 <= count else {
                         throw PhotoFormatError("the file ends before the image's end marker")
                     }
-                    guard b[offset] == 0xFF else { throw PhotoFormatError("no marker at offset \(offset)") }
+                    guard b[offset] == 0xFF, b[offset + 1] != 0x00 else {
+                        // Stray bytes, stepped over as the reader and libjpeg step over them (the
+                        // upright file is written without them).
+                        offset = try JPEGReader.nextMarker(MemoryBytes(bytes), from: offset, size: count)
+                        continue
+                    }
                     let marker = b[offset + 1]
                     switch marker {
                     case 0xFF:
