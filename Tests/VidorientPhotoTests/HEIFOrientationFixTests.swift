@@ -462,7 +462,9 @@ private struct RGBPicture {
         let before = try HEIFStructure(MemoryBytes(original)), after = try HEIFStructure(MemoryBytes(fixed))
         let thumbnails = before.referring(to: before.primaryItemID, type: "thmb")
         #expect(!thumbnails.isEmpty)
-        for id in thumbnails {
+        // Their auxiliary images (alpha) and the primary's follow too.
+        let auxiliary = ([before.primaryItemID] + thumbnails).flatMap { before.referring(to: $0, type: "auxl") }
+        for id in thumbnails + auxiliary {
             #expect(before.item(id)?.orientation == start)
             #expect(after.item(id)?.orientation == target, "item \(id): \(plan.places)")
         }
@@ -492,6 +494,24 @@ private struct RGBPicture {
             #expect(shownAfter.meanDifference(expected) < (scaled ? 12 : 6), "\(plan.places)")
             if !scaled {
                 #expect(shownAfter.quadrants == expected.quadrants)
+            }
+        }
+
+        // libheif keeps the alpha plane (it drops one that does not come out the shape of its
+        // master) and it stays on the same pixels: the white quadrant is the half-transparent one.
+        if !auxiliary.isEmpty {
+            let text = String(decoding: try run("heif-info", [path]).stdout, as: UTF8.self)
+            #expect(text.contains("alpha channel: yes"), "\(text)")
+            let png = folder.path("alpha-\(number).png")
+            #expect(try run("heif-convert", [path, png]).status == 0)
+            let rgba = try RGBA(decoding: png)
+            for row in 0..<2 {
+                for column in 0..<2 {
+                    let (x, y) = (rgba.width * (2 * column + 1) / 4, rgba.height * (2 * row + 1) / 4)
+                    let pixel = rgba.pixel(x, y)
+                    let white = pixel[0] > 200 && pixel[1] > 200 && pixel[2] > 200
+                    #expect(white == (pixel[3] < 200), "(\(x), \(y)): \(pixel)")
+                }
             }
         }
 
@@ -531,6 +551,25 @@ private struct RGBPicture {
         bytes[Int(layout.properties[irot - 1].payloadOffset)] = 0
         return bytes
     }
+}
+
+/// A PNG as ffmpeg decodes it to RGBA: the alpha plane libheif wrote.
+private struct RGBA {
+    var width: Int, height: Int
+    var pixels: [UInt8]
+
+    init(decoding png: String) throws {
+        let head = try Array(Data(contentsOf: URL(fileURLWithPath: png)).prefix(24))
+        guard head.count == 24 else { throw ToolError(message: "\(png) is not a png") }
+        width = head[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        height = head[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        let result = try run(
+            "ffmpeg", ["-nostdin", "-v", "error", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        pixels = [UInt8](result.stdout)
+        guard pixels.count == width * height * 4 else { throw ToolError(message: "ffmpeg gave no rgba for \(png)") }
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels[(y * width + x) * 4..<(y * width + x) * 4 + 4]) }
 }
 
 /// What heif-info prints: the primary item's size and its first thumbnail's, both as shown

@@ -13,7 +13,8 @@ import VidorientISOBMFF
 /// this planner writes decodes to the original picture oriented as the target
 /// (`HEIFOrientationFixTests`), `imir` of both axes included.
 ///
-/// The primary item's thumbnail items (`thmb`) are shown with their own `irot`/`imir`, so each is
+/// The primary item's thumbnail items (`thmb`) are shown with their own `irot`/`imir`, and the
+/// auxiliary images (`auxl`: alpha, depth, gain map) of both are decoded with theirs, so each is
 /// planned after it the same way, to its own orientation followed by the primary's change;
 /// the association changes of every item are one edit (sizes, counts and `iloc` offsets moved
 /// once for all of them).
@@ -31,7 +32,7 @@ import VidorientISOBMFF
 ///    `base_offset` when the item has one that is not 0, else each `extent_offset`. `idat`
 ///    offsets (method 1) are relative and never move. A mirror is never added beside another.
 ///
-/// A property shared with an item other than the primary item and its thumbnails is never
+/// A property shared with an item other than the primary item and those that follow it is never
 /// rewritten (that would turn the other item too), nor one an item planned before relies on; a
 /// `clap` after a transform pins that transform (changing it would move the crop). The Exif
 /// item's IFD0 Orientation and an XMP item's `tiff:Orientation` are set to the target where they
@@ -97,14 +98,14 @@ private struct Planner<Source: ByteSource> {
     typealias Addition = HEIFTransformSearch.Addition
 
     /// The primary item's `irot`/`imir` changed the cheapest way that shows `target`, then each
-    /// of its thumbnail items' (`thmb`) the cheapest way that shows the same change: a thumbnail
-    /// that showed orientation `o` shows `o` followed by the primary's change (when the primary's
-    /// transforms are not one of the eight, the target itself). Associations change per item; the
+    /// follower's (thumbnails, auxiliary images) the cheapest way that shows the same change: an
+    /// item that showed orientation `o` shows `o` followed by the primary's change (when the
+    /// primary's transforms are not one of the eight, the target itself). Associations change per item; the
     /// counts, the new property boxes and every enclosing size are written once for all of them.
     mutating func planTransforms(target: Orientation) throws(PhotoFormatError) {
         let change = structure.orientation.map { $0.inverse.followed(by: target) }
         try planItem(primary, target: target)
-        for id in thumbnails {
+        for id in followers {
             let current = structure.item(id)?.orientation
             try planItem(id, target: change.flatMap { current?.followed(by: $0) } ?? target)
         }
@@ -112,10 +113,16 @@ private struct Planner<Source: ByteSource> {
         try resizeEnclosingBoxes()
     }
 
-    /// The primary item's thumbnail items, each once, in file order.
-    var thumbnails: [UInt32] {
+    /// The items whose `irot`/`imir` follow the primary item's, each once: its thumbnail items
+    /// (`thmb`), then the auxiliary images (`auxl`: alpha, depth, gain map) of the primary and of
+    /// each thumbnail. libheif decodes an alpha image with its own transforms and drops it when
+    /// it does not come out the shape of its master (heif-info then says "alpha channel: no"),
+    /// so an auxiliary image turns with its master.
+    var followers: [UInt32] {
         var seen: Set<UInt32> = [primary]
-        return structure.referring(to: primary, type: "thmb").filter { seen.insert($0).inserted }
+        let thumbnails = structure.referring(to: primary, type: "thmb").filter { seen.insert($0).inserted }
+        let auxiliary = ([primary] + thumbnails).flatMap { structure.referring(to: $0, type: "auxl") }
+        return thumbnails + auxiliary.filter { seen.insert($0).inserted }
     }
 
     /// One item's `irot`/`imir` changed the cheapest way that shows `target`, given what the
@@ -178,11 +185,11 @@ private struct Planner<Source: ByteSource> {
     }
 
     /// The value each property of item `id` must keep: a property shared with an item outside
-    /// the primary item and its thumbnails keeps its value (rewriting it would turn that item
+    /// the primary item and its followers keeps its value (rewriting it would turn that item
     /// too), and one shared with an item planned before keeps the value that plan gave it. The
     /// rest are free: an item planned later sees what this one decided.
     func fixedValues(for id: UInt32) -> [Int: Int] {
-        let family = Set([primary] + thumbnails)
+        let family = Set([primary] + followers)
         var users: [Int: Set<UInt32>] = [:]
         for box in layout.associationBoxes {
             for entry in box.entries {
