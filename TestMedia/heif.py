@@ -310,6 +310,13 @@ def check():
             # heif-info prints the size after irot: the displayed size.
             expect(name, "heif-info primary size", size and (int(size[1]), int(size[2])),
                    (e["display_width"], e["display_height"]))
+            # A thumbnail item is shown with its own irot/imir: in the primary item's shape.
+            thumb = re.search(r"thumbnail: (\d+)x(\d+)", text)
+            if thumb:
+                expect(name, "heif-info thumbnail shape", int(thumb[1]) > int(thumb[2]),
+                       e["display_width"] > e["display_height"])
+            if "heic-thumbnail" in name:
+                expect(name, "heif-info thumbnail", bool(thumb), True)
             brand = open(path, "rb").read()[8:12]
             expect(name, "ftyp major brand", brand, {"heic": b"heic", "avif": b"avif"}[e["container"]])
             shown = decode_upright(path)
