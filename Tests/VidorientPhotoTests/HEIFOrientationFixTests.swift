@@ -284,11 +284,20 @@ private struct RGBPicture {
     /// `thumbnail`: heif-thumbnailer's picture instead, which is the primary item's thumbnail
     /// item with the thumbnail's own irot/imir applied (libheif 1.15 takes the thumbnail item
     /// whatever its size).
-    init(shownBy path: String, in folder: Scratch, scaled: Bool, thumbnail: Bool = false) throws {
-        let png = folder.path("shown-\(UInt32.random(in: 0...UInt32.max)).png")
-        let converted =
-            try thumbnail ? run("heif-thumbnailer", ["-s", "1024", path, png]) : run("heif-convert", [path, png])
-        guard converted.status == 0 else { throw ToolError(message: "heif-convert \(path): \(converted.stderr)") }
+    /// `decodedByFFmpeg`: `path` is a picture ffmpeg reads as it is (a PNG).
+    init(shownBy path: String, in folder: Scratch, scaled: Bool, thumbnail: Bool = false, decodedByFFmpeg: Bool = false)
+        throws
+    {
+        var png = path
+        if !decodedByFFmpeg {
+            png = folder.path("shown-\(UInt32.random(in: 0...UInt32.max)).png")
+            let converted =
+                try thumbnail
+                ? run("heif-thumbnailer", ["-s", "1024", path, png]) : run("heif-convert", [path, png])
+            guard converted.status == 0 else {
+                throw ToolError(message: "heif-convert \(path): \(converted.stderr)")
+            }
+        }
         let filter = scaled ? ["-vf", "scale=96:96:force_original_aspect_ratio=decrease:flags=area"] : []
         let decoded = try DecodedRGB(decoding: png, filter: filter)
         self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
@@ -497,23 +506,7 @@ private struct RGBPicture {
             }
         }
 
-        // libheif keeps the alpha plane (it drops one that does not come out the shape of its
-        // master) and it stays on the same pixels: the white quadrant is the half-transparent one.
-        if !auxiliary.isEmpty {
-            let text = String(decoding: try run("heif-info", [path]).stdout, as: UTF8.self)
-            #expect(text.contains("alpha channel: yes"), "\(text)")
-            let png = folder.path("alpha-\(number).png")
-            #expect(try run("heif-convert", [path, png]).status == 0)
-            let rgba = try RGBA(decoding: png)
-            for row in 0..<2 {
-                for column in 0..<2 {
-                    let (x, y) = (rgba.width * (2 * column + 1) / 4, rgba.height * (2 * row + 1) / 4)
-                    let pixel = rgba.pixel(x, y)
-                    let white = pixel[0] > 200 && pixel[1] > 200 && pixel[2] > 200
-                    #expect(white == (pixel[3] < 200), "(\(x), \(y)): \(pixel)")
-                }
-            }
-        }
+        if !auxiliary.isEmpty { try Self.expectAlphaOnTheWhiteQuadrant(path, in: folder) }
 
         // exiftool -a reads one Rotation per irot box: every one agrees, and without a mirror it
         // is the target's turn (anticlockwise degrees).
@@ -526,6 +519,67 @@ private struct RGBPicture {
 
         // inspect: the thumbnail's shape agrees with the primary's.
         #expect(!(try Self.findings(path)).contains { $0.code == "thumbnail-shape-differs" })
+    }
+
+    /// A HEIC with alpha images (the primary's and its thumbnail's, `auxl`), made here by
+    /// heif-enc from an upright RGBA picture whose white quadrant is half transparent: fixed to
+    /// each target, every alpha image turns with its master, so libheif keeps the alpha plane (it
+    /// drops one that does not come out its master's shape: heif-info said "alpha channel: no"
+    /// and heif-convert's picture was opaque) and it stays on the same pixels.
+    @Test(
+        .enabled(if: isInstalled("heif-enc") && isInstalled("heif-convert") && isInstalled("ffmpeg")),
+        arguments: [2, 3, 5, 6, 8])
+    func alphaImagesTurnWithTheirMaster(target number: Int) throws {
+        let target = try #require(Orientation(exif: number))
+        let folder = try Scratch("heif-alpha")
+        defer { folder.remove() }
+        let png = folder.path("upright.png"), path = folder.path("alpha.heic")
+        let quadrant = "s=80x48"
+        let drawn = try run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-filter_complex",
+                "color=c=0xFF0000:\(quadrant)[a];color=c=0x00FF00:\(quadrant)[b];color=c=0x0000FF:\(quadrant)[c];"
+                    + "color=c=0xFFFFFF:\(quadrant)[d];[a][b][c][d]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0,format=rgba,"
+                    + "geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(gt(r(X,Y)+g(X,Y)+b(X,Y),600),128,255)'",
+                "-frames:v", "1", png,
+            ])
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        #expect(try run("heif-enc", ["-q", "90", "-t", "48", png, "-o", path]).status == 0)
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let before = try HEIFStructure(MemoryBytes(original))
+        let masters = [before.primaryItemID] + before.referring(to: before.primaryItemID, type: "thmb")
+        let alpha = masters.flatMap { before.referring(to: $0, type: "auxl") }
+        #expect(alpha.count == 2)
+
+        let plan = try HEIFOrientationFix.plan(MemoryBytes(original), target: target)
+        let fixed = plan.edit.applied(to: original)
+        #expect(plan.edit.inverse.applied(to: fixed) == original)
+        let after = try HEIFStructure(MemoryBytes(fixed))
+        for id in masters + alpha { #expect(after.item(id)?.orientation == target, "item \(id): \(plan.places)") }
+        try Data(fixed).write(to: URL(fileURLWithPath: path))
+        try Self.expectAlphaOnTheWhiteQuadrant(path, in: folder)
+        let shown = try RGBPicture(shownBy: path, in: folder, scaled: false)
+        let upright = try RGBPicture(shownBy: png, in: folder, scaled: false, decodedByFFmpeg: true)
+        #expect(shown.quadrants == upright.displayed(as: number).quadrants)
+    }
+
+    /// heif-info says the file has alpha, and in heif-convert's picture the white quadrant (and
+    /// it alone) is the half-transparent one.
+    fileprivate static func expectAlphaOnTheWhiteQuadrant(_ path: String, in folder: Scratch) throws {
+        let text = String(decoding: try run("heif-info", [path]).stdout, as: UTF8.self)
+        #expect(text.contains("alpha channel: yes"), "\(text)")
+        let png = folder.path("alpha-\(UInt32.random(in: 0...UInt32.max)).png")
+        #expect(try run("heif-convert", [path, png]).status == 0)
+        let rgba = try RGBA(decoding: png)
+        for row in 0..<2 {
+            for column in 0..<2 {
+                let (x, y) = (rgba.width * (2 * column + 1) / 4, rgba.height * (2 * row + 1) / 4)
+                let pixel = rgba.pixel(x, y)
+                let white = pixel[0] > 200 && pixel[1] > 200 && pixel[2] > 200
+                #expect(white == (pixel[3] < 200), "(\(x), \(y)): \(pixel)")
+            }
+        }
     }
 
     /// The photo findings inspect reports for `path`.
