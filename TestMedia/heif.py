@@ -6,11 +6,9 @@ Sub-commands:
                                     orientation N (vidorient Core's Orientation.heif):
                                     new properties appended to ipco, associated with
                                     the primary item in ipma, irot first, then imir
-  orient FILE N own|shared|shared-aux
-                                    the same, and each thumbnail item (thmb) gets
+  orient FILE N own|shared          the same, and each thumbnail item (thmb) gets
                                     irot/imir of N too: its own new boxes, or the
-                                    primary item's boxes shared (shared-aux: with
-                                    the auxiliary images of both too)
+                                    primary item's boxes shared
   meta-last SRC DST                 move SRC's top-level meta box after its mdat
   truncate-meta SRC DST             copy SRC up to the middle of its meta box
   iloc-past-end SRC DST             make the primary item's first extent run past
@@ -196,9 +194,6 @@ def set_orientation(path, n, thumbs="none"):
     meta = Meta(data)
     primary = meta.primary()
     thumb_items = thumbnails(meta) if thumbs != "none" else []
-    if thumbs == "shared-aux":
-        # The auxiliary images (alpha) of the primary item and of its thumbnails share them too.
-        thumb_items += referring(meta, "auxl", [primary] + thumb_items)
     assert thumbs == "none" or thumb_items, "the file has no thumbnail item"
     iprp = meta.child("iprp")
     parts = {t: iprp[o:o + s] for t, o, _, s in boxes(iprp, 8, len(iprp))}
@@ -345,7 +340,7 @@ def main(argv):
     cmd, args = (argv[1], argv[2:]) if len(argv) > 1 else ("", [])
     if cmd == "orient" and len(args) == 2:
         set_orientation(args[0], int(args[1]))
-    elif cmd == "orient" and len(args) == 3 and args[2] in ("own", "shared", "shared-aux"):
+    elif cmd == "orient" and len(args) == 3 and args[2] in ("own", "shared"):
         set_orientation(args[0], int(args[1]), args[2])
     elif cmd == "meta-last" and len(args) == 2:
         meta_last(*args)

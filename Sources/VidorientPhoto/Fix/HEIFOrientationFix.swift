@@ -100,8 +100,9 @@ private struct Planner<Source: ByteSource> {
     /// The primary item's `irot`/`imir` changed the cheapest way that shows `target`, then each
     /// follower's (thumbnails, auxiliary images) the cheapest way that shows the same change: an
     /// item that showed orientation `o` shows `o` followed by the primary's change (when the
-    /// primary's transforms are not one of the eight, the target itself). Associations change per item; the
-    /// counts, the new property boxes and every enclosing size are written once for all of them.
+    /// primary's transforms are not one of the eight, the target itself). Associations change
+    /// per item; the counts, the new property boxes and every enclosing size are written once
+    /// for all of them.
     mutating func planTransforms(target: Orientation) throws(PhotoFormatError) {
         let change = structure.orientation.map { $0.inverse.followed(by: target) }
         try planItem(primary, target: target)
