@@ -123,6 +123,12 @@ for n in 1 2 3 4 5 6 7 8; do
   avifenc -s 6 -j 1 "${args[@]}" "$HEIFTMP/$n.png" "orient-$n.avif" > /dev/null
 done
 
+echo "heic-thumbnail-6.heic (primary and thumbnail item, each its own irot), heic-thumbnail-shared-5.heic"
+heif-enc -q 90 -t 48 "$HEIFTMP/6.png" -o heic-thumbnail-6.heic > /dev/null
+hp orient heic-thumbnail-6.heic 6 own
+heif-enc -q 90 -t 48 "$HEIFTMP/5.png" -o heic-thumbnail-shared-5.heic > /dev/null
+hp orient heic-thumbnail-shared-5.heic 5 shared
+
 echo "heic-exif-conflict.heic (irot 3 = orientation 6, EXIF inside says 8), heic-meta-last.heic"
 "${FF[@]}" -filter_complex "$UPRIGHT,$(stored 6),format=yuvj420p[v]" -map "[v]" \
   "${JPEG[@]}" "${REPRO[@]}" "$HEIFTMP/conflict.jpg"

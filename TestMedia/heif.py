@@ -6,6 +6,9 @@ Sub-commands:
                                     orientation N (vidorient Core's Orientation.heif):
                                     new properties appended to ipco, associated with
                                     the primary item in ipma, irot first, then imir
+  orient FILE N own|shared          the same, and each thumbnail item (thmb) gets
+                                    irot/imir of N too: its own new boxes, or the
+                                    primary item's boxes shared
   meta-last SRC DST                 move SRC's top-level meta box after its mdat
   truncate-meta SRC DST             copy SRC up to the middle of its meta box
   iloc-past-end SRC DST             make the primary item's first extent run past
@@ -155,9 +158,34 @@ def write_meta(path, data, meta, new_meta):
         f.write(data[:meta.offset] + new_meta + data[meta.offset + meta.size:])
 
 
-def set_orientation(path, n):
+def referring(meta, kind, to):
+    """The items with a reference of type kind to any of the items to."""
+    iref = next((b for t, b in meta.children if t == "iref"), None)
+    if iref is None:
+        return []
+    width = 2 if iref[8] == 0 else 4
+    found = []
+    for typ, o, _, _ in boxes(iref, 12, len(iref)):
+        p = o + 8
+        source = int.from_bytes(iref[p:p + width], "big")
+        count = int.from_bytes(iref[p + width:p + width + 2], "big")
+        targets = [int.from_bytes(iref[p + width + 2 + i * width:p + width + 4 + i * width], "big")
+                   for i in range(count)]
+        if typ == kind and set(targets) & set(to):
+            found.append(source)
+    return found
+
+
+def thumbnails(meta):
+    """The items with a thmb reference to the primary item."""
+    return referring(meta, "thmb", [meta.primary()])
+
+
+def set_orientation(path, n, thumbs="none"):
     """Append irot/imir for orientation n to ipco and associate them, essential, with the
-    primary item after its other properties: irot first, then imir."""
+    primary item after its other properties: irot first, then imir. thumbs: "none" leaves the
+    thumbnail items as they are, "own" gives each its own new irot/imir boxes of the same
+    values, "shared" associates the primary item's new boxes with them too."""
     irot, imir = HEIF[n]
     new = ([box("irot", bytes([irot]))] if irot else []) + ([box("imir", bytes([imir]))] if imir is not None else [])
     if not new:
@@ -165,11 +193,19 @@ def set_orientation(path, n):
     data = open(path, "rb").read()
     meta = Meta(data)
     primary = meta.primary()
+    thumb_items = thumbnails(meta) if thumbs != "none" else []
+    assert thumbs == "none" or thumb_items, "the file has no thumbnail item"
     iprp = meta.child("iprp")
     parts = {t: iprp[o:o + s] for t, o, _, s in boxes(iprp, 8, len(iprp))}
     ipco = parts["ipco"]
     first_new = len(boxes(ipco, 8, len(ipco))) + 1
-    ipco = box("ipco", ipco[8:] + b"".join(new))
+    # Property indices of each item's new boxes.
+    indices = {primary: [first_new + i for i in range(len(new))]}
+    for k, item in enumerate(thumb_items):
+        own = first_new + len(new) * (k + 1)
+        indices[item] = [own + i for i in range(len(new))] if thumbs == "own" else indices[primary]
+    copies = 1 + (len(thumb_items) if thumbs == "own" else 0)
+    ipco = box("ipco", ipco[8:] + b"".join(new) * copies)
     ipma = parts["ipma"]
     version, flags = ipma[8], int.from_bytes(ipma[9:12], "big")
     idw, ixw = (2 if version < 1 else 4), (2 if flags & 1 else 1)
@@ -180,9 +216,9 @@ def set_orientation(path, n):
         k = ipma[pos + idw]
         assoc = ipma[pos + idw + 1:pos + idw + 1 + k * ixw]
         pos += idw + 1 + k * ixw
-        if iid == primary:
+        if iid in indices:
             essential = 0x8000 if ixw == 2 else 0x80
-            assoc += b"".join((essential | (first_new + i)).to_bytes(ixw, "big") for i in range(len(new)))
+            assoc += b"".join((essential | index).to_bytes(ixw, "big") for index in indices[iid])
             k += len(new)
         body += iid.to_bytes(idw, "big") + bytes([k]) + assoc
     ipma = full_box("ipma", version, flags, struct.pack(">I", count) + body)
@@ -269,6 +305,13 @@ def check():
             # heif-info prints the size after irot: the displayed size.
             expect(name, "heif-info primary size", size and (int(size[1]), int(size[2])),
                    (e["display_width"], e["display_height"]))
+            # A thumbnail item is shown with its own irot/imir: in the primary item's shape.
+            thumb = re.search(r"thumbnail: (\d+)x(\d+)", text)
+            if thumb:
+                expect(name, "heif-info thumbnail shape", int(thumb[1]) > int(thumb[2]),
+                       e["display_width"] > e["display_height"])
+            if "heic-thumbnail" in name:
+                expect(name, "heif-info thumbnail", bool(thumb), True)
             brand = open(path, "rb").read()[8:12]
             expect(name, "ftyp major brand", brand, {"heic": b"heic", "avif": b"avif"}[e["container"]])
             shown = decode_upright(path)
@@ -297,6 +340,8 @@ def main(argv):
     cmd, args = (argv[1], argv[2:]) if len(argv) > 1 else ("", [])
     if cmd == "orient" and len(args) == 2:
         set_orientation(args[0], int(args[1]))
+    elif cmd == "orient" and len(args) == 3 and args[2] in ("own", "shared"):
+        set_orientation(args[0], int(args[1]), args[2])
     elif cmd == "meta-last" and len(args) == 2:
         meta_last(*args)
     elif cmd == "truncate-meta" and len(args) == 2:

@@ -406,6 +406,12 @@ def build_manifest():
     m["heic-exif-conflict.heic"] = entry(
         "heic", "hevc", 0, 6, "heif", orientation_matrix(6, 96, 160),
         note="irot 3 (orientation 6) decides; the EXIF item (copied by heif-enc from a JPEG) says Orientation 8")
+    m["heic-thumbnail-6.heic"] = entry(
+        "heic", "hevc", 0, 6, "heif", orientation_matrix(6, 96, 160),
+        note="heif-enc -t 48 + heif.py orient 6 own: a thmb thumbnail item (a grid, 28x48) with its own irot 3")
+    m["heic-thumbnail-shared-5.heic"] = entry(
+        "heic", "hevc", 0, 5, "heif", orientation_matrix(5, 96, 160),
+        note="heif-enc -t 48 + heif.py orient 5 shared: the thumbnail item shares the primary's irot 3 and imir 1")
     m["heic-meta-last.heic"] = entry("heic", "hevc", 0, 6, "heif", orientation_matrix(6, 96, 160),
                                      note="orient-6.heic with its meta box moved after mdat")
     m["bad-meta-truncated.heic"] = bad("orient-6.heic cut in the middle of its meta box")

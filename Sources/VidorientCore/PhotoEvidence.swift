@@ -118,6 +118,9 @@ public struct EmbeddedImage: Sendable, Hashable {
     public var height: Int?
     /// Where it came from: `IFD1`, `SubIFD 0`, `thumbnail item 2`.
     public var location: String
+    /// A HEIF thumbnail item's own `irot`/`imir`/`clap`, in `ipma` order (a thumbnail is shown
+    /// with its own transforms, not the primary item's); empty for every other picture.
+    public var heifTransforms: [HEIFItemTransform] = []
 
     public init(codec: String, offset: Int?, length: Int, width: Int?, height: Int?, location: String) {
         self.codec = codec

@@ -227,6 +227,9 @@ extension PhotoReport {
         findings += evidence.readerFindings
         findings += PhotoReport.findings(evidence, decision: decision)
         findings += PhotoReport.rotatedPixelsFindings(evidence, orientation: decision.orientation)
+        if let displayWidth, let displayHeight {
+            findings += PhotoReport.thumbnailShapeFindings(evidence, width: displayWidth, height: displayHeight)
+        }
     }
 
     struct Decision {
@@ -361,6 +364,28 @@ extension PhotoReport {
                     "\(evidenceText): software turned the pixels and left Orientation \(orientation.exif), so viewers that obey it turn the picture a second time"
             )
         ]
+    }
+
+    /// A HEIF thumbnail item (`thmb`) shown as a portrait while the primary item is shown as a
+    /// landscape, or the reverse: each item is shown with its own `irot`/`imir`, so a tool that
+    /// turned only the primary item's left its thumbnail turned the old way, and every file
+    /// browser that shows the thumbnail shows it sideways. Square pictures have no shape to
+    /// disagree with.
+    static func thumbnailShapeFindings(_ evidence: PhotoEvidence, width: Int, height: Int) -> [Finding] {
+        guard let heif = evidence.heif, width != height else { return [] }
+        return heif.thumbnails.compactMap { thumbnail in
+            guard let storedWidth = thumbnail.width, let storedHeight = thumbnail.height, storedWidth > 0,
+                storedHeight > 0
+            else { return nil }
+            let shown = HEIFItemTransform.displaySize(
+                width: storedWidth, height: storedHeight, transforms: thumbnail.heifTransforms)
+            guard shown.width != shown.height, (shown.width > shown.height) != (width > height) else { return nil }
+            return Finding(
+                code: "thumbnail-shape-differs", severity: .warning,
+                message:
+                    "the \(thumbnail.location) is shown \(shown.width)x\(shown.height) but the picture \(width)x\(height): viewers that show the thumbnail (file browsers, galleries) show it turned a quarter from the picture"
+            )
+        }
     }
 
     /// A camera named by the EXIF lens model (iPhones write `iPhone 7 back camera 3.99mm f/1.8`).

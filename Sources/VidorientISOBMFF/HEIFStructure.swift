@@ -186,15 +186,7 @@ package struct HEIFStructure: Sendable, Hashable {
         let primary = primaryItem
         var evidence = HEIFEvidence(
             primaryItemID: Int(primaryItemID), itemType: primary?.type.description ?? "no item \(primaryItemID)")
-        evidence.transforms = (primary?.properties ?? []).compactMap { association in
-            switch association.property {
-            case .rotation(let turns): .rotation(anticlockwiseQuarterTurns: turns)
-            case .mirror(let axis): .mirror(axis: axis)
-            case .cleanAperture(let width, let height, let horizontal, let vertical):
-                .cleanAperture(width: width, height: height, horizontalOffset: horizontal, verticalOffset: vertical)
-            default: nil
-            }
-        }
+        evidence.transforms = primary?.transforms ?? []
         evidence.gridColumns = grid?.columns
         evidence.gridRows = grid?.rows
         evidence.tileCodec = grid.flatMap { $0.tiles.first.flatMap { codec(of: $0) } } ?? codec(of: primaryItemID)
@@ -204,10 +196,12 @@ package struct HEIFStructure: Sendable, Hashable {
             // Method 2 extents are offsets into other items, not the file: no offset or length.
             let inFile = thumbnail.constructionMethod != 2
             let single = thumbnail.extents.count == 1 && inFile ? thumbnail.extents.first : nil
-            return EmbeddedImage(
+            var image = EmbeddedImage(
                 codec: codec(of: id) ?? thumbnail.type.description, offset: single.map { Int($0.offset) },
                 length: inFile ? Int(thumbnail.extents.reduce(0) { $0 + $1.length }) : 0, width: size?.width,
                 height: size?.height, location: "thumbnail item \(id)")
+            image.heifTransforms = thumbnail.transforms
+            return image
         }
         evidence.auxiliary = referring(to: primaryItemID, type: "auxl").compactMap { id in
             for association in item(id)?.properties ?? [] {
@@ -324,6 +318,23 @@ package struct HEIFStructure: Sendable, Hashable {
 }
 
 extension HEIFStructure.Item {
+    /// The item's `irot`, `imir` and `clap` in `ipma` order, as Core composes them.
+    package var transforms: [HEIFItemTransform] {
+        properties.compactMap { association in
+            switch association.property {
+            case .rotation(let turns): .rotation(anticlockwiseQuarterTurns: turns)
+            case .mirror(let axis): .mirror(axis: axis)
+            case .cleanAperture(let width, let height, let horizontal, let vertical):
+                .cleanAperture(width: width, height: height, horizontalOffset: horizontal, verticalOffset: vertical)
+            default: nil
+            }
+        }
+    }
+
+    /// The orientation the item's own `irot`/`imir` give (Core's `Orientation(heifTransforms:)`);
+    /// nil when a value is outside the eight.
+    package var orientation: Orientation? { Orientation(heifTransforms: transforms) }
+
     /// The `ispe` width and height, nil when the item has none.
     package var spatialExtent: (width: Int, height: Int)? {
         for association in properties {

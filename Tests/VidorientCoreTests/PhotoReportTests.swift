@@ -81,6 +81,45 @@ import VidorientCore
         #expect(findings.isEmpty)
     }
 
+    /// A HEIF thumbnail item is shown with its own irot/imir: one shown in the other shape than
+    /// the picture (a fix that turned the primary item alone, issue 24) is a finding; a thumbnail
+    /// turned like the picture, a square one, or a square picture is not.
+    @Test(
+        arguments: [
+            // primary transforms, thumbnail stored size, thumbnail transforms, expected finding
+            ([3], 512, 384, [3], false),  // Samsung: both irot 3, both portrait
+            ([0], 512, 384, [3], true),  // the primary turned back, the thumbnail left at 3
+            ([3], 512, 384, [], true),  // the primary turned, the thumbnail has no irot
+            ([], 320, 240, [], false),  // iPhone, both upright
+            ([1], 320, 240, [3], false),  // opposite quarter turns: the same shape
+            ([3], 240, 240, [], false),  // a square thumbnail has no shape to disagree with
+        ] as [([Int], Int, Int, [Int], Bool)])
+    func thumbnailShownInAnotherShapeIsAFinding(
+        primary: [Int], width: Int, height: Int, thumbnail: [Int], expected: Bool
+    ) throws {
+        var evidence = Self.heif(primary.map { .rotation(anticlockwiseQuarterTurns: $0) })
+        var image = EmbeddedImage(
+            codec: "hevc", offset: nil, length: 1, width: width, height: height, location: "thumbnail item 50")
+        image.heifTransforms = thumbnail.map { .rotation(anticlockwiseQuarterTurns: $0) }
+        evidence.heif?.thumbnails = [image]
+        var findings: [Finding] = []
+        let report = PhotoReport(evidence: evidence, findings: &findings)
+        let finding = findings.first { $0.code == "thumbnail-shape-differs" }
+        #expect((finding != nil) == expected, "\(findings)")
+        if let finding {
+            #expect(finding.severity == .warning)
+            let shown = thumbnail.count % 2 == 1 ? "\(height)x\(width)" : "\(width)x\(height)"
+            let picture = "\(try #require(report.displayWidth))x\(try #require(report.displayHeight))"
+            #expect(finding.message.contains("thumbnail item 50 is shown \(shown) but the picture \(picture)"))
+        }
+        // A square picture has no shape for a thumbnail to disagree with.
+        evidence.storedWidth = 3000
+        evidence.storedHeight = 3000
+        findings = []
+        _ = PhotoReport(evidence: evidence, findings: &findings)
+        #expect(!findings.contains { $0.code == "thumbnail-shape-differs" })
+    }
+
     @Test func exifDecidesThenXmpAndSidecarsOnlyCompare() {
         var findings: [Finding] = []
         var report = PhotoReport(evidence: Self.evidence(statements: [Self.exif(6), Self.xmp(8)]), findings: &findings)

@@ -8,7 +8,7 @@ import VidorientTestSupport
 /// The generated HEIF files: what the reader sees must be how they were built (manifest.json).
 @Suite struct HEIFTestMediaTests {
     @Test func everyHEIFFileIsInTheTable() {
-        #expect(TestMedia.heif.count == 18)
+        #expect(TestMedia.heif.count == 20)
     }
 
     @Test(arguments: TestMedia.heif)

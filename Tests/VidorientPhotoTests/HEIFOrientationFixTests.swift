@@ -17,6 +17,8 @@ import VidorientTestSupport
         } + [
             FixCase(path: TestMedia.path("heic-meta-last.heic"), orientation: 6),
             FixCase(path: TestMedia.path("heic-exif-conflict.heic"), orientation: 6, exif: true),
+            FixCase(path: TestMedia.path("heic-thumbnail-6.heic"), orientation: 6),
+            FixCase(path: TestMedia.path("heic-thumbnail-shared-5.heic"), orientation: 5),
         ]
 
     @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: generated, 1...8)
@@ -193,7 +195,10 @@ import VidorientTestSupport
                 })
             let differing = Set(zip(original, fixed).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset))
             #expect(differing == planned)
-            #expect(differing.count <= 2 + (exif ? 2 : 0) + (xmp ? 1 : 0), "\(plan.places)")
+            // Two transform bytes for the primary item and two for each thumbnail item at most.
+            let structure = try HEIFStructure(MemoryBytes(original))
+            let items = 1 + structure.referring(to: structure.primaryItemID, type: "thmb").count
+            #expect(differing.count <= 2 * items + (exif ? 2 : 0) + (xmp ? 1 : 0), "\(plan.places)")
         } else {
             let old = try HEIFStructure(MemoryBytes(original)), new = try HEIFStructure(MemoryBytes(fixed))
             #expect(old.items.map(\.id) == new.items.map(\.id))
@@ -276,10 +281,23 @@ private struct RGBPicture {
     }
 
     /// heif-convert's picture of `path`; `scaled` shrinks it to at most 96 pixels a side.
-    init(shownBy path: String, in folder: Scratch, scaled: Bool) throws {
-        let png = folder.path("shown-\(UInt32.random(in: 0...UInt32.max)).png")
-        let converted = try run("heif-convert", [path, png])
-        guard converted.status == 0 else { throw ToolError(message: "heif-convert \(path): \(converted.stderr)") }
+    /// `thumbnail`: heif-thumbnailer's picture instead, which is the primary item's thumbnail
+    /// item with the thumbnail's own irot/imir applied (libheif 1.15 takes the thumbnail item
+    /// whatever its size).
+    /// `decodedByFFmpeg`: `path` is a picture ffmpeg reads as it is (a PNG).
+    init(shownBy path: String, in folder: Scratch, scaled: Bool, thumbnail: Bool = false, decodedByFFmpeg: Bool = false)
+        throws
+    {
+        var png = path
+        if !decodedByFFmpeg {
+            png = folder.path("shown-\(UInt32.random(in: 0...UInt32.max)).png")
+            let converted =
+                try thumbnail
+                ? run("heif-thumbnailer", ["-s", "1024", path, png]) : run("heif-convert", [path, png])
+            guard converted.status == 0 else {
+                throw ToolError(message: "heif-convert \(path): \(converted.stderr)")
+            }
+        }
         let filter = scaled ? ["-vf", "scale=96:96:force_original_aspect_ratio=decrease:flags=area"] : []
         let decoded = try DecodedRGB(decoding: png, filter: filter)
         self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
@@ -354,5 +372,279 @@ private struct RGBPicture {
                 return zip(best.1, rgb).allSatisfy { abs($0 - $1) <= 48 } ? best.0 : "unclear"
             }
         }
+    }
+}
+
+/// Issue 24: a HEIC's thumbnail items (`thmb`) turn with its primary item. Each thumbnail gets its
+/// own current orientation followed by the primary's change, whether it has its own `irot`/`imir`
+/// (Samsung, `heic-thumbnail-6.heic`) or shares the primary's (iPhone, `IMG_2682.heic`,
+/// `heic-thumbnail-shared-5.heic`); checked by our reader, heif-info, heif-thumbnailer (the
+/// thumbnail item decoded and turned by libheif), exiftool -a and inspect; undone byte for byte.
+@Suite struct HEIFThumbnailFixTests {
+    static let tools = isInstalled("heif-info") && isInstalled("heif-thumbnailer") && isInstalled("exiftool")
+
+    static let generated: [FixCase] = [
+        FixCase(path: TestMedia.path("heic-thumbnail-6.heic"), orientation: 6),
+        FixCase(path: TestMedia.path("heic-thumbnail-shared-5.heic"), orientation: 5),
+    ]
+
+    @Test(.enabled(if: tools && isInstalled("ffmpeg")), arguments: generated, 1...8)
+    func generatedThumbnailsTurnWithThePrimary(file: FixCase, target: Int) throws {
+        try checkThumbnails(file, target: target, scaled: false)
+    }
+
+    static let shared: [FixCase] = [
+        FixCase(path: SharedMedia.path("IMG_2682.heic"), orientation: 1),
+        FixCase(path: SharedMedia.path("samsung-one-ui-6.heic"), orientation: 6),
+    ]
+
+    @Test(.enabled(if: SharedMedia.isPresent && tools && isInstalled("ffmpeg")), arguments: shared, 1...8)
+    func phoneThumbnailsTurnWithThePrimary(file: FixCase, target: Int) throws {
+        try #require(FileManager.default.fileExists(atPath: file.path))
+        try checkThumbnails(file, target: target, scaled: true)
+    }
+
+    /// The change, not the value: a thumbnail that shows another orientation than its primary
+    /// (its own irot made 0 here) keeps its difference: it gets its own orientation followed by
+    /// the primary's change.
+    @Test(arguments: 1...8)
+    func aThumbnailThatDiffersGetsTheSameChange(target: Int) throws {
+        let stale = try Self.staleCopy(TestMedia.path("heic-thumbnail-6.heic"))
+        let plan = try HEIFOrientationFix.plan(MemoryBytes(stale), target: try #require(Orientation(exif: target)))
+        let fixed = try HEIFStructure(MemoryBytes(plan.edit.applied(to: stale)))
+        let thumbnail = try #require(fixed.referring(to: fixed.primaryItemID, type: "thmb").first)
+        // The primary showed 6 and now shows `target`: the change is 6's inverse followed by it.
+        let change = Orientation.right.inverse.followed(by: try #require(Orientation(exif: target)))
+        #expect(fixed.item(thumbnail)?.orientation == Orientation.up.followed(by: change), "\(plan.places)")
+        #expect(plan.edit.inverse.applied(to: plan.edit.applied(to: stale)) == stale)
+    }
+
+    /// inspect's `thumbnail-shape-differs` fires on a file whose thumbnail is shown turned a
+    /// quarter from its primary (heif-info agrees that it is), and on none of TestMedia's HEIF
+    /// files or the phone files, where libheif shows each thumbnail the primary's shape.
+    @Test(.enabled(if: isInstalled("heif-info")))
+    func inspectFlagsAThumbnailTurnedTheOldWay() throws {
+        var stale = [("heic-thumbnail-6.heic", try Self.staleCopy(TestMedia.path("heic-thumbnail-6.heic")))]
+        if SharedMedia.isPresent {
+            let samsung = SharedMedia.path("samsung-one-ui-6.heic")
+            stale.append(("samsung-one-ui-6.heic", try Self.staleCopy(samsung)))
+        }
+        let folder = try Scratch("heif-thumbnail-stale")
+        defer { folder.remove() }
+        for (name, bytes) in stale {
+            let path = folder.path("stale-\(name)")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let info = try HeifInfo(path)
+            #expect(info.thumbnail.map { ($0.width > $0.height) != (info.primary.width > info.primary.height) } == true)
+            let findings = try Self.findings(path)
+            let finding = try #require(findings.first { $0.code == "thumbnail-shape-differs" }, "\(name)")
+            #expect(finding.severity == .warning)
+            let size = try #require(info.thumbnail)
+            #expect(finding.message.contains("\(size.width)x\(size.height)"), "\(finding.message)")
+        }
+        var clean = TestMedia.heif.map(\.path)
+        if SharedMedia.isPresent {
+            clean += ["IMG_2682.heic", "samsung-one-ui-6.heic", "8bit-sRGB.avif"].map(SharedMedia.path)
+        }
+        for path in clean {
+            #expect(!(try Self.findings(path)).contains { $0.code == "thumbnail-shape-differs" }, "\(path)")
+            let info = try HeifInfo(path)
+            if let thumbnail = info.thumbnail {
+                #expect((thumbnail.width > thumbnail.height) == (info.primary.width > info.primary.height), "\(path)")
+            }
+        }
+    }
+
+    // MARK: The checks
+
+    func checkThumbnails(_ file: FixCase, target number: Int, scaled: Bool) throws {
+        let target = try #require(Orientation(exif: number))
+        let start = try #require(Orientation(exif: file.orientation))
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: file.path)))
+        let plan = try HEIFOrientationFix.plan(MemoryBytes(original), target: target)
+        #expect(plan.edit.matches(original))
+        let fixed = plan.edit.applied(to: original)
+        // Undo restores the original byte for byte.
+        #expect(plan.edit.inverse.applied(to: fixed) == original)
+
+        // Our reader: the thumbnails showed what the primary showed, and now show the target.
+        let before = try HEIFStructure(MemoryBytes(original)), after = try HEIFStructure(MemoryBytes(fixed))
+        let thumbnails = before.referring(to: before.primaryItemID, type: "thmb")
+        #expect(!thumbnails.isEmpty)
+        // Their auxiliary images (alpha) and the primary's follow too.
+        let auxiliary = ([before.primaryItemID] + thumbnails).flatMap { before.referring(to: $0, type: "auxl") }
+        for id in thumbnails + auxiliary {
+            #expect(before.item(id)?.orientation == start)
+            #expect(after.item(id)?.orientation == target, "item \(id): \(plan.places)")
+        }
+        #expect(after.orientation == target)
+
+        let folder = try Scratch("heif-thumbnail-fix")
+        defer { folder.remove() }
+        let path = folder.path("fixed-\(number).heic")
+        try Data(fixed).write(to: URL(fileURLWithPath: path))
+
+        // heif-info prints the thumbnail as shown (after its own irot): turned as the primary.
+        let oldInfo = try HeifInfo(file.path), newInfo = try HeifInfo(path)
+        let oldThumbnail = try #require(oldInfo.thumbnail), newThumbnail = try #require(newInfo.thumbnail)
+        let swaps = start.swapsDimensions != target.swapsDimensions
+        let expectedThumbnail: [Int] =
+            swaps ? [oldThumbnail.height, oldThumbnail.width] : [oldThumbnail.width, oldThumbnail.height]
+        #expect([newThumbnail.width, newThumbnail.height] == expectedThumbnail)
+        #expect((newThumbnail.width > newThumbnail.height) == (newInfo.primary.width > newInfo.primary.height))
+
+        // heif-thumbnailer decodes the thumbnail item and applies its transforms: the thumbnail
+        // as it was shown, turned from the old orientation to the target.
+        let shownBefore = try RGBPicture(shownBy: file.path, in: folder, scaled: scaled, thumbnail: true)
+        let shownAfter = try RGBPicture(shownBy: path, in: folder, scaled: scaled, thumbnail: true)
+        let expected = shownBefore.displayed(undoing: file.orientation).displayed(as: number)
+        #expect(shownAfter.width == expected.width && shownAfter.height == expected.height, "\(plan.places)")
+        if shownAfter.width == expected.width && shownAfter.height == expected.height {
+            #expect(shownAfter.meanDifference(expected) < (scaled ? 12 : 6), "\(plan.places)")
+            if !scaled {
+                #expect(shownAfter.quadrants == expected.quadrants)
+            }
+        }
+
+        if !auxiliary.isEmpty { try Self.expectAlphaOnTheWhiteQuadrant(path, in: folder) }
+
+        // exiftool -a reads one Rotation per irot box: every one agrees, and without a mirror it
+        // is the target's turn (anticlockwise degrees).
+        let tool = try run("exiftool", ["-a", "-n", "-s3", "-Rotation", path])
+        let rotations = String(decoding: tool.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+        #expect(Set(rotations).count <= 1, "\(rotations)")
+        if !target.isMirrored {
+            #expect(rotations.allSatisfy { $0 == (360 - target.rotation) % 360 }, "\(rotations)")
+        }
+
+        // inspect: the thumbnail's shape agrees with the primary's.
+        #expect(!(try Self.findings(path)).contains { $0.code == "thumbnail-shape-differs" })
+    }
+
+    /// A HEIC with alpha images (the primary's and its thumbnail's, `auxl`), made here by
+    /// heif-enc from an upright RGBA picture whose white quadrant is half transparent: fixed to
+    /// each target, every alpha image turns with its master, so libheif keeps the alpha plane (it
+    /// drops one that does not come out its master's shape: heif-info said "alpha channel: no"
+    /// and heif-convert's picture was opaque) and it stays on the same pixels.
+    @Test(
+        .enabled(if: isInstalled("heif-enc") && isInstalled("heif-convert") && isInstalled("ffmpeg")),
+        arguments: [2, 3, 5, 6, 8])
+    func alphaImagesTurnWithTheirMaster(target number: Int) throws {
+        let target = try #require(Orientation(exif: number))
+        let folder = try Scratch("heif-alpha")
+        defer { folder.remove() }
+        let png = folder.path("upright.png"), path = folder.path("alpha.heic")
+        let quadrant = "s=80x48"
+        let drawn = try run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-filter_complex",
+                "color=c=0xFF0000:\(quadrant)[a];color=c=0x00FF00:\(quadrant)[b];color=c=0x0000FF:\(quadrant)[c];"
+                    + "color=c=0xFFFFFF:\(quadrant)[d];[a][b][c][d]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0,format=rgba,"
+                    + "geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(gt(r(X,Y)+g(X,Y)+b(X,Y),600),128,255)'",
+                "-frames:v", "1", png,
+            ])
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        #expect(try run("heif-enc", ["-q", "90", "-t", "48", png, "-o", path]).status == 0)
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let before = try HEIFStructure(MemoryBytes(original))
+        let masters = [before.primaryItemID] + before.referring(to: before.primaryItemID, type: "thmb")
+        let alpha = masters.flatMap { before.referring(to: $0, type: "auxl") }
+        #expect(alpha.count == 2)
+
+        let plan = try HEIFOrientationFix.plan(MemoryBytes(original), target: target)
+        let fixed = plan.edit.applied(to: original)
+        #expect(plan.edit.inverse.applied(to: fixed) == original)
+        let after = try HEIFStructure(MemoryBytes(fixed))
+        for id in masters + alpha { #expect(after.item(id)?.orientation == target, "item \(id): \(plan.places)") }
+        try Data(fixed).write(to: URL(fileURLWithPath: path))
+        try Self.expectAlphaOnTheWhiteQuadrant(path, in: folder)
+        let shown = try RGBPicture(shownBy: path, in: folder, scaled: false)
+        let upright = try RGBPicture(shownBy: png, in: folder, scaled: false, decodedByFFmpeg: true)
+        #expect(shown.quadrants == upright.displayed(as: number).quadrants)
+    }
+
+    /// heif-info says the file has alpha, and in heif-convert's picture the white quadrant (and
+    /// it alone) is the half-transparent one.
+    fileprivate static func expectAlphaOnTheWhiteQuadrant(_ path: String, in folder: Scratch) throws {
+        let text = String(decoding: try run("heif-info", [path]).stdout, as: UTF8.self)
+        #expect(text.contains("alpha channel: yes"), "\(text)")
+        let png = folder.path("alpha-\(UInt32.random(in: 0...UInt32.max)).png")
+        #expect(try run("heif-convert", [path, png]).status == 0)
+        let rgba = try RGBA(decoding: png)
+        for row in 0..<2 {
+            for column in 0..<2 {
+                let (x, y) = (rgba.width * (2 * column + 1) / 4, rgba.height * (2 * row + 1) / 4)
+                let pixel = rgba.pixel(x, y)
+                let white = pixel[0] > 200 && pixel[1] > 200 && pixel[2] > 200
+                #expect(white == (pixel[3] < 200), "(\(x), \(y)): \(pixel)")
+            }
+        }
+    }
+
+    /// The photo findings inspect reports for `path`.
+    static func findings(_ path: String) throws -> [Finding] {
+        var findings: [Finding] = []
+        _ = PhotoReport(evidence: try PhotoReader.read(path: path), findings: &findings)
+        return findings
+    }
+
+    /// A copy of `path` whose first thumbnail item's own irot is set to 0, byte for byte as a
+    /// tool that turned only the primary item would leave it (the property must be the
+    /// thumbnail's alone).
+    static func staleCopy(_ path: String) throws -> [UInt8] {
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let structure = try HEIFStructure(MemoryBytes(bytes)), layout = try HEIFLayout(MemoryBytes(bytes))
+        let thumbnail = try #require(structure.referring(to: structure.primaryItemID, type: "thmb").first)
+        let indices = layout.associationBoxes.flatMap(\.entries).filter { $0.itemID == thumbnail }
+            .flatMap(\.associations).map(\.propertyIndex)
+        let primaryIndices = layout.associationBoxes.flatMap(\.entries).filter { $0.itemID == structure.primaryItemID }
+            .flatMap(\.associations).map(\.propertyIndex)
+        let irot = try #require(
+            indices.first { layout.properties[$0 - 1].type == "irot" && !primaryIndices.contains($0) })
+        bytes[Int(layout.properties[irot - 1].payloadOffset)] = 0
+        return bytes
+    }
+}
+
+/// A PNG as ffmpeg decodes it to RGBA: the alpha plane libheif wrote.
+private struct RGBA {
+    var width: Int, height: Int
+    var pixels: [UInt8]
+
+    init(decoding png: String) throws {
+        let head = try Array(Data(contentsOf: URL(fileURLWithPath: png)).prefix(24))
+        guard head.count == 24 else { throw ToolError(message: "\(png) is not a png") }
+        width = head[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        height = head[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        let result = try run(
+            "ffmpeg", ["-nostdin", "-v", "error", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        pixels = [UInt8](result.stdout)
+        guard pixels.count == width * height * 4 else { throw ToolError(message: "ffmpeg gave no rgba for \(png)") }
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels[(y * width + x) * 4..<(y * width + x) * 4 + 4]) }
+}
+
+/// What heif-info prints: the primary item's size and its first thumbnail's, both as shown
+/// (after irot).
+private struct HeifInfo {
+    var primary: (width: Int, height: Int)
+    var thumbnail: (width: Int, height: Int)?
+
+    init(_ path: String) throws {
+        let result = try run("heif-info", [path])
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        func size(after label: String) -> (width: Int, height: Int)? {
+            guard let range = text.range(of: label) else { return nil }
+            let digits = text[range.upperBound...].prefix { $0.isNumber || $0 == "x" }.split(separator: "x")
+            guard digits.count == 2, let width = Int(digits[0]), let height = Int(digits[1]) else { return nil }
+            return (width, height)
+        }
+        guard let primary = size(after: "image: ") else {
+            throw ToolError(message: "heif-info \(path): no image line: \(text) \(result.stderr)")
+        }
+        self.primary = primary
+        thumbnail = size(after: "thumbnail: ")
     }
 }

@@ -122,4 +122,6 @@ public struct DecodedRGB: Sendable {
 /// The outside tools tests compare against, each gated with `.enabled(if: isInstalled(…))` so that a
 /// developer without one sees those tests skipped by name. CI (`.ci/run` sets
 /// `VIDORIENT_REQUIRE_TOOLS=1`) holds that none is missing: `RequiredToolsTests`.
-public let gatingTools = ["cwebp", "exiftool", "ffmpeg", "ffprobe", "heif-convert", "heif-info", "jpegtran", "strace"]
+public let gatingTools = [
+    "cwebp", "exiftool", "ffmpeg", "ffprobe", "heif-convert", "heif-info", "heif-thumbnailer", "jpegtran", "strace",
+]

@@ -13,9 +13,15 @@ import VidorientISOBMFF
 /// this planner writes decodes to the original picture oriented as the target
 /// (`HEIFOrientationFixTests`), `imir` of both axes included.
 ///
-/// The smallest change wins, in this order:
-/// 1. Only bytes change: the angle byte of an `irot` or the axis byte of an `imir` the primary
-///    item already has, when the target can be composed from the transforms it has, in their
+/// The primary item's thumbnail items (`thmb`) are shown with their own `irot`/`imir`, and the
+/// auxiliary images (`auxl`: alpha, depth, gain map) of both are decoded with theirs, so each is
+/// planned after it the same way, to its own orientation followed by the primary's change;
+/// the association changes of every item are one edit (sizes, counts and `iloc` offsets moved
+/// once for all of them).
+///
+/// The smallest change wins for each item, in this order:
+/// 1. Only bytes change: the angle byte of an `irot` or the axis byte of an `imir` the item
+///    already has, when the target can be composed from the transforms it has, in their
 ///    `ipma` order (reserved bits kept).
 /// 2. Otherwise associations change: an `imir` association is dropped (a mirror cannot be turned
 ///    off by its bytes), and/or an `irot` then an `imir` are appended after the item's other
@@ -26,11 +32,11 @@ import VidorientISOBMFF
 ///    `base_offset` when the item has one that is not 0, else each `extent_offset`. `idat`
 ///    offsets (method 1) are relative and never move. A mirror is never added beside another.
 ///
-/// A property shared with an item other than the primary item's thumbnails is never rewritten
-/// (that would turn the other item too); a `clap` after a transform pins that transform (changing
-/// it would move the crop). The Exif item's IFD0 Orientation and an XMP item's
-/// `tiff:Orientation` are set to the target where they exist (same length), as HEIF readers
-/// expect them to agree; where absent they stay absent.
+/// A property shared with an item other than the primary item and those that follow it is never
+/// rewritten (that would turn the other item too), nor one an item planned before relies on; a
+/// `clap` after a transform pins that transform (changing it would move the crop). The Exif
+/// item's IFD0 Orientation and an XMP item's `tiff:Orientation` are set to the target where they
+/// exist (same length), as HEIF readers expect them to agree; where absent they stay absent.
 package enum HEIFOrientationFix {
     /// At most this many `irot`/`imir` associations on one item are planned for (real files have
     /// at most two).
@@ -65,6 +71,13 @@ private struct Planner<Source: ByteSource> {
     let layout: HEIFLayout
     var splices: [ByteSplice] = []
     var places: [String] = []
+    /// The value each transform property was given by the items planned so far.
+    var decided: [Int: Int] = [:]
+    var planned: Set<UInt32> = []
+    /// The association count change of each `ipma` entry (box → entry → change).
+    var countChange: [Int: [Int: Int]] = [:]
+    /// The `irot`/`imir` boxes to append to `ipco`, in order (property index past the last).
+    var newProperties: [Addition] = []
 
     init(source: Source, structure: HEIFStructure, layout: HEIFLayout) {
         self.source = source
@@ -84,32 +97,65 @@ private struct Planner<Source: ByteSource> {
     typealias Candidate = HEIFTransformSearch.Candidate
     typealias Addition = HEIFTransformSearch.Addition
 
-    /// The primary item's `irot`/`imir` changed the cheapest way that shows `target`.
+    /// The primary item's `irot`/`imir` changed the cheapest way that shows `target`, then each
+    /// follower's (thumbnails, auxiliary images) the cheapest way that shows the same change: an
+    /// item that showed orientation `o` shows `o` followed by the primary's change (when the
+    /// primary's transforms are not one of the eight, the target itself). Associations change
+    /// per item; the counts, the new property boxes and every enclosing size are written once
+    /// for all of them.
     mutating func planTransforms(target: Orientation) throws(PhotoFormatError) {
-        let slots = try primarySlots()
-        guard let lastEntry = lastPrimaryEntry() else {
-            throw PhotoFormatError("primary item \(primary) has no 'ipma' entry")
+        let change = structure.orientation.map { $0.inverse.followed(by: target) }
+        try planItem(primary, target: target)
+        for id in followers {
+            let current = structure.item(id)?.orientation
+            try planItem(id, target: change.flatMap { current?.followed(by: $0) } ?? target)
         }
-        let transforms = slots.indices.filter { [.rotation, .mirror].contains(slots[$0].kind) }
-        guard transforms.count <= HEIFOrientationFix.maximumTransforms else {
-            throw .unsupported("primary item \(primary) has \(transforms.count) irot/imir properties")
-        }
-        let search = HEIFTransformSearch(slots: slots, transforms: transforms, shared: sharedProperties())
-        guard let best = search.cheapest(reaching: target, reusable: { existingProperty($0, $1) }) else {
-            throw .unsupported("no change of primary item \(primary)'s irot/imir gives orientation \(target.exif)")
-        }
-        rewriteTransformValues(best.values, of: search.properties.map { $0.first })
-        guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
-        try changeAssociations(best, slots: slots, lastEntry: lastEntry)
+        try rewriteAssociationCounts()
+        try resizeEnclosingBoxes()
     }
 
-    /// The primary item's associations in `ipma` order, with the value byte of each `irot`/`imir`.
-    func primarySlots() throws(PhotoFormatError) -> [Slot] {
+    /// The items whose `irot`/`imir` follow the primary item's, each once: its thumbnail items
+    /// (`thmb`), then the auxiliary images (`auxl`: alpha, depth, gain map) of the primary and of
+    /// each thumbnail. libheif decodes an alpha image with its own transforms and drops it when
+    /// it does not come out the shape of its master (heif-info then says "alpha channel: no"),
+    /// so an auxiliary image turns with its master.
+    var followers: [UInt32] {
+        var seen: Set<UInt32> = [primary]
+        let thumbnails = structure.referring(to: primary, type: "thmb").filter { seen.insert($0).inserted }
+        let auxiliary = ([primary] + thumbnails).flatMap { structure.referring(to: $0, type: "auxl") }
+        return thumbnails + auxiliary.filter { seen.insert($0).inserted }
+    }
+
+    /// One item's `irot`/`imir` changed the cheapest way that shows `target`, given what the
+    /// items planned before it decided.
+    mutating func planItem(_ id: UInt32, target: Orientation) throws(PhotoFormatError) {
+        let slots = try slots(of: id)
+        let transforms = slots.indices.filter { [.rotation, .mirror].contains(slots[$0].kind) }
+        guard transforms.count <= HEIFOrientationFix.maximumTransforms else {
+            throw .unsupported("item \(id) has \(transforms.count) irot/imir properties")
+        }
+        let search = HEIFTransformSearch(slots: slots, transforms: transforms, fixed: fixedValues(for: id))
+        guard let best = search.cheapest(reaching: target, reusable: { reusableProperty($0, $1) }) else {
+            throw .unsupported("no change of item \(id)'s irot/imir gives orientation \(target.exif)")
+        }
+        rewriteTransformValues(best.values, of: search.properties, item: id)
+        planned.insert(id)
+        guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
+        guard let lastEntry = lastEntry(of: id) else {
+            throw PhotoFormatError("item \(id) has no 'ipma' entry")
+        }
+        try dropAssociations(best.dropped, slots: slots, item: id)
+        try appendAssociations(best.appended, to: lastEntry, item: id)
+    }
+
+    /// An item's associations in `ipma` order, with the value byte of each `irot`/`imir`.
+    func slots(of id: UInt32) throws(PhotoFormatError) -> [Slot] {
         var slots: [Slot] = []
         for (b, box) in layout.associationBoxes.enumerated() {
-            for (e, entry) in box.entries.enumerated() where entry.itemID == primary {
+            for (e, entry) in box.entries.enumerated() where entry.itemID == id {
                 for (a, association) in entry.associations.enumerated() where association.propertyIndex != 0 {
-                    slots.append(try slot(naming: association.propertyIndex, box: b, entry: e, association: a))
+                    slots.append(
+                        try slot(naming: association.propertyIndex, item: id, box: b, entry: e, association: a))
                 }
             }
         }
@@ -117,9 +163,11 @@ private struct Planner<Source: ByteSource> {
     }
 
     /// The slot of one association: what kind of property it names and, for an `irot`/`imir`, its byte.
-    func slot(naming index: Int, box: Int, entry: Int, association: Int) throws(PhotoFormatError) -> Slot {
+    func slot(naming index: Int, item id: UInt32, box: Int, entry: Int, association: Int) throws(PhotoFormatError)
+        -> Slot
+    {
         guard index <= layout.properties.count else {
-            throw PhotoFormatError("item \(primary) names property \(index) but 'ipco' has \(layout.properties.count)")
+            throw PhotoFormatError("item \(id) names property \(index) but 'ipco' has \(layout.properties.count)")
         }
         let property = layout.properties[index - 1]
         var kind = Slot.Kind.other
@@ -137,10 +185,12 @@ private struct Planner<Source: ByteSource> {
         return Slot(kind: kind, propertyIndex: index, byte: byte, box: box, entry: entry, association: association)
     }
 
-    /// The properties the primary item may not rewrite: those associated with an item other than
-    /// itself and its own thumbnails.
-    func sharedProperties() -> Set<Int> {
-        let family = Set([primary] + structure.referring(to: primary, type: "thmb"))
+    /// The value each property of item `id` must keep: a property shared with an item outside
+    /// the primary item and its followers keeps its value (rewriting it would turn that item
+    /// too), and one shared with an item planned before keeps the value that plan gave it. The
+    /// rest are free: an item planned later sees what this one decided.
+    func fixedValues(for id: UInt32) -> [Int: Int] {
+        let family = Set([primary] + followers)
         var users: [Int: Set<UInt32>] = [:]
         for box in layout.associationBoxes {
             for entry in box.entries {
@@ -149,37 +199,45 @@ private struct Planner<Source: ByteSource> {
                 }
             }
         }
-        return Set(users.filter { !$0.value.isSubset(of: family) }.keys)
+        var fixed: [Int: Int] = [:]
+        for (index, items) in users where index > 0 && index <= layout.properties.count {
+            if let value = decided[index] {
+                fixed[index] = value
+                continue
+            }
+            let others = items.subtracting([id])
+            guard !items.isSubset(of: family) || !others.isDisjoint(with: planned) else { continue }
+            if let byte = try? read(layout.properties[index - 1].payloadOffset, 1).first {
+                // Absent is fine: a property that cannot be read is refused when an item names it.
+                let mask: UInt8 = layout.properties[index - 1].type == "irot" ? 3 : 1
+                fixed[index] = Int(byte & mask)
+            }
+        }
+        return fixed
     }
 
     /// The value byte of each transform property whose value changes (reserved bits kept).
-    mutating func rewriteTransformValues(_ values: [Int: Int], of properties: [Slot]) {
-        for slot in properties {
-            guard let value = values[slot.propertyIndex], value != slot.value else { continue }
-            let property = layout.properties[slot.propertyIndex - 1]
+    mutating func rewriteTransformValues(
+        _ values: [Int: Int], of properties: [HEIFTransformSearch.Property], item id: UInt32
+    ) {
+        for property in properties {
+            let slot = property.first
+            guard let value = values[slot.propertyIndex] else { continue }
+            decided[slot.propertyIndex] = value
+            guard value != property.start else { continue }
+            let place = layout.properties[slot.propertyIndex - 1]
             let mask: UInt8 = slot.kind == .rotation ? 3 : 1
             let new = slot.byte & ~mask | UInt8(value)
-            splices.append(ByteSplice(offset: property.payloadOffset, old: [slot.byte], new: [new]))
+            splices.append(ByteSplice(offset: place.payloadOffset, old: [slot.byte], new: [new]))
             places.append(
                 slot.kind == .rotation
-                    ? "irot of item \(primary): \(slot.value) -> \(value)"
-                    : "imir of item \(primary): axis \(slot.value) -> \(value)")
+                    ? "irot of item \(id): \(slot.value) -> \(value)"
+                    : "imir of item \(id): axis \(slot.value) -> \(value)")
         }
     }
 
-    /// Associations dropped, then appended to the item's last entry; the counts and sizes that hold them.
-    mutating func changeAssociations(_ best: Candidate, slots: [Slot], lastEntry: (Int, Int)) throws(PhotoFormatError) {
-        var countChange = try dropAssociations(best.dropped, slots: slots)
-        let newBoxes = try appendAssociations(best.appended, to: lastEntry)
-        countChange[lastEntry.0, default: [:]][lastEntry.1, default: 0] += best.appended.count
-        try rewriteAssociationCounts(countChange)
-        try resizeEnclosingBoxes(newProperties: newBoxes, countChange: countChange)
-    }
-
-    /// Removes the associations at these slot positions; returns the change of each entry's count
-    /// (box → entry → change).
-    mutating func dropAssociations(_ positions: Set<Int>, slots: [Slot]) throws(PhotoFormatError) -> [Int: [Int: Int]] {
-        var countChange: [Int: [Int: Int]] = [:]
+    /// Removes the associations at these slot positions, counting the change of each entry.
+    mutating func dropAssociations(_ positions: Set<Int>, slots: [Slot], item id: UInt32) throws(PhotoFormatError) {
         for position in positions.sorted() {
             let slot = slots[position]
             let box = layout.associationBoxes[slot.box]
@@ -187,32 +245,31 @@ private struct Planner<Source: ByteSource> {
             splices.append(
                 ByteSplice(offset: association.offset, old: try read(association.offset, box.indexWidth), new: []))
             countChange[slot.box, default: [:]][slot.entry, default: 0] -= 1
-            places.append("imir (axis \(slot.value)) of item \(primary) no longer associated")
+            places.append("imir (axis \(slot.value)) of item \(id) no longer associated")
         }
-        return countChange
     }
 
     /// Appends essential associations to the entry (box, entry), each to an identical property
-    /// already in `ipco` or else to a new one; returns the new property boxes, for the end of `ipco`.
-    mutating func appendAssociations(_ additions: [Addition], to lastEntry: (Int, Int))
-        throws(PhotoFormatError) -> [UInt8]
+    /// already in `ipco` (or planned for it by an item before) or else to a new one, kept for
+    /// the end of `ipco`.
+    mutating func appendAssociations(_ additions: [Addition], to lastEntry: (Int, Int), item id: UInt32)
+        throws(PhotoFormatError)
     {
         let (b, e) = lastEntry
         let box = layout.associationBoxes[b]
         var added: [UInt8] = []
-        var newBoxes: [UInt8] = []
-        var nextIndex = layout.properties.count + 1
         for addition in additions {
             let name = addition.kind == .rotation ? "irot" : "imir"
             let index: Int
-            if let existing = existingProperty(addition.kind, addition.value) {
+            if let existing = reusableProperty(addition.kind, addition.value) {
                 index = existing
-                places.append("\(name) \(addition.value) (property \(index)) newly associated with item \(primary)")
+                // An item planned later must not rewrite what this one now relies on.
+                if existing <= layout.properties.count { decided[existing] = addition.value }
+                places.append("\(name) \(addition.value) (property \(index)) newly associated with item \(id)")
             } else {
-                index = nextIndex
-                nextIndex += 1
-                newBoxes += [0, 0, 0, 9] + Array(name.utf8) + [UInt8(addition.value)]
-                places.append("new \(name) \(addition.value) (property \(index)) for item \(primary)")
+                index = layout.properties.count + newProperties.count + 1
+                newProperties.append((addition.kind, addition.value))
+                places.append("new \(name) \(addition.value) (property \(index)) for item \(id)")
             }
             guard index <= box.maximumIndex else {
                 throw .unsupported(
@@ -222,17 +279,17 @@ private struct Planner<Source: ByteSource> {
             added += bigEndian(UInt64(essential | index), width: box.indexWidth)
         }
         if !added.isEmpty { splices.append(ByteSplice(offset: box.entries[e].end, old: [], new: added)) }
-        return newBoxes
+        countChange[b, default: [:]][e, default: 0] += additions.count
     }
 
-    /// The association count of each entry that changes (box → entry → change).
-    mutating func rewriteAssociationCounts(_ countChange: [Int: [Int: Int]]) throws(PhotoFormatError) {
+    /// The association count of each entry that changes.
+    mutating func rewriteAssociationCounts() throws(PhotoFormatError) {
         for (b, changes) in countChange {
             for (e, change) in changes where change != 0 {
                 let entry = layout.associationBoxes[b].entries[e]
                 let count = entry.associations.count + change
                 guard count <= 255 else {
-                    throw .unsupported("item \(primary) would have \(count) properties, more than 255")
+                    throw .unsupported("item \(entry.itemID) would have \(count) properties, more than 255")
                 }
                 splices.append(
                     ByteSplice(offset: entry.countOffset, old: [UInt8(entry.associations.count)], new: [UInt8(count)]))
@@ -241,13 +298,14 @@ private struct Planner<Source: ByteSource> {
     }
 
     /// Inserts the new property boxes at the end of `ipco`, and resizes every box that holds a
-    /// change: `ipco`, each `ipma`, `iprp` and `meta`.
-    mutating func resizeEnclosingBoxes(newProperties: [UInt8], countChange: [Int: [Int: Int]])
-        throws(PhotoFormatError)
-    {
-        if !newProperties.isEmpty {
-            splices.append(ByteSplice(offset: layout.ipco.end, old: [], new: newProperties))
-            try resize(layout.ipco, by: Int64(newProperties.count))
+    /// change: `ipco`, each `ipma`, `iprp` and `meta`, once for every item's changes.
+    mutating func resizeEnclosingBoxes() throws(PhotoFormatError) {
+        let boxes: [UInt8] = newProperties.flatMap { addition -> [UInt8] in
+            [0, 0, 0, 9] + Array((addition.kind == .rotation ? "irot" : "imir").utf8) + [UInt8(addition.value)]
+        }
+        if !boxes.isEmpty {
+            splices.append(ByteSplice(offset: layout.ipco.end, old: [], new: boxes))
+            try resize(layout.ipco, by: Int64(boxes.count))
         }
         var ipmaGrowth: Int64 = 0
         for (b, changes) in countChange {
@@ -255,30 +313,38 @@ private struct Planner<Source: ByteSource> {
             ipmaGrowth += growth
             try resize(layout.associationBoxes[b].box, by: growth)
         }
-        try resize(layout.iprp, by: Int64(newProperties.count) + ipmaGrowth)
-        try resize(layout.meta, by: Int64(newProperties.count) + ipmaGrowth)
+        try resize(layout.iprp, by: Int64(boxes.count) + ipmaGrowth)
+        try resize(layout.meta, by: Int64(boxes.count) + ipmaGrowth)
     }
 
-    /// The last `ipma` entry (box, entry) of the primary item, where new associations go.
-    func lastPrimaryEntry() -> (Int, Int)? {
+    /// The last `ipma` entry (box, entry) of an item, where new associations go.
+    func lastEntry(of id: UInt32) -> (Int, Int)? {
         var found: (Int, Int)?
         for (b, box) in layout.associationBoxes.enumerated() {
-            for (e, entry) in box.entries.enumerated() where entry.itemID == primary { found = (b, e) }
+            for (e, entry) in box.entries.enumerated() where entry.itemID == id { found = (b, e) }
         }
         return found
     }
 
-    /// The first property of `ipco` that is exactly the 9-byte box this planner would write.
-    func existingProperty(_ kind: Slot.Kind, _ value: Int) -> Int? {
+    /// The first property of `ipco` that is exactly the 9-byte box this planner would write, or
+    /// one an item before this one planned to append.
+    func reusableProperty(_ kind: Slot.Kind, _ value: Int) -> Int? {
         let type: FourCC = kind == .rotation ? "irot" : "imir"
         for (position, property) in layout.properties.enumerated()
         where property.type == type && property.size == 9 && property.headerSize == 8 {
+            // A property an item before planned for keeps the value that plan gave it.
+            if let planned = decided[position + 1] {
+                if planned == value { return position + 1 }
+                continue
+            }
             // Absent is fine: a property that cannot be read is not reused; a new one is written.
             if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] {
                 return position + 1
             }
         }
-        return nil
+        return newProperties.firstIndex { $0.kind == kind && $0.value == value }.map {
+            layout.properties.count + $0 + 1
+        }
     }
 
     /// A box's size field grown by `change` bytes.

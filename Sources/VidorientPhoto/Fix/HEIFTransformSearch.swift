@@ -1,12 +1,12 @@
 import VidorientCore
 
-/// The pure part of the HEIF orientation fix: every way to reach a target orientation from a
-/// primary item's `irot`/`imir` associations (new values, mirrors dropped, transforms appended),
+/// The pure part of the HEIF orientation fix: every way to reach a target orientation from an
+/// item's `irot`/`imir` associations (new values, mirrors dropped, transforms appended),
 /// weighed, the cheapest first. It reads no bytes: `HEIFOrientationFix` gives it the associations
 /// (`Slot`s) it found and writes the `Candidate` it returns. The values each transform property
 /// may take, the mirrors that may be dropped, and what may be appended are weighed together.
 struct HEIFTransformSearch {
-    /// One of the primary item's associations, in `ipma` order.
+    /// One of the item's associations, in `ipma` order.
     struct Slot {
         enum Kind: Equatable { case rotation, mirror, crop, other }
         var kind: Kind
@@ -35,23 +35,37 @@ struct HEIFTransformSearch {
     let transforms: [Int]
     /// Position in `slots` of the last `clap`; -1 when there is none.
     let lastCrop: Int
-    /// Each distinct transform property (its first slot), in order, with the values it may take.
-    let properties: [(first: Slot, choices: [Int])]
+    /// Each distinct transform property, in order, with the values it may take.
+    let properties: [Property]
 
-    init(slots: [Slot], transforms: [Int], shared: Set<Int>) {
+    /// One transform property of the item: its first slot, the value it has before this item's
+    /// plan (its byte's, or what an item planned before gave it), and the values it may take.
+    struct Property {
+        var first: Slot
+        var start: Int
+        var choices: [Int]
+    }
+
+    /// `fixed` holds the value each property must keep (shared with another item); a property
+    /// applied before a crop keeps its value too.
+    init(slots: [Slot], transforms: [Int], fixed: [Int: Int]) {
         self.slots = slots
         self.transforms = transforms
         let lastCrop = slots.lastIndex { $0.kind == .crop } ?? -1
         self.lastCrop = lastCrop
-        var properties: [(first: Slot, choices: [Int])] = []
+        var properties: [Property] = []
         for position in transforms {
             let slot = slots[position]
             guard !properties.contains(where: { $0.first.propertyIndex == slot.propertyIndex }) else { continue }
-            // A property shared with another item, or applied before a crop, keeps its value.
+            let start = fixed[slot.propertyIndex] ?? slot.value
             let pinned =
-                shared.contains(slot.propertyIndex)
+                fixed[slot.propertyIndex] != nil
                 || slots.indices.contains { slots[$0].propertyIndex == slot.propertyIndex && $0 < lastCrop }
-            properties.append((slot, pinned ? [slot.value] : slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]))
+            properties.append(
+                Property(
+                    first: slot, start: start,
+                    choices: pinned ? [start] : slot.kind == .rotation ? [0, 1, 2, 3] : [0, 1]
+                ))
         }
         self.properties = properties
     }
@@ -87,9 +101,11 @@ struct HEIFTransformSearch {
     /// Every assignment of allowed values to the transform properties, by property index.
     func valueAssignments() -> [[Int: Int]] {
         var assignments: [[Int: Int]] = [[:]]
-        for (slot, choices) in properties {
-            let index = slot.propertyIndex
-            assignments = assignments.flatMap { partial in choices.map { partial.merging([index: $0]) { $1 } } }
+        for property in properties {
+            let index = property.first.propertyIndex
+            assignments = assignments.flatMap { partial in
+                property.choices.map { partial.merging([index: $0]) { $1 } }
+            }
         }
         return assignments
     }
@@ -116,9 +132,9 @@ struct HEIFTransformSearch {
             Orientation(heifTransforms: sequence) == target
         else { return nil }
         let kept = Set(transforms.filter { !dropped.contains($0) }.map { slots[$0].propertyIndex })
-        let changed = properties.map { $0.first }.filter { values[$0.propertyIndex] != $0.value }
+        let changed = properties.filter { values[$0.first.propertyIndex] != $0.start }
         // A dropped property keeps its bytes: one choice of its values is enough.
-        if changed.contains(where: { !kept.contains($0.propertyIndex) }) { return nil }
+        if changed.contains(where: { !kept.contains($0.first.propertyIndex) }) { return nil }
         let newBoxes = appended.filter { reusable($0.kind, $0.value) == nil }.count
         let cost = [dropped.count + appended.count, appended.count, changed.count, newBoxes]
         return Candidate(values: values, dropped: dropped, appended: appended, cost: cost)
