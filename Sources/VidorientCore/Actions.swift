@@ -16,7 +16,7 @@ extension MediaReport {
             guard let rotation = video.rotation else { return nil }
             return Orientation(rotation: Int((rotation / 90).rounded()) * 90, mirrored: video.mirrored ?? false)?.exif
         }
-        let compare = "vidorient thumbnail \(file) --compare -o check.png"
+        let compare = MediaReport.compareCommand(path)
         for index in findings.indices where findings[index].action == nil {
             let fix: (Int?) -> String? = { orientation in
                 guard fixable else { return nil }
@@ -76,6 +76,15 @@ extension MediaReport {
                 continue
             }
         }
+    }
+
+    /// The command that shows a file as stored beside as displayed, for a person to judge. Its
+    /// picture is named after the file (`IMG_1-check.png`), so that following the suggestions of
+    /// several files does not overwrite one picture (issue 24).
+    public static func compareCommand(_ path: String) -> String {
+        var name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
+        return "vidorient thumbnail \(shellQuoted(path)) --compare -o \(shellQuoted(name + "-check.png"))"
     }
 
     /// The path as one POSIX shell word: the one place a command shown anywhere (the human report,

@@ -224,7 +224,7 @@ extension MediaReport {
                 code: turn == 180 ? "content-upside-down" : "content-sideways", severity: .warning, message: message,
                 action: fixable
                     ? upright.map { "vidorient fix \(file) --orientation \($0.exif)" }
-                    : "vidorient thumbnail \(file) --compare -o check.png",
+                    : MediaReport.compareCommand(path),
                 suggestedFix: fixable ? upright.map { SuggestedFix(orientation: $0.exif) } : nil))
     }
 }

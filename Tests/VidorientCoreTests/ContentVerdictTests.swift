@@ -193,6 +193,6 @@ import Glibc
         report.judgeContent(ContentVerdict(evidence: Self.evidence(scene: [0, 7, 0, 0]), policy: Self.policy))
         let finding = try #require(report.findings.first)
         #expect(finding.suggestedFix == nil)
-        #expect(finding.action == "vidorient thumbnail clip.mkv --compare -o check.png")
+        #expect(finding.action == "vidorient thumbnail clip.mkv --compare -o clip-check.png")
     }
 }

@@ -271,3 +271,17 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
         #expect(FormatReport.averageBitRate(bytes: Int64.max, seconds: 1) == nil)
     }
 }
+
+/// The suggested look at a file names its picture after the file (issue 24: every suggestion said
+/// `-o check.png`, so following several overwrote one picture), each word quoted once.
+@Suite struct CompareCommandTests {
+    @Test(arguments: [
+        ("lib/IMG_1.mov", "vidorient thumbnail lib/IMG_1.mov --compare -o IMG_1-check.png"),
+        ("a b/it's.jpg", "vidorient thumbnail 'a b/it'\\''s.jpg' --compare -o 'it'\\''s-check.png'"),
+        ("-x.mp4", "vidorient thumbnail ./-x.mp4 --compare -o ./-x-check.png"),
+        (".hidden", "vidorient thumbnail .hidden --compare -o .hidden-check.png"),
+    ])
+    func namedAfterTheFile(path: String, command: String) {
+        #expect(MediaReport.compareCommand(path) == command)
+    }
+}
