@@ -222,7 +222,8 @@ struct HumanReport {
         let device = [photo.make, photo.model].compactMap { $0 }.joined(separator: " ")
         if !device.isEmpty { row("device", device, .dim) }
         if let lens = photo.lensModel { row("lens", lens, .dim) }
-        if let date = photo.captureDate { row("taken", date, .dim) }
+        // ISO 8601, as a video's (issue 24: EXIF's `2024:05:06 07:08:09` beside a video's ISO date).
+        if let date = photo.captureDateISO8601 { row("taken", date, .dim) }
         if let gps = photo.gps { row("gps", gps ? "present" : "none", .dim) }
         for preview in photo.previews {
             let size = preview.width.flatMap { w in preview.height.map { "\(w)x\($0)" } } ?? "size unknown"

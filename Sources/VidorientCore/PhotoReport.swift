@@ -54,6 +54,21 @@ public struct PhotoReport: Sendable, Hashable, Codable {
     /// The orientation as the enum; always one of the eight.
     public var orientation: Orientation { Orientation(exif: exifOrientation) ?? .up }
 
+    /// `captureDate` in ISO 8601, as a video's creation date is shown (`2024-05-06T07:08:09+02:00`
+    /// for EXIF's `2024:05:06 07:08:09` and `+02:00`); as it is when it is not EXIF's shape.
+    public var captureDateISO8601: String? {
+        guard let date = captureDate else { return nil }
+        let characters = Array(date)
+        guard characters.count >= 19, characters[4] == ":", characters[7] == ":", characters[10] == " ",
+            characters[0..<4].allSatisfy(\.isNumber)
+        else { return date }
+        var iso = characters
+        iso[4] = "-"
+        iso[7] = "-"
+        iso[10] = "T"
+        return String(iso)
+    }
+
     enum CodingKeys: String, CodingKey {
         case format, formatDetail = "format_detail", codec, storedWidth = "stored_width"
         case storedHeight = "stored_height", displayWidth = "display_width", displayHeight = "display_height"

@@ -329,6 +329,12 @@ private func isFolder(_ path: String) -> Bool {
         }
     }
 
+    /// A photo's "taken" in ISO 8601, as a video's: one format for one idea.
+    @Test func aPhotoWasTakenInISO8601() throws {
+        let run = try Run.vidorient(["inspect", Run.media("jpeg-xmp-conflict.jpg")])
+        #expect(run.stdout.contains("  taken       2024-05-06T07:08:09+02:00\n"), "\(run.stdout)")
+    }
+
     @Test func aDryRunSpeaksOfWhatWouldBe() throws {
         let run = try Run.vidorient(["normalize", "--dry-run", "--trim", Run.media("orient-6.jpg")])
         #expect(run.status == 0, "\(run.stderr)")
