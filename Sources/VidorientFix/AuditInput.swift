@@ -60,6 +60,17 @@ public struct AuditInput<Record: Decodable> {
             }
             try each(.record(record, place: "line \(number)"))
         }
+        for problem in readProblems() { try each(.unreadable("could not read the audit on \(name): \(problem)")) }
+    }
+
+    /// What `PathList` skipped or stopped on: lines too long to hold, a read that failed.
+    private func readProblems() -> [String] {
+        var problems: [String] = []
+        if lines.overlongLines > 0 {
+            problems.append("\(lines.overlongLines) line(s) longer than \(PathList.longestLine >> 20) MiB skipped")
+        }
+        if let failure = lines.failure { problems.append(failure) }
+        return problems
     }
 
     /// The input as one document, `first` its first line that is not blank.
@@ -70,6 +81,9 @@ public struct AuditInput<Record: Decodable> {
         while let line = lines.next() {
             text += "\n"
             text += line
+        }
+        if let problem = readProblems().first {
+            throw VidorientError.malformed("could not read the audit on \(name): \(problem); nothing was done")
         }
         let records: [Record]
         do {

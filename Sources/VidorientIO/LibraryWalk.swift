@@ -243,12 +243,29 @@ package struct DirectoryID: Hashable {
 
 /// Paths from a file or standard input, one a line (or NUL-separated), read as they come so a
 /// pipeline can feed millions without holding them. Each is bytes, decoded losslessly.
+///
+/// Bounded against hostile input: a line longer than `longestLine` is skipped and counted
+/// (`overlongLines`), never held whole, and the search for a line's end never rescans what it
+/// has seen (a huge line once cost time quadratic in its length). A folder is refused when it
+/// is opened (reading one gave an empty list, and exit 0); a read that fails ends the list and
+/// says why (`failure`).
 public struct PathList: IteratorProtocol, Sendable {
+    /// 64 MiB: far above any path or audit record, far below what would exhaust memory.
+    public static let longestLine = 64 << 20
+
     private let descriptor: Int32
     private let separator: UInt8
     private var buffer: [UInt8] = []
     private var position = 0
+    /// Where the search for the next separator goes on from: everything before is not one.
+    private var searched = 0
+    /// Skipping the rest of an overlong line, up to its separator.
+    private var skipping = false
     private var ended = false
+    /// Lines skipped for being longer than `longestLine`.
+    public private(set) var overlongLines = 0
+    /// Why reading stopped early, when it did.
+    public private(set) var failure: String?
 
     /// - Parameters:
     ///   - path: a file, or `-` for standard input.
@@ -259,28 +276,51 @@ public struct PathList: IteratorProtocol, Sendable {
         } else {
             descriptor = path.withPathCString { open($0, O_RDONLY | O_CLOEXEC) }
             guard descriptor >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
+            var status = stat()
+            if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                close(descriptor)
+                throw InputError(path: path, reason: "is a directory, not a file of lines")
+            }
         }
         separator = nulSeparated ? 0 : UInt8(ascii: "\n")
     }
 
     public mutating func next() -> String? {
         while true {
-            if let end = buffer[position...].firstIndex(of: separator) {
+            if let end = buffer[max(position, searched)...].firstIndex(of: separator) {
+                defer {
+                    position = end + 1
+                    searched = position
+                }
+                if skipping {
+                    skipping = false
+                    continue
+                }
                 var line = buffer[position..<end]
-                position = end + 1
                 if separator != 0, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
                 return String(pathBytes: line)
             }
+            searched = buffer.count
             if ended {
-                guard position < buffer.count else { return nil }
+                guard position < buffer.count, !skipping else { return nil }
                 defer { position = buffer.count }
                 return String(pathBytes: buffer[position...])
             }
+            if skipping || buffer.count - position > PathList.longestLine {
+                // Never held whole: what is read of an overlong line is dropped as it comes.
+                if !skipping { overlongLines += 1 }
+                skipping = true
+                position = buffer.count
+            }
             buffer.removeFirst(position)
+            searched -= position
             position = 0
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                (try? System.call { read(descriptor, buffer.baseAddress, buffer.count) }) ?? -1
+            }
             if count <= 0 {
+                if count < 0 { failure = LibraryWalk.errnoReason() }
                 ended = true
                 if descriptor != STDIN_FILENO { close(descriptor) }
             } else {

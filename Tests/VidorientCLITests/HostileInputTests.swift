@@ -722,3 +722,47 @@ extension Process {
         }
     }
 }
+
+/// Lists of paths and audit output as hostile input (issue 23): a folder given as the list was
+/// read as an empty one (exit 0, nothing said); a line of gigabytes was held whole, and its end
+/// searched for again with every 64 KiB read.
+@Suite struct HostileListTests {
+    @Test(arguments: [
+        ["fix", "--from-audit"], ["report", "-o", "/tmp/vidorient-never.html"], ["audit", "--files-from"],
+    ])
+    func aFolderIsNotAListOfLines(command: [String]) throws {
+        let folder = try scratchFolder("list-folder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try Run.vidorient(command + [folder.path])
+        #expect(run.status == 2)
+        #expect(run.stderrLines == ["vidorient: could not read '\(folder.path)': is a directory, not a file of lines"])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/vidorient-never.html"))
+    }
+
+    @Test func anOverlongLineIsSkippedAndSaidAndTheRestStands() throws {
+        let folder = try scratchFolder("list-overlong")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let record = try Run.vidorient(["audit", "--jsonl", Run.media("scaled-2x.mp4")]).stdout
+        let path = folder.appendingPathComponent("audit.jsonl").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.write(Data("{\"path\":\"".utf8))
+        let block = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0...(PathListLimit.mebibytes) { handle.write(block) }
+        handle.write(Data("\"}\n".utf8) + Data(record.utf8))
+        try handle.close()
+        let run = try Run.vidorient(["fix", "--from-audit", path, "--dry-run"])
+        #expect(run.status == 2)
+        #expect(
+            run.stdout.hasSuffix("scaled-2x.mp4: EXIF 6 -> EXIF 6; 4 bytes would change (track 1 matrix)\n"),
+            "\(run.stdout)")
+        #expect(
+            run.stderrLines.first
+                == "vidorient: could not read the audit on '\(path)': 1 line(s) longer than 64 MiB skipped")
+    }
+}
+
+/// `PathList.longestLine` in MiB, as the CLI tests see it (they do not import VidorientIO).
+enum PathListLimit {
+    static let mebibytes = 64
+}
