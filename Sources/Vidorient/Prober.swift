@@ -72,26 +72,18 @@ public struct Prober: Sendable {
     /// video track is not H.264 or HEVC (nor an encrypted entry that could hide one), the box
     /// headers. Nil otherwise: `inspect` then reads it (FFmpeg).
     static func boxesDecide(_ path: String) -> MediaProbe? {
-        let source: ReadAheadBytes
-        let structure: MovieStructure
-        do throws(ISOBMFFError) {
-            source = ReadAheadBytes(try FileBytes(path: path))
-            structure = try MovieStructure(source)
-        } catch {
-            return nil
+        switch MovieDescription.read(path: path) {
+        case nil: return nil
+        // Described: the same description `inspect` answers with.
+        case .described(let probe): return probe
+        case .headers(let probe, let refusal, let fragmented):
+            guard refusal.kind == .unsupported, !fragmented else { return nil }
+            guard let video = probe.video, video.streamIndex < probe.streams.count else { return nil }
+            let stream = probe.streams[video.streamIndex]
+            // `encv`: an encrypted track, whose sample entry hides the codec.
+            guard !["h264", "hevc"].contains(stream.codec ?? ""), stream.codecTag != "encv" else { return nil }
+            return probe
         }
-        do throws(ISOBMFFError) {
-            // Described: the same description `inspect` answers with.
-            return try MovieDescription.probe(structure, path: path, source: source)
-        } catch {
-            guard error.kind == .unsupported, !structure.isFragmented else { return nil }
-        }
-        let probe = structure.mediaProbe(path: path, source: source)
-        guard let video = probe.video, video.streamIndex < probe.streams.count else { return nil }
-        let stream = probe.streams[video.streamIndex]
-        // `encv`: an encrypted track, whose sample entry hides the codec.
-        guard !["h264", "hevc"].contains(stream.codec ?? ""), stream.codecTag != "encv" else { return nil }
-        return probe
     }
 
     /// `--deep` on a photo: the report from its headers, and proof that its pixels decode.

@@ -392,19 +392,11 @@ private let contentEngines = ContentEnginePool()
 /// or a sample table the description refuses, whose reason the report then carries). Nil when
 /// the boxes cannot be read at all.
 private func movieProbe(_ path: String) -> MediaProbe? {
-    let source: ReadAheadBytes
-    let structure: MovieStructure
-    do throws(ISOBMFFError) {
-        source = ReadAheadBytes(try FileBytes(path: path))
-        structure = try MovieStructure(source)
-    } catch {
-        return nil
-    }
-    do throws(ISOBMFFError) {
-        return try MovieDescription.probe(structure, path: path, source: source)
-    } catch {
-        var probe = structure.mediaProbe(path: path, source: source)
-        if error.kind != .unsupported { probe.video?.boxLayerError = error.reason }
+    switch MovieDescription.read(path: path) {
+    case nil: return nil
+    case .described(let probe): return probe
+    case .headers(var probe, let refusal, _):
+        if refusal.kind != .unsupported { probe.video?.boxLayerError = refusal.reason }
         return probe
     }
 }

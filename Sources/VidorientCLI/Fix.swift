@@ -193,13 +193,12 @@ struct Fix: ParsableCommand {
         bar.finish()
         for (entry, outcome) in files.flatMap(\.undone) {
             let name = entry.path.escapingControlCharacters
+            // Undoing turns the file back: from what the fix made to what it was.
+            let turn =
+                "\(entry.orientationAfter.map { "EXIF \($0)" } ?? "?") -> \(entry.orientationBefore.map { "EXIF \($0)" } ?? "?")"
             switch outcome {
             case .restored:
-                let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
-                let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
-                print(
-                    "\(name): restored (\(before) -> \(after), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
-                )
+                print("\(name): restored (\(turn), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))")
             case .neverWritten:
                 print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
             case .alreadyUndone:
@@ -207,9 +206,7 @@ struct Fix: ParsableCommand {
                     "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
                 )
             case .wouldRestore:
-                let before = entry.orientationAfter.map { "EXIF \($0)" } ?? "?"
-                let after = entry.orientationBefore.map { "EXIF \($0)" } ?? "?"
-                print("\(name): would restore (\(before) -> \(after), \(entry.before.size) bytes)")
+                print("\(name): would restore (\(turn), \(entry.before.size) bytes)")
             }
         }
         let summary = Undo.Summary(files)

@@ -17,6 +17,33 @@ package enum MovieDescription {
         return try probe(structure, path: path, source: source)
     }
 
+    /// What the boxes alone say of a movie: the whole description, or why the box layer will not
+    /// give it beside what the headers say (enough for the orientation).
+    package enum Reading {
+        case described(MediaProbe)
+        case headers(MediaProbe, refusal: ISOBMFFError, fragmented: Bool)
+    }
+
+    /// The movie at `path` read from its boxes: the description tried first, the headers after it
+    /// when it is refused. Nil when the boxes cannot be read at all. The one reading that the
+    /// audit and `Prober.inspectOrientation` each take their answer from.
+    package static func read(path: String) -> Reading? {
+        let source: ReadAheadBytes
+        let structure: MovieStructure
+        do throws(ISOBMFFError) {
+            source = ReadAheadBytes(try FileBytes(path: path))
+            structure = try MovieStructure(source)
+        } catch {
+            return nil
+        }
+        do throws(ISOBMFFError) {
+            return .described(try probe(structure, path: path, source: source))
+        } catch {
+            return .headers(
+                structure.mediaProbe(path: path, source: source), refusal: error, fragmented: structure.isFragmented)
+        }
+    }
+
     package static func probe(_ structure: MovieStructure, path: String, source: some ByteSource)
         throws(ISOBMFFError) -> MediaProbe
     {

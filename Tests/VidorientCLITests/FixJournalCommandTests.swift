@@ -28,6 +28,20 @@ enum JournalFixture {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
+    /// A library with known problems, in `folder`/library: three files whose fix is safe (a scaled
+    /// matrix, a movie matrix, an EXIF orientation of 0), two whose findings need a person (a
+    /// mirror) or none at all.
+    static func problemLibrary(in folder: URL) throws -> URL {
+        let library = folder.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        _ = try FixFixture.copy("scaled-2x.mp4", to: library)
+        _ = try FixFixture.copy("orient-2.mp4", to: library)
+        _ = try FixFixture.copy("orient-6.jpg", to: library)
+        try rotatedMovieMatrix(at: library.appendingPathComponent("movie-matrix.mp4").path)
+        try invalidOrientationJPEG(at: library.appendingPathComponent("invalid.jpg").path)
+        return library
+    }
+
     static func snapshot(_ folder: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasSuffix(".jsonl") {
@@ -209,13 +223,7 @@ struct FixJournalCommandTests {
     @Test func auditFixAuditThenUndo() throws {
         let folder = try FixFixture.folder("cycle")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let library = folder.appendingPathComponent("library")
-        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
-        _ = try FixFixture.copy("scaled-2x.mp4", to: library)
-        _ = try FixFixture.copy("orient-2.mp4", to: library)
-        _ = try FixFixture.copy("orient-6.jpg", to: library)
-        try JournalFixture.rotatedMovieMatrix(at: library.appendingPathComponent("movie-matrix.mp4").path)
-        try JournalFixture.invalidOrientationJPEG(at: library.appendingPathComponent("invalid.jpg").path)
+        let library = try JournalFixture.problemLibrary(in: folder)
         let original = try JournalFixture.snapshot(library)
         let journal = folder.appendingPathComponent("fixes.jsonl").path
 
@@ -274,12 +282,7 @@ struct FixJournalCommandTests {
     func theAuditsJSONDocumentIsReadWholeOrNotAtAll(form: String) throws {
         let folder = try FixFixture.folder("from-json-\(form)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let library = folder.appendingPathComponent("library")
-        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
-        _ = try FixFixture.copy("scaled-2x.mp4", to: library)
-        _ = try FixFixture.copy("orient-2.mp4", to: library)
-        try JournalFixture.rotatedMovieMatrix(at: library.appendingPathComponent("movie-matrix.mp4").path)
-        try JournalFixture.invalidOrientationJPEG(at: library.appendingPathComponent("invalid.jpg").path)
+        let library = try JournalFixture.problemLibrary(in: folder)
         let original = try JournalFixture.snapshot(library)
 
         let audit = try Run.vidorient(["audit", library.path, "--json"])
