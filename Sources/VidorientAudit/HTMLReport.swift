@@ -154,8 +154,9 @@ public final class HTMLReport {
             try c.encode(record.path.pathForDisplay, forKey: .p)  // \xHH for bytes that are not UTF-8 text
             try c.encode(HTMLReport.format(record.path), forKey: .f)
             try c.encode(record.video?.codec ?? record.photo?.codec, forKey: .c)
-            try c.encode(HTMLReport.Shape(record).map(\.stored), forKey: .s)
-            try c.encode(HTMLReport.Shape(record).map(\.displayed), forKey: .d)
+            let shape = HTMLReport.Shape(record)
+            try c.encode(shape.map(\.stored), forKey: .s)
+            try c.encode(shape.map(\.displayed), forKey: .d)
             var list = c.nestedUnkeyedContainer(forKey: .x)
             for finding in record.findings {
                 var f = list.nestedContainer(keyedBy: FindingKeys.self)
