@@ -8,10 +8,14 @@ vidorient decides; each turn's mirror image is a second example of the same turn
 faces come from the content engine itself (models/content_engine.py), on the pictures vidorient
 judges (the displayed photo fitted in 448 px).
 
-Splits are by source (models/photos/sources.tsv): the head is fitted on `train`, its
-regularisation, the softmax temperatures, the face rule and the default threshold are chosen on
-`validation`, and `test` is only measured, once, at the end. The metadata test corpora the
-project's tests use are in no split.
+A second logistic regression, the natural-up gate, on the same features averaged over the four
+turns (so blind to the turn), tells a photo with an up from one without (a texture, the sky, a
+top-down shot): below its floor the scene has no say.
+
+Splits are by source (models/photos/sources.tsv): the head and the gate are fitted on `train`, the
+head's regularisation, the softmax temperatures, the face rule, the gate's floor and the default
+threshold are chosen on `validation`, and the held-out splits (`test2`, then `test`) are only
+measured, at the end. The metadata test corpora the project's tests use are in no split.
 
 Steps (each reuses what the one before cached under .build-models/):
   extract   features and faces of every photo in every split, 4 turns × (picture, mirror image)
@@ -19,6 +23,7 @@ Steps (each reuses what the one before cached under .build-models/):
             models/upright-head.md (what was chosen and measured)
 
 usage: train-upright-head.py extract|train [--photos DIR] [--engine LIB] [--model ONNX] [--jobs N]
+                              [--train-per-source N] [--kept-setting-only]
 """
 import argparse
 import csv
@@ -47,8 +52,9 @@ def read_tsv(path):
 
 def photo_list(photos_dir, train_per_source=None):
     """(split, source, path, has_up, longest side) of every listed photo. A photo with no natural
-    up (`up` is `none`: a texture, a sky, an abstract pattern) is not trained on; in validation and
-    test the right answer for it is no opinion. With `train_per_source`, a training source gives at
+    up (`up` is `none`: a texture, a sky, an abstract pattern) is trained towards the same score for
+    every turn (the training split's are textures, `dtd-textures`), and teaches the natural-up gate;
+    in the other splits the right answer for it is no opinion. With `train_per_source`, a training source gives at
     most that many photos: those of smallest SHA-256 (a sample fixed by the list, not by chance)."""
     sources = {row["id"]: row for row in read_tsv(os.path.join(ROOT, "models", "photos", "sources.tsv"))}
     rows = read_tsv(os.path.join(ROOT, "models", "photos", "photos.tsv"))
@@ -130,9 +136,9 @@ def extract(args):
             pass
 
 
-def load(split, scene="scene224", faces="faces320x1", mirror=True, upright_only=False):
+def load(split, scene="scene224", faces="faces320x1", mirror=True, required=True):
     """Features (photos × 4 turns × passes × 1280), face scores (photos × 4 × 8) and whether each
-    photo has a natural up; `upright_only` leaves out those that have none (for training)."""
+    photo has a natural up; None for a split not extracted, when not `required`."""
     features, face_scores, has_up = [], [], []
     folder = os.path.join(CACHE, "features")
     for name in sorted(os.listdir(folder)):
@@ -142,32 +148,34 @@ def load(split, scene="scene224", faces="faces320x1", mirror=True, upright_only=
         if str(data["split"]) != split:
             continue
         x = data[scene].astype(np.float32)
-        keep = data["up"] if upright_only else np.ones(len(x), dtype=bool)
-        features.append(x[keep] if mirror else x[keep][:, :, :1])
-        face_scores.append(data[faces][keep])
-        has_up.append(data["up"][keep])
+        features.append(x if mirror else x[:, :, :1])
+        face_scores.append(data[faces])
+        has_up.append(data["up"])
     if not features:
+        if not required:
+            return None
         sys.exit(f"train: no extracted photos in the {split} split (run extract)")
     return np.concatenate(features), np.concatenate(face_scores), np.concatenate(has_up)
 
 
 # --- the head: a softmax over the four turns of each photo ---------------------------------------
-def fit_head(x, l2, iterations=400):
+def fit_head(x, l2, has_up, iterations=400):
     """x: photos × 4 turns × 2 (picture, mirror) × features. Maximises the log-probability of
-    turn 0 under softmax_k(w·x_k), for pictures and mirror images alike, with an L2 penalty."""
+    turn 0 under softmax_k(w·x_k), for pictures and mirror images alike, with an L2 penalty; a
+    photo with no natural up (`has_up` false: a texture) is taught the uniform answer, a quarter
+    on each turn, so that the head learns to have no opinion on what has no up."""
     mean = x.reshape(-1, x.shape[-1]).mean(0)
     scale = x.reshape(-1, x.shape[-1]).std(0) + 1e-6
     z = ((x - mean) / scale).transpose(0, 2, 1, 3).reshape(-1, 4, x.shape[-1])  # sets × 4 × d
+    target = np.where(np.repeat(has_up, x.shape[2])[:, None], np.eye(4)[0], np.full(4, 0.25))
     w = np.zeros(z.shape[-1])
-    # Adam on the mean negative log-likelihood: convex, so the start does not matter.
+    # Adam on the mean cross-entropy: convex, so the start does not matter.
     m, v, rate = np.zeros_like(w), np.zeros_like(w), 0.05
     for step in range(1, iterations + 1):
         s = z @ w
         s -= s.max(1, keepdims=True)
         p = np.exp(s)
         p /= p.sum(1, keepdims=True)
-        target = np.zeros_like(p)
-        target[:, 0] = 1
         grad = np.einsum("nk,nkd->d", p - target, z) / len(z) + 2 * l2 * w
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
@@ -188,8 +196,47 @@ def softmax(s, temperature=1.0):
     return p / p.sum(-1, keepdims=True)
 
 
-def log_loss(logits, temperature=1.0):
-    return float(-np.log(softmax(logits, temperature)[:, 0] + 1e-12).mean())
+def log_loss(logits, has_up, temperature=1.0):
+    """Cross-entropy against the truth: turn 0 for a photo with a natural up, a quarter on each
+    turn for one without."""
+    log_p = np.log(softmax(logits, temperature) + 1e-12)
+    return float(-np.where(has_up, log_p[:, 0], log_p.mean(1)).mean())
+
+
+# --- the natural-up gate: has this picture an up at all? ----------------------------------------
+# A texture, a sky, a top-down shot has none, yet the head may still prefer one turn of it. The gate
+# is a logistic regression on the features averaged over the four turns and their mirror images (so
+# that it cannot depend on the turn), fitted on the training split's photos with an up against its
+# textures (models/photos: `dtd-textures`), each class weighing half.
+NATURAL_UP_LOSS = 0.05  # the share of photos with an up that the gate may silence on validation
+
+
+def turn_invariant(x):
+    """photos × 4 × passes × features → photos × features."""
+    return x.mean((1, 2))
+
+
+def fit_gate(x, has_up, l2, iterations=500):
+    z_raw = turn_invariant(x)
+    mean, scale = z_raw.mean(0), z_raw.std(0) + 1e-6
+    z = (z_raw - mean) / scale
+    y = has_up.astype(float)
+    weight = np.where(has_up, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9))
+    w, b = np.zeros(z.shape[1]), 0.0
+    m, v, mb, vb, rate = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0, 0.05
+    for step in range(1, iterations + 1):
+        p = 1 / (1 + np.exp(-(z @ w + b)))
+        g = (p - y) * weight
+        gw, gb = z.T @ g / len(z) + 2 * l2 * w, float(g.mean())
+        m, v = 0.9 * m + 0.1 * gw, 0.999 * v + 0.001 * gw * gw
+        mb, vb = 0.9 * mb + 0.1 * gb, 0.999 * vb + 0.001 * gb * gb
+        w -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+        b -= rate * (mb / (1 - 0.9 ** step)) / (np.sqrt(vb / (1 - 0.999 ** step)) + 1e-8)
+    return w / scale, b - float(np.dot(w / scale, mean))
+
+
+def natural_up(x, weights, bias):
+    return 1 / (1 + np.exp(-(turn_invariant(x) @ weights + bias)))
 
 
 # --- the rule, as ContentVerdict decides it --------------------------------------------------------
@@ -200,8 +247,9 @@ def as_turned(values, shift):
     return np.roll(values, -shift, axis=1)
 
 
-def decide(logits, faces, policy):
-    """Per photo: (turn or −1 for no opinion, signal 'faces'/'scene'/None, confidence)."""
+def decide(logits, faces, natural, policy):
+    """Per photo: (turn or −1 for no opinion, signal 'faces'/'scene'/None, confidence). `natural`
+    is each photo's natural-up probability: below the policy's floor, the scene has no say."""
     best_face = np.nan_to_num(np.nanmax(np.where(np.isnan(faces), -np.inf, faces), axis=2), nan=-np.inf)
     best_face = np.maximum(best_face, policy["face_floor"])
     has_face = (best_face >= policy["face_score"]).any(1)
@@ -211,20 +259,20 @@ def decide(logits, faces, policy):
     signal = np.array([None] * len(logits))
     confidence = np.zeros(len(logits))
     by_faces = has_face & (face_p.max(1) >= policy["threshold"])
-    by_scene = ~by_faces & (scene_p.max(1) >= policy["threshold"])
+    by_scene = ~by_faces & (scene_p.max(1) >= policy["threshold"]) & (natural >= policy["natural_up_floor"])
     turn[by_faces], signal[by_faces], confidence[by_faces] = face_p[by_faces].argmax(1), "faces", face_p[by_faces].max(1)
     turn[by_scene], signal[by_scene], confidence[by_scene] = scene_p[by_scene].argmax(1), "scene", scene_p[by_scene].max(1)
     return turn, signal, confidence
 
 
-def measure(logits, faces, has_up, policy):
+def measure(logits, faces, natural, has_up, policy):
     """Precision and coverage over every photo in each of its four turns. Precision counts every
     opinion, and an opinion on a photo with no natural up is wrong; coverage is the share of the
     photos that have one which get an opinion."""
     rows = {"faces": [0, 0, 0], "scene": [0, 0, 0], "combined": [0, 0, 0]}
     total = 0
     for shift in range(4):
-        turn, signal, _ = decide(as_turned(logits, shift), as_turned(faces, shift), policy)
+        turn, signal, _ = decide(as_turned(logits, shift), as_turned(faces, shift), natural, policy)
         truth = (4 - shift) % 4
         total += int(has_up.sum())
         for name, chosen in (("faces", signal == "faces"), ("scene", signal == "scene"), ("combined", turn >= 0)):
@@ -245,19 +293,23 @@ def signal_only(policy, which):
     return p
 
 
-def choose_policy(logits, faces, has_up):
+def choose_policy(logits, faces, natural, has_up):
     """The face rule, the temperatures and the threshold, on the validation split: the smallest
-    threshold whose precision is at least TARGET_PRECISION with a margin (its lower 95% bound)."""
+    threshold whose precision is at least TARGET_PRECISION with a margin (its lower 95% bound).
+    The natural-up floor is fixed first, by a rule rather than by precision (the validation split
+    has too few photos without an up to choose it on): the least natural-up probability of all but
+    the lowest NATURAL_UP_LOSS of the validation photos that have an up."""
     policy = {"face_score": 0.3, "face_floor": content_engine.FACE_FLOOR, "face_temperature": 0.25,
-              "scene_temperature": 1.0, "threshold": 0.9}
+              "scene_temperature": 1.0, "threshold": 0.9,
+              "natural_up_floor": float(np.quantile(natural[has_up], NATURAL_UP_LOSS))}
     temperatures = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0]
-    policy["scene_temperature"] = min(temperatures, key=lambda t: log_loss(logits, t))
+    policy["scene_temperature"] = min(temperatures, key=lambda t: log_loss(logits, has_up, t))
     best = None
     for face_temperature in [0.1, 0.15, 0.25, 0.4]:
         for face_score in [0.2, 0.3, 0.4, 0.5]:
             for threshold in np.arange(0.50, 0.996, 0.005):
                 p = dict(policy, face_temperature=face_temperature, face_score=face_score, threshold=float(threshold))
-                m = measure(logits, faces, has_up, p)["combined"]
+                m = measure(logits, faces, natural, has_up, p)["combined"]
                 if m["opinions"] == 0 or wilson_lower(m["right"], m["opinions"]) < TARGET_PRECISION:
                     continue
                 if best is None or m["coverage"] > best[0]:
@@ -280,6 +332,7 @@ SCENE_PASS_MS = {224: 40, 160: 22}
 FACES_TURN_MS = {"faces320x1": 36, "faces240x1": 20}
 # What is left of the 0.3 s a photo for the network and the faces, after decoding and the rest.
 BUDGET_MS = 260
+KEPT_SETTING = ("scene160", True, "faces240x1")
 
 
 def settings():
@@ -290,26 +343,35 @@ def settings():
                 yield {"scene": f"scene{side}", "side": side, "mirror": mirror, "faces": faces, "cost_ms": cost}
 
 
+GATE_L2 = 0.1  # the gate's penalty: fixed, as the validation split has too few photos without an up to choose it
+HELD_OUT = ("test", "test2")  # measured once, at the end, each that has been extracted
+
+
 def fit_on_validation(setting):
-    """The head (its L2 chosen by validation log-loss) and the policy, for one setting."""
-    x_train, _, _ = load("train", setting["scene"], setting["faces"], setting["mirror"], upright_only=True)
+    """The head (its L2 chosen by validation log-loss), the natural-up gate and the policy, for one
+    setting."""
+    x_train, _, up_train = load("train", setting["scene"], setting["faces"], setting["mirror"])
     x_valid, faces_valid, up_valid = load("validation", setting["scene"], setting["faces"], setting["mirror"])
     best = None
-    for l2 in [1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1]:
-        weights, bias = fit_head(x_train, l2)
-        loss = log_loss(scene_logits(x_valid[up_valid], weights, bias))
+    for l2 in [1e-2, 3e-2, 1e-1]:
+        weights, bias = fit_head(x_train, l2, up_train)
+        loss = log_loss(scene_logits(x_valid, weights, bias), up_valid)
         if best is None or loss < best[0]:
             best = (loss, l2, weights, bias)
     loss, l2, weights, bias = best
-    logits = scene_logits(x_valid, weights, bias)
-    policy = choose_policy(logits, faces_valid, up_valid)
-    return {"l2": l2, "loss": loss, "weights": weights, "bias": bias, "policy": policy, "train": len(x_train),
-            "validation": measure(logits, faces_valid, up_valid, policy) if policy else None}
+    gate = fit_gate(x_train, up_train, GATE_L2)
+    logits, natural = scene_logits(x_valid, weights, bias), natural_up(x_valid, *gate)
+    policy = choose_policy(logits, faces_valid, natural, up_valid)
+    return {"l2": l2, "loss": loss, "weights": weights, "bias": bias, "gate": gate, "policy": policy,
+            "train": len(x_train), "train_none": int((~up_train).sum()),
+            "validation": measure(logits, faces_valid, natural, up_valid, policy) if policy else None}
 
 
 def train(args):
     trials = []
     for setting in settings():
+        if args.kept_setting_only and (setting["scene"], setting["mirror"], setting["faces"]) != KEPT_SETTING:
+            continue
         fitted = fit_on_validation(setting)
         trials.append((setting, fitted))
         v = fitted["validation"]
@@ -321,33 +383,45 @@ def train(args):
     if not affordable:
         sys.exit("train: no setting within the budget reaches the target precision on the validation split")
     setting, fitted = max(affordable, key=lambda t: t[1]["validation"]["combined"]["coverage"])
-    policy, weights, bias = fitted["policy"], fitted["weights"], fitted["bias"]
-    x_valid, faces_valid, up_valid = load("validation", setting["scene"], setting["faces"], setting["mirror"])
-    x_test, faces_test, up_test = load("test", setting["scene"], setting["faces"], setting["mirror"])
-    results = {}
-    for split, x, faces, up in (("validation", x_valid, faces_valid, up_valid), ("test", x_test, faces_test, up_test)):
-        logits = scene_logits(x, weights, bias)
-        results[split] = {name: measure(logits, faces, up, signal_only(policy, name) if name != "combined" else policy)
+    policy, weights, bias, gate = fitted["policy"], fitted["weights"], fitted["bias"], fitted["gate"]
+    results, sizes = {}, {}
+    for split in ("validation",) + HELD_OUT:
+        loaded = load(split, setting["scene"], setting["faces"], setting["mirror"], required=split == "validation")
+        if loaded is None:
+            continue
+        x, faces, up = loaded
+        sizes[split] = (len(x), int((~up).sum()))
+        logits, natural = scene_logits(x, weights, bias), natural_up(x, *gate)
+        results[split] = {name: measure(logits, faces, natural, up,
+                                        signal_only(policy, name) if name != "combined" else policy)
                           for name in ("faces", "scene", "combined")}
-        results[split]["curve"] = {t: measure(logits, faces, up, dict(policy, threshold=t))["combined"] for t in CURVE}
-    write_head(weights, bias, fitted["l2"], fitted["train"], setting, policy)
-    write_report(setting, fitted, results, trials, len(x_valid), len(x_test))
+        results[split]["curve"] = {t: measure(logits, faces, natural, up, dict(policy, threshold=t))["combined"]
+                                   for t in CURVE}
+        results[split]["ungated"] = measure(logits, faces, natural, up, dict(policy, natural_up_floor=0.0))["combined"]
+    write_head(weights, bias, gate, fitted["l2"], fitted["train"], setting, policy)
+    write_report(setting, fitted, results, trials, sizes, args.kept_setting_only)
     print(open(REPORT).read())
 
 
-def write_head(weights, bias, l2, count, setting, policy):
-    values = ",\n".join("        " + ", ".join(f"{v:.7g}" for v in weights[i:i + 8]) for i in range(0, len(weights), 8))
+def swift_floats(values):
+    return ",\n".join("        " + ", ".join(f"{v:.7g}" for v in values[i:i + 8]) for i in range(0, len(values), 8))
+
+
+def write_head(weights, bias, gate, l2, count, setting, policy):
+    gate_weights, gate_bias = gate
     text_weights = (",".join(f"{v:.7g}" for v in weights) + f";{bias:.7g};{setting['side']}{setting['mirror']}"
-                    + f";{setting['faces']};" + ",".join(f"{k}={policy[k]:g}" for k in sorted(policy)))
+                    + f";{setting['faces']};" + ",".join(f"{k}={policy[k]:g}" for k in sorted(policy))
+                    + ";" + ",".join(f"{v:.7g}" for v in gate_weights) + f";{gate_bias:.7g}")
     fingerprint = hashlib.sha256(text_weights.encode()).hexdigest()[:12]
     mirror = "and its mirror image " if setting["mirror"] else ""
     face_side, face_upsample = (int(v) for v in setting["faces"][5:].split("x"))
     swift = f"""// Written by models/train-upright-head.py: do not edit. The upright head: a logistic regression
 // on EfficientNet-Lite0's {len(weights)} pooled features of the picture's centred square at
 // {setting['side']} px, fitted on {count} photos of the training split (L2 {l2:g}), each in its four
-// quarter turns {mirror}for a softmax over the four turns to name the upright one
-// (models/upright-head.md, docs/content.md). The settings and the policy below were chosen with it,
-// on the validation split.
+// quarter turns {mirror}for a softmax over the four turns to name the upright one, a texture's
+// turns taught to score alike; and the natural-up gate, a logistic regression on the same features
+// averaged over the turns, that tells a picture with an up from one without (models/upright-head.md,
+// docs/content.md). The settings and the policy below were chosen with them, on the validation split.
 
 import VidorientCore
 
@@ -363,11 +437,23 @@ enum UprightHead {{
     /// The verdict's numbers; `threshold` is the default `--content-threshold`.
     static let policy = ContentPolicy(
         threshold: {policy['threshold']:.3f}, faceScore: {policy['face_score']:g}, faceFloor: {policy['face_floor']:g},
-        faceTemperature: {policy['face_temperature']:g}, sceneTemperature: {policy['scene_temperature']:g})
+        faceTemperature: {policy['face_temperature']:g}, sceneTemperature: {policy['scene_temperature']:g},
+        naturalUpFloor: {policy['natural_up_floor']:.4f})
 
     /// The score of a picture's features: only differences between the turns of one picture matter.
     static func logit(_ features: ArraySlice<Float>) -> Double {{
         precondition(features.count == weights.count, "the scene network gives \\(weights.count) features")
+        return dot(weights, features, bias)
+    }}
+
+    /// The probability that a picture has a natural up at all, from its features averaged over
+    /// its four turns and their mirror images.
+    static func naturalUp(_ meanFeatures: [Float]) -> Double {{
+        precondition(meanFeatures.count == gateWeights.count, "the scene network gives \\(gateWeights.count) features")
+        return 1 / (1 + exp(-dot(gateWeights, meanFeatures[...], gateBias)))
+    }}
+
+    private static func dot(_ weights: [Float], _ features: ArraySlice<Float>, _ bias: Float) -> Double {{
         var sum = Double(bias)
         for (weight, feature) in zip(weights, features) {{ sum += Double(weight) * Double(feature) }}
         return sum
@@ -376,7 +462,13 @@ enum UprightHead {{
     static let bias: Float = {bias:.7g}
 
     static let weights: [Float] = [
-{values},
+{swift_floats(weights)},
+    ]
+
+    static let gateBias: Float = {gate_bias:.7g}
+
+    static let gateWeights: [Float] = [
+{swift_floats(gate_weights)},
     ]
 }}
 """
@@ -387,26 +479,32 @@ enum UprightHead {{
 CURVE = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 
 
-def write_report(setting, fitted, results, trials, n_valid, n_test):
+def write_report(setting, fitted, results, trials, sizes, kept_only):
     policy = fitted["policy"]
+    held_out = [split for split in HELD_OUT if split in results]
+    sized = ", ".join(f"{n} {split} ({none} without an up)" for split, (n, none) in sizes.items())
     lines = [
         "# The upright head: what was chosen and measured",
         "",
         f"Written by `models/train-upright-head.py train` on {datetime.date.today().isoformat()}. Photos: "
-        f"{fitted['train']} training, {n_valid} validation, {n_test} test (split by source, models/photos/sources.tsv); "
-        "each is judged in its four quarter turns, so every count below is photos × 4.",
+        f"{fitted['train']} training ({fitted['train_none']} of them textures without an up), {sized} (split by "
+        "source, models/photos/sources.tsv); each is judged in its four quarter turns, so every count below is "
+        "photos × 4.",
         "",
         "## Settings tried, on the validation split",
         "",
-        f"The scene network at 224 px (alone: with its mirror image it is over the budget whatever the faces) and at "
-        f"160 px with and without its mirror image, and the face detector at two sizes; "
-        f"each setting's head fitted on the training split and its policy chosen on the validation split. The "
-        f"setting kept is the one of most coverage among those whose network and faces cost at most {BUDGET_MS} ms a "
-        "photo on one core (the 0.3 s target less decoding).",
-        "",
-        "| scene | mirror | faces | cost (ms) | L2 | log-loss | threshold | coverage | precision |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    if kept_only:
+        lines += ["Only the setting kept before was fitted (`--kept-setting-only`); the comparison of settings is in "
+                  "this file's history (`git log -p models/upright-head.md`).", ""]
+    else:
+        lines += [f"The scene network at 224 px (alone: with its mirror image it is over the budget whatever the "
+                  f"faces) and at 160 px with and without its mirror image, and the face detector at two sizes; each "
+                  f"setting's head fitted on the training split and its policy chosen on the validation split. The "
+                  f"setting kept is the one of most coverage among those whose network and faces cost at most "
+                  f"{BUDGET_MS} ms a photo on one core (the 0.3 s target less decoding).", ""]
+    lines += ["| scene | mirror | faces | cost (ms) | L2 | log-loss | threshold | coverage | precision |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for s, f in trials:
         v = f["validation"]
         chosen = " **(kept)**" if s == setting else ""
@@ -422,6 +520,9 @@ def write_report(setting, fitted, results, trials, n_valid, n_test):
         f"- scene: the centred square at {setting['side']} px{', with its mirror image' if setting['mirror'] else ''}; "
         f"faces: {setting['faces'][5:]} (longest side × upsampling)",
         f"- L2 penalty {fitted['l2']:g}; scene softmax temperature {policy['scene_temperature']:g}",
+        f"- natural-up gate (L2 {GATE_L2:g}): the scene has no say below {policy['natural_up_floor']:.4f}, the "
+        f"natural-up probability under which the lowest {NATURAL_UP_LOSS:.0%} of the validation photos with an up "
+        "fall (a rule, not a choice by precision)",
         f"- a face counts from dlib score {policy['face_score']:g}; face softmax temperature {policy['face_temperature']:g}; "
         f"a turn without a face counts as {policy['face_floor']:g}",
         f"- default threshold {policy['threshold']:.3f}: the least whose precision's lower 95% bound (Wilson) is at least "
@@ -433,23 +534,29 @@ def write_report(setting, fitted, results, trials, n_valid, n_test):
         "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     for split, rows in results.items():
-        for name in ("faces", "scene", "combined"):  # (rows["curve"] is the table below)
+        for name in ("faces", "scene", "combined"):
             m = rows[name]["combined"]  # with the other signal switched off, "combined" is this one alone
             label = name if name == "combined" else f"{name} alone"
             lines.append(f"| {split} | {label} | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
                          f"{m['coverage']:.1%} |")
+        m = rows["ungated"]
+        lines.append(f"| {split} | combined, without the gate | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
+                     f"{m['coverage']:.1%} |")
+    head = " | ".join(f"{split} precision | {split} coverage" for split in ["validation"] + held_out)
     lines += [
         "",
         "## Other thresholds (`--content-threshold`), both signals",
         "",
-        "| threshold | validation precision | validation coverage | test precision | test coverage |",
-        "| ---: | ---: | ---: | ---: | ---: |",
+        f"| threshold | {head} |",
+        "| ---: |" + " ---: | ---: |" * (1 + len(held_out)),
     ]
     for t in CURVE:
-        v, te = results["validation"]["curve"][t], results["test"]["curve"][t]
-        lines.append(f"| {t:g} | {v['precision']:.2%} | {v['coverage']:.1%} | {te['precision']:.2%} | {te['coverage']:.1%} |")
-    lines += ["", "The test split was measured once, after everything above was chosen. `python3 bench/run.py content` "
-              "measures the same photos with the vidorient binary itself.", ""]
+        cells = " | ".join(f"{results[split]['curve'][t]['precision']:.2%} | {results[split]['curve'][t]['coverage']:.1%}"
+                           for split in ["validation"] + held_out)
+        lines.append(f"| {t:g} | {cells} |")
+    lines += ["", "Each held-out split is measured once, after everything above was chosen; see docs/content.md for "
+              "what each has seen. `python3 bench/run.py content` measures the same photos with the vidorient binary "
+              "itself.", ""]
     with open(REPORT, "w") as f:
         f.write("\n".join(lines))
 
@@ -462,6 +569,8 @@ def main():
     parser.add_argument("--engine", default=default_engine)
     parser.add_argument("--model", default=default_model)
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes extracting at once")
+    parser.add_argument("--kept-setting-only", action="store_true",
+                        help="fit only the setting kept before (160 px with its mirror image, faces at 240 px)")
     parser.add_argument("--train-per-source", type=int, default=None,
                         help="at most this many photos of each training source (the smallest SHA-256s)")
     args = parser.parse_args()

@@ -123,16 +123,20 @@ public final class ContentEngine: @unchecked Sendable {
         vo_content_set_threads(Int32(clamping: threads))
     }
 
-    /// The evidence of one picture as displayed: faces and scene in each of its four quarter turns.
+    /// The evidence of one picture as displayed: faces and scene in each of its four quarter turns,
+    /// and whether it has a natural up at all (from the scene's features of every turn, averaged).
     public func evidence(of picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> ContentEvidence {
         var turns: [ContentEvidence.Turn] = []
+        var featureSum = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
         for k in 0..<4 {
             let turned = k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!)
             let faces = try faces(in: turned, floor: policy.faceFloor)
-            let scene = try sceneLogit(of: turned)
-            turns.append(ContentEvidence.Turn(faces: faces, scene: scene))
+            let scene = try scene(of: turned)
+            for i in featureSum.indices { featureSum[i] += scene.meanFeatures[i] }
+            turns.append(ContentEvidence.Turn(faces: faces, scene: scene.logit))
         }
-        return ContentEvidence(turns: turns)
+        let naturalUp = UprightHead.naturalUp(featureSum.map { $0 / 4 })
+        return ContentEvidence(turns: turns, naturalUp: naturalUp)
     }
 
     /// The score of every face at `floor` or above, best first.
@@ -151,6 +155,12 @@ public final class ContentEngine: @unchecked Sendable {
 
     /// The upright head's score for the picture (averaged with its mirror image's, `sceneMirror`).
     public func sceneLogit(of picture: Picture) throws(ContentUnavailable) -> Double {
+        try scene(of: picture).logit
+    }
+
+    /// The upright head's score for the picture and the scene network's features, each averaged
+    /// over the picture and its mirror image (`sceneMirror`).
+    func scene(of picture: Picture) throws(ContentUnavailable) -> (logit: Double, meanFeatures: [Float]) {
         let length = Int(VO_CONTENT_FEATURES)
         let passes = ContentEngine.sceneMirror ? 2 : 1
         var features = [Float](repeating: 0, count: passes * length)
@@ -162,7 +172,10 @@ public final class ContentEngine: @unchecked Sendable {
         }
         guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
         let scores = (0..<passes).map { UprightHead.logit(features[($0 * length)..<(($0 + 1) * length)]) }
-        return scores.reduce(0, +) / Double(passes)
+        let mean = (0..<length).map { i in
+            (0..<passes).reduce(Float(0)) { $0 + features[$1 * length + i] } / Float(passes)
+        }
+        return (scores.reduce(0, +) / Double(passes), mean)
     }
 
     /// The scene network's ImageNet classes for the picture, most likely first (class numbers in

@@ -37,11 +37,16 @@ public struct ContentEvidence: Sendable, Hashable {
     public var turns: [Turn]
     /// How many pictures were judged: 1 for a photo, the frames kept for a clip.
     public var frames: Int
+    /// The probability that the picture has a natural up at all (a texture, a sky, a top-down shot
+    /// has none), from what it shows whichever way it is turned; for several frames, their mean.
+    /// nil when the scene was not measured.
+    public var naturalUp: Double?
 
-    public init(turns: [Turn], frames: Int = 1) {
+    public init(turns: [Turn], frames: Int = 1, naturalUp: Double? = nil) {
         precondition(turns.count == 4, "content evidence has one entry per quarter turn")
         self.turns = turns
         self.frames = frames
+        self.naturalUp = naturalUp
     }
 
     /// Several frames of one clip as one piece of evidence: each frame's scene turned into
@@ -58,8 +63,10 @@ public struct ContentEvidence: Sendable, Hashable {
                 }
             }
         }
+        let naturalUp = frames.compactMap(\.naturalUp)
         self.init(
-            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene) }, frames: frames.reduce(0) { $0 + $1.frames })
+            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene) }, frames: frames.reduce(0) { $0 + $1.frames },
+            naturalUp: naturalUp.isEmpty ? nil : naturalUp.reduce(0, +) / Double(naturalUp.count))
     }
 
     /// The scene's probability of each turn being the upright one; nil when not measured.
@@ -98,15 +105,20 @@ public struct ContentPolicy: Sendable, Hashable {
     public var faceTemperature: Double
     /// How sharply the scene's log-odds separate the turns (a softmax temperature).
     public var sceneTemperature: Double
+    /// Below this natural-up probability the scene has no say: a picture without an up (a texture,
+    /// space, a top-down shot) still has one turn the head prefers, and that preference means nothing.
+    public var naturalUpFloor: Double
 
     public init(
-        threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double
+        threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double,
+        naturalUpFloor: Double = 0
     ) {
         self.threshold = threshold
         self.faceScore = faceScore
         self.faceFloor = faceFloor
         self.faceTemperature = faceTemperature
         self.sceneTemperature = sceneTemperature
+        self.naturalUpFloor = naturalUpFloor
     }
 
     /// `--content-threshold`: a probability above 0.25 (below that every picture has an opinion)
@@ -133,6 +145,16 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         case faces, scene
     }
 
+    /// Why there is no opinion.
+    public enum Silence: String, Sendable, Hashable, Codable {
+        /// Nothing could be judged: every frame black, flat or tiny.
+        case nothingToJudge = "nothing-to-judge"
+        /// The scene's best turn is under the threshold, and no face decides.
+        case belowThreshold = "below-threshold"
+        /// The picture seems to have no natural up (a texture, the sky, a top-down shot), and no face decides.
+        case noNaturalUp = "no-natural-up"
+    }
+
     public var verdict: Verdict
     /// Clockwise degrees (0, 90, 180, 270) that turn the displayed picture upright; nil without an opinion.
     public var turnNeeded: Int?
@@ -147,6 +169,10 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public var sceneProbabilities: [Double]?
     /// Pictures judged: 1 for a photo, the frames kept for a clip.
     public var frames: Int
+    /// The probability that the picture has a natural up at all; nil when the scene was not measured.
+    public var naturalUp: Double?
+    /// Why there is no opinion; nil with one.
+    public var silence: Silence?
     /// The threshold the opinion was held to.
     public var threshold: Double
 
@@ -160,7 +186,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         {
             decision = (best, faces[best], .faces)
         } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }),
-            scene[best] >= policy.threshold
+            scene[best] >= policy.threshold, (evidence.naturalUp ?? 1) >= policy.naturalUpFloor
         {
             decision = (best, scene[best], .scene)
         }
@@ -179,6 +205,16 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         self.faceScores = evidence.turns.map { $0.bestFace.map(ContentVerdict.tidy) }
         self.sceneProbabilities = scene?.map(ContentVerdict.tidy)
         self.frames = evidence.frames
+        self.naturalUp = evidence.naturalUp.map(ContentVerdict.tidy)
+        self.silence =
+            switch (decision, evidence.frames, evidence.naturalUp, scene?.max()) {
+            case (.some, _, _, _): nil
+            case (nil, 0, _, _): .nothingToJudge
+            case (nil, _, let naturalUp?, let best?)
+            where naturalUp < policy.naturalUpFloor && best >= policy.threshold:
+                .noNaturalUp
+            default: .belowThreshold
+            }
         self.threshold = policy.threshold
     }
 
@@ -194,7 +230,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case verdict, turnNeeded = "turn_needed", confidence, decidedBy = "decided_by", faces
-        case faceScores = "face_scores", sceneProbabilities = "scene_probabilities", frames, threshold
+        case faceScores = "face_scores", sceneProbabilities = "scene_probabilities", frames
+        case naturalUp = "natural_up", silence, threshold
     }
 }
 

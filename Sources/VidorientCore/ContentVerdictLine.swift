@@ -1,6 +1,7 @@
 extension ContentVerdict {
     /// The verdict in one line, as `inspect` prints it: `upright once turned 90° clockwise (2 faces,
-    /// confidence 0.981)`, `no opinion (below the threshold 0.600, best turn 0.412)`.
+    /// confidence 0.981)`, `no opinion (below the threshold 0.600, best turn 0.412)`, `no opinion (no
+    /// natural up: …)`.
     public var line: String {
         let why: String =
             switch decidedBy {
@@ -14,9 +15,15 @@ extension ContentVerdict {
         case .sideways, .upsideDown:
             return "upright once turned \(turnNeeded ?? 0)° clockwise (\(why)\(sure))"
         case .noOpinion:
-            if frames == 0 { return "no opinion (nothing to judge: black, flat or tiny)" }
             let best = sceneProbabilities?.max().map { ", best turn \($0.text(decimals: 3))" } ?? ""
-            return "no opinion (below the threshold \(threshold.text(decimals: 3))\(best))"
+            switch silence {
+            case .nothingToJudge: return "no opinion (nothing to judge: black, flat or tiny)"
+            case .noNaturalUp:
+                let natural = naturalUp.map { ", natural up \($0.text(decimals: 3))" } ?? ""
+                return "no opinion (no natural up: a texture, the sky or a top-down shot\(natural)\(best))"
+            case .belowThreshold, nil:
+                return "no opinion (below the threshold \(threshold.text(decimals: 3))\(best))"
+            }
         }
     }
 }

@@ -144,7 +144,49 @@ import Glibc
         #expect(
             text
                 == #"{"confidence":null,"decided_by":null,"face_scores":[null,null,null,null],"faces":0,"frames":1,"#
-                + #""scene_probabilities":null,"threshold":0.9,"turn_needed":null,"verdict":"no-opinion"}"#)
+                + #""natural_up":null,"scene_probabilities":null,"silence":"below-threshold","threshold":0.9,"#
+                + #""turn_needed":null,"verdict":"no-opinion"}"#)
+    }
+
+    /// A picture with no natural up (a texture, space) may still have a turn the scene prefers:
+    /// below the policy's natural-up floor the scene is silenced and says why; a face still decides.
+    @Test func theSceneHasNoSayOnAPictureWithoutAnUp() throws {
+        var policy = Self.policy
+        policy.naturalUpFloor = 0.4
+        var sure = Self.evidence(scene: [0, 7, 0, 0])
+        sure.naturalUp = 0.39
+        let silenced = ContentVerdict(evidence: sure, policy: policy)
+        #expect(silenced.verdict == .noOpinion)
+        #expect(silenced.silence == .noNaturalUp)
+        #expect(silenced.naturalUp == 0.39)
+        #expect(silenced.line.contains("no natural up"))
+        sure.naturalUp = 0.41
+        let heard = ContentVerdict(evidence: sure, policy: policy)
+        #expect(heard.turnNeeded == 90)
+        #expect(heard.silence == nil)
+        var faced = Self.evidence(faces: [[], [], [1.2], []], scene: [0, 7, 0, 0])
+        faced.naturalUp = 0.1
+        let byFaces = ContentVerdict(evidence: faced, policy: policy)
+        #expect(byFaces.turnNeeded == 180)
+        #expect(byFaces.decidedBy == .faces)
+        // Unsure as well as without an up: the threshold is the reason given.
+        var unsure = Self.evidence(scene: [0, 0.1, 0, 0])
+        unsure.naturalUp = 0.1
+        #expect(ContentVerdict(evidence: unsure, policy: policy).silence == .belowThreshold)
+        #expect(
+            ContentVerdict(evidence: ContentEvidence(turns: unsure.turns, frames: 0), policy: policy).silence
+                == .nothingToJudge)
+    }
+
+    /// A clip's natural-up probability is its frames' mean; frames without one do not count.
+    @Test func framesAverageTheirNaturalUp() throws {
+        var a = Self.evidence()
+        a.naturalUp = 0.2
+        var b = Self.evidence()
+        b.naturalUp = 0.6
+        let combined = try #require(ContentEvidence(frames: [a, b, Self.evidence(scene: nil)], policy: Self.policy))
+        #expect(abs(try #require(combined.naturalUp) - 0.4) < 1e-12)
+        #expect(try #require(ContentEvidence(frames: [Self.evidence()], policy: Self.policy)).naturalUp == nil)
     }
 
     static func photoReport(exif: Int, path: String = "a b.jpg") -> MediaReport {

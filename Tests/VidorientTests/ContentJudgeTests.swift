@@ -89,6 +89,22 @@ struct ContentJudgeTests {
         #expect(verdict.faces == 0)
     }
 
+    /// The natural-up gate tells pictures with an up from textures: every scene and the portrait
+    /// above the policy's floor, every texture below it, so that a texture the head happens to
+    /// prefer one turn of is silenced while a photo is heard.
+    @Test func theGateTellsPhotosFromTextures() throws {
+        let engine = try Self.engine.get()
+        let policy = ContentEngine.policy
+        for name in ContentPhotos.scenes + [ContentPhotos.face] {
+            let naturalUp = try #require(try engine.evidence(of: try Self.picture(name), policy: policy).naturalUp)
+            #expect(naturalUp >= policy.naturalUpFloor, "\(name): natural up \(naturalUp)")
+        }
+        for name in ContentPhotos.textures {
+            let naturalUp = try #require(try engine.evidence(of: try Self.picture(name), policy: policy).naturalUp)
+            #expect(naturalUp < policy.naturalUpFloor, "\(name): natural up \(naturalUp)")
+        }
+    }
+
     @Test func aFlatPictureIsNotJudged() throws {
         let folder = try TemporaryFolder("content-flat")
         defer { folder.remove() }
