@@ -150,6 +150,11 @@ struct Thumbnail: ParsableCommand {
         forEachConcurrently(jobs.count, jobs: parallel.count) { index in
             do {
                 let written = try batch.make(jobs[index], request: request, quality: quality)
+                // Written all the same, as viewers and vipsthumbnail show such files; said, so
+                // that a grey half is not taken for the picture.
+                for finding in written.findings {
+                    progress.warn("warning: '\(written.input)': \(finding.code): \(finding.message)")
+                }
                 results.withLock { $0[index] = written }
             } catch {
                 progress.warn(String(describing: error))
