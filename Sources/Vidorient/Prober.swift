@@ -46,7 +46,12 @@ public struct Prober: Sendable {
                 if error.kind != .unsupported { boxLayerError = error.reason }
             }
         }
-        var probe = try probe(path)
+        var probe: MediaProbe
+        do { probe = try self.probe(path) } catch {
+            // A movie cut before its `moov`: FFmpeg says only "invalid data"; the boxes say where it ends.
+            guard let boxLayerError, boxLayerError.contains("cut short") else { throw error }
+            throw InputError(path: path, reason: "\(error.reason) (\(boxLayerError))", kind: error.kind)
+        }
         if let boxLayerError, probe.video != nil, probe.video?.boxLayerError == nil {
             probe.video?.boxLayerError = boxLayerError
         }
