@@ -157,11 +157,9 @@ public struct Thumbnailer: Sendable {
         let stored = ["Stored", "\(frame.stored.width)×\(frame.stored.height)", "as decoded"]
         var shown = ["Displayed", "\(frame.picture.width)×\(frame.picture.height)"]
         if let photo = frame.report.photo {
-            shown.append(
-                "EXIF \(photo.exifOrientation): " + (photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° cw")
+            shown.append(photo.orientation.phrase)
         } else if let rotation = video?.rotation {
-            let exif = video?.exifOrientation.map { "EXIF \($0): " } ?? ""
-            shown.append(exif + (video?.mirrored == true ? "mirror, " : "") + "\(Thumbnailer.degrees(rotation))° cw")
+            shown.append(Orientation.phrase(rotation: rotation, mirrored: video?.mirrored == true))
         } else {
             shown.append("as stored")
         }
@@ -187,14 +185,12 @@ public struct Thumbnailer: Sendable {
         var third: [String] = []
         if let photo = report.photo {
             if let width = photo.displayWidth, let height = photo.displayHeight { second.append("\(width)×\(height)") }
-            third.append("EXIF \(photo.exifOrientation):")
-            third.append((photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° clockwise")
+            third.append(photo.orientation.phrase)
         }
         if let video = report.video {
             if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)×\(height)") }
-            if let exif = video.exifOrientation { third.append("EXIF \(exif):") }
             if let rotation = video.rotation {
-                third.append((video.mirrored == true ? "mirror, " : "") + "\(degrees(rotation))° clockwise")
+                third.append(Orientation.phrase(rotation: rotation, mirrored: video.mirrored == true))
             }
         }
         return [name, second.joined(separator: " · "), third.joined(separator: " ")]
