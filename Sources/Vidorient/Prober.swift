@@ -96,7 +96,11 @@ public struct Prober: Sendable {
         let frames = try PhotoFrames(path: path, format: format)
         var report = frames.report
         do {
-            _ = try frames.frame(ThumbnailRequest(width: 64, height: 64))
+            let frame = try frames.frame(ThumbnailRequest(width: 64, height: 64))
+            // What the decoder said of the data (libjpeg's warnings), where the reader said nothing of the kind.
+            for warning in frame.decoderWarnings where !report.findings.contains(where: { $0.code == warning.code }) {
+                report.findings.append(warning)
+            }
         } catch {
             report.findings.append(
                 Finding(

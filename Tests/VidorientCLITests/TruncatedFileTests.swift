@@ -169,5 +169,12 @@ import VidorientTestSupport
         #expect(run.stderr.contains("warning: '\(path)': file-damaged: the file is damaged: "), "\(run.stderr)")
         #expect(run.stderr.contains("(libjpeg: "), "\(run.stderr)")
         #expect(!run.stderr.contains("file-truncated"), "\(run.stderr)")
+        // inspect --deep and audit --deep decode the picture, and say it too; without, nothing is decoded.
+        let deep = try Run.vidorient(["inspect", "--deep", "--json", path])
+        #expect(deep.stdout.contains(#""code": "file-damaged""#), "\(deep.stdout)")
+        #expect(deep.stdout.contains("(libjpeg: "), "\(deep.stdout)")
+        let audit = try Run.vidorient(["audit", "--deep", "--jsonl", "--no-progress", path])
+        #expect(audit.stdout.contains(#""code":"file-damaged""#), "\(audit.stdout)")
+        #expect(try !Run.vidorient(["inspect", "--json", path]).stdout.contains("file-damaged"))
     }
 }
