@@ -177,4 +177,21 @@ import VidorientTestSupport
         #expect(audit.stdout.contains(#""code":"file-damaged""#), "\(audit.stdout)")
         #expect(try !Run.vidorient(["inspect", "--json", path]).stdout.contains("file-damaged"))
     }
+
+    /// FFmpeg's decoder concealing errors in a real clip whose first frame's data is damaged
+    /// (sample.mp4 of ../shared/media, bytes flipped in its media data): thumbnail says so.
+    @Test(.enabled(if: SharedMedia.isPresent, "needs ../shared/media"))
+    func anFFmpegDecoderWarningIsSaid() throws {
+        let folder = try TemporaryFolder("ffmpeg-warning")
+        defer { folder.remove() }
+        var data = try Self.bytes(SharedMedia.path("sample.mp4"))
+        // sample.mp4's mdat payload starts at 2269; damage the first frame's slice data.
+        for offset in stride(from: 2469, to: 5469, by: 7) { data[offset] ^= 0x5A }
+        let path = folder.path("damaged.mp4")
+        try data.write(to: URL(fileURLWithPath: path))
+        let run = try Run.vidorient(["thumbnail", path, "--at", "0", "-o", folder.path("d.png")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("warning: '\(path)': file-damaged: the file is damaged: "), "\(run.stderr)")
+        #expect(run.stderr.contains("(ffmpeg: "), "\(run.stderr)")
+    }
 }
