@@ -135,6 +135,27 @@ import VidorientTestSupport
         #expect(audit.stdout.contains(#""code":"unreadable""#), "\(audit.stdout)")
     }
 
+    /// fix changes a cut JPEG's tag (it comes before the picture) and says the file is cut, on
+    /// stderr and in its JSON's `warnings`; a whole file has none.
+    @Test func aFixOfACutPhotoSaysSo() throws {
+        let folder = try TemporaryFolder("truncated-fix")
+        defer { folder.remove() }
+        let source = SharedMedia.existingPath("Landscape_6.jpg") ?? TestMedia.path("orient-6.jpg")
+        let data = try Self.bytes(source)
+        let path = folder.path("t.jpg")
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+        let run = try Run.vidorient(["fix", path, "--orientation", "1", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("vidorient: warning: '\(path)': file-truncated: the file is truncated: "))
+        let warnings = try #require((run.json as? [String: Any])?["warnings"] as? [String])
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("file-truncated: "), "\(warnings)")
+        let whole = folder.path("w.jpg")
+        try data.write(to: URL(fileURLWithPath: whole))
+        let clean = try Run.vidorient(["fix", whole, "--orientation", "1", "--json"])
+        #expect(clean.stderr.isEmpty)
+        #expect((clean.json as? [String: Any])?["warnings"] as? [String] == [])
+    }
+
     /// A JPEG cut inside its scan gives a picture: exit 0, the picture written, one warning on
     /// stderr, and the finding in `--json`. (vipsthumbnail: "Premature end of JPEG file".)
     @Test func aThumbnailOfACutJPEGIsWrittenWithAWarning() throws {
