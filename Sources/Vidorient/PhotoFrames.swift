@@ -37,7 +37,9 @@ struct PhotoFrames {
             (storedWidth, storedHeight) = (width, height)
         }
         guard storedWidth > 0, storedHeight > 0 else {
-            throw InputError(path: path, reason: "the photo states no size")
+            // A file cut before its frame header: say that, not only that no size is known.
+            let cut = report.findings.first { $0.code == "file-truncated" }.map { ": \($0.message)" } ?? ""
+            throw InputError(path: path, reason: "the photo states no size\(cut)")
         }
         // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the
         // header merely claims must not become gigabytes.
@@ -56,13 +58,15 @@ struct PhotoFrames {
         } catch {
             throw InputError(path: path, reason: error.description)
         }
-        var stored = try decodeStored(
+        var (stored, warning) = try decodeStored(
             minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
         if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {
             stored = try PictureScaler.scale(
                 stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
         }
-        return Thumbnailer.Frame(picture: geometry.orient(stored), stored: stored, time: nil, report: report)
+        return Thumbnailer.Frame(
+            picture: geometry.orient(stored), stored: stored, time: nil, report: report,
+            decoderWarnings: warning.map { [Finding.decoderWarning($0, decoder: "libjpeg")] } ?? [])
     }
 
     /// A raw file's largest embedded JPEG preview: raw sensor data is not a picture FFmpeg decodes.
@@ -75,9 +79,10 @@ struct PhotoFrames {
         return evidence.previews.first { $0.codec == "jpeg" && $0.offset != nil && $0.width != nil }
     }
 
-    /// The stored pixels at a size no smaller than asked where the decoder can shrink while decoding.
+    /// The stored pixels at a size no smaller than asked where the decoder can shrink while
+    /// decoding, and libjpeg's warning about them, if it gave one.
     private func decodeStored(minimumWidth: Int, minimumHeight: Int, crop: PixelRect?, preview: EmbeddedImage?)
-        throws(InputError) -> Picture
+        throws(InputError) -> (Picture, warning: String?)
     {
         switch evidence.format {
         case .heif:
@@ -95,23 +100,25 @@ struct PhotoFrames {
                     path: path, crop: crop, width: minimumWidth, height: minimumHeight, thumbnailWidth: needWidth,
                     thumbnailHeight: needHeight, maximumBytes: PhotoFrames.maximumEncodedBytes)
             {
-                return picture
+                return (picture, nil)
             }
             let decoded = try HEIFDecoder.decode(path: path, minimumWidth: needWidth, minimumHeight: needHeight)
-            guard let crop else { return decoded.picture }
-            return decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture))
+            guard let crop else { return (decoded.picture, nil) }
+            return (decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture)), nil)
         case .jpeg:
             return try decodeJPEG(try bytes(at: 0, count: evidence.fileSize), minimumWidth, minimumHeight)
         case .tiff where preview != nil, .raw where preview != nil:
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
         default:
-            return try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight)
+            return (try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight), nil)
         }
     }
 
-    private func decodeJPEG(_ jpeg: [UInt8], _ minimumWidth: Int, _ minimumHeight: Int) throws(InputError) -> Picture {
+    private func decodeJPEG(_ jpeg: [UInt8], _ minimumWidth: Int, _ minimumHeight: Int) throws(InputError) -> (
+        Picture, warning: String?
+    ) {
         do {
-            return try JPEGDecoder.decode(jpeg, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+            return try JPEGDecoder.decodeWithWarning(jpeg, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
         } catch {
             throw InputError(path: path, reason: "could not decode the jpeg: \(error)")
         }

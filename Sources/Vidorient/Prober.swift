@@ -46,7 +46,12 @@ public struct Prober: Sendable {
                 if error.kind != .unsupported { boxLayerError = error.reason }
             }
         }
-        var probe = try probe(path)
+        var probe: MediaProbe
+        do { probe = try self.probe(path) } catch {
+            // A movie cut before its `moov`: FFmpeg says only "invalid data"; the boxes say where it ends.
+            guard let boxLayerError, boxLayerError.contains("cut short") else { throw error }
+            throw InputError(path: path, reason: "\(error.reason) (\(boxLayerError))", kind: error.kind)
+        }
         if let boxLayerError, probe.video != nil, probe.video?.boxLayerError == nil {
             probe.video?.boxLayerError = boxLayerError
         }
@@ -91,7 +96,11 @@ public struct Prober: Sendable {
         let frames = try PhotoFrames(path: path, format: format)
         var report = frames.report
         do {
-            _ = try frames.frame(ThumbnailRequest(width: 64, height: 64))
+            let frame = try frames.frame(ThumbnailRequest(width: 64, height: 64))
+            // What the decoder said of the data (libjpeg's warnings), where the reader said nothing of the kind.
+            for warning in frame.decoderWarnings where !report.findings.contains(where: { $0.code == warning.code }) {
+                report.findings.append(warning)
+            }
         } catch {
             report.findings.append(
                 Finding(

@@ -78,10 +78,14 @@ public struct ThumbnailBatch: Sendable {
         public let time: Double?
         /// The orientation applied (a frame layout, upright, only).
         public let exifOrientation: Int?
+        /// What the picture may show of damage: the file's `file-truncated` and `file-damaged`
+        /// findings, and the decoder's warnings as those findings (`Thumbnailer.Frame.damage`).
+        /// The picture is written all the same, as viewers show such files; empty for a whole file.
+        public let findings: [Finding]
 
         enum CodingKeys: String, CodingKey {
             case input, inputBytes = "input_bytes", output, outputBytes = "output_bytes", width, height, time
-            case exifOrientation = "exif_orientation"
+            case exifOrientation = "exif_orientation", findings
         }
 
         // Hand-written for `input_bytes` and `output_bytes`, keys computed from the paths.
@@ -93,6 +97,7 @@ public struct ThumbnailBatch: Sendable {
             try c.encode(height, forKey: .height)
             try c.encode(time, forKey: .time)
             try c.encode(exifOrientation, forKey: .exifOrientation)
+            try c.encode(findings, forKey: .findings)
         }
     }
 
@@ -103,19 +108,23 @@ public struct ThumbnailBatch: Sendable {
         let picture: Picture
         var time: Double?
         var exif: Int?
+        let damage: [Finding]
         switch layout {
         case .contactSheet(let grid):
-            picture = try thumbnailer.contactSheet(
+            (picture, damage) = try thumbnailer.contactSheetAndDamage(
                 job.input, columns: grid.columns, rows: grid.rows,
                 tileWidth: request.width ?? request.height ?? 320,
                 exact: request.exact)
         case .comparison:
-            picture = try thumbnailer.comparison(job.input, request: request)
+            let frame = try thumbnailer.frame(job.input, request: request)
+            picture = thumbnailer.comparison(of: frame)
+            damage = frame.damage
         case .frame:
             let frame = try thumbnailer.frame(job.input, request: request)
             picture = frame.picture
             time = frame.time
             exif = request.asStored ? nil : frame.report.displayOrientation?.exif
+            damage = frame.damage
         }
         let bytes: [UInt8]
         do { bytes = try format.encode(picture, quality: quality) } catch {
@@ -124,7 +133,7 @@ public struct ThumbnailBatch: Sendable {
         try OutputFile.write(bytes, to: job.output)
         return Written(
             input: job.input, output: job.output, width: picture.width, height: picture.height, time: time,
-            exifOrientation: exif)
+            exifOrientation: exif, findings: damage)
     }
 }
 

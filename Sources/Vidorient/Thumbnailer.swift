@@ -41,16 +41,26 @@ public struct Thumbnailer: Sendable {
         public var time: Double?
         /// The same report `Prober().inspect(path)` gives: the orientation applied is its decision.
         public var report: MediaReport
+        /// What the decoder said of the data it decoded for this picture (libjpeg's `premature
+        /// end of jpeg file`, FFmpeg's damaged packets), as findings; empty when it said nothing.
+        public var decoderWarnings: [Finding]
 
-        init(picture: Picture, stored: Picture, time: Double?, report: MediaReport) {
+        /// What a viewer of the picture should know: the report's `file-truncated` and
+        /// `file-damaged` findings, and the decoder's warnings of a kind the report did not name.
+        public var damage: [Finding] { .damage(reported: report.findings, decoder: decoderWarnings) }
+
+        init(picture: Picture, stored: Picture, time: Double?, report: MediaReport, decoderWarnings: [Finding] = []) {
             self.picture = picture
             self.stored = stored
             self.time = time
             self.report = report
+            self.decoderWarnings = decoderWarnings
         }
 
         init(_ frame: VideoFrame, report: MediaReport) {
-            self.init(picture: frame.picture, stored: frame.stored, time: frame.time, report: report)
+            self.init(
+                picture: frame.picture, stored: frame.stored, time: frame.time, report: report,
+                decoderWarnings: frame.warning.map { [Finding.decoderWarning($0, decoder: "ffmpeg")] } ?? [])
         }
     }
 
@@ -89,24 +99,36 @@ public struct Thumbnailer: Sendable {
     public func contactSheet(_ path: String, columns: Int, rows: Int, tileWidth: Int, exact: Bool = false)
         throws(InputError) -> Picture
     {
+        try contactSheetAndDamage(path, columns: columns, rows: rows, tileWidth: tileWidth, exact: exact).picture
+    }
+
+    /// `contactSheet`, with what its frames' report and decoder said of damage (`Frame.damage`).
+    func contactSheetAndDamage(_ path: String, columns: Int, rows: Int, tileWidth: Int, exact: Bool)
+        throws(InputError) -> (picture: Picture, damage: [Finding])
+    {
         let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
         let format = try PhotoReader.format(of: path)
         if format.isPhoto {
             // A photo has one picture: the sheet shows it once per tile, as contact sheets of stills do.
             let frames = try PhotoFrames(path: path, format: format)
-            let tile = try frames.frame(request).picture
-            let grid = Picture.grid(Array(repeating: tile, count: max(1, columns * rows)), columns: columns)
-            guard let font else { return grid }
-            return grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font)
+            let frame = try frames.frame(request)
+            let grid = Picture.grid(Array(repeating: frame.picture, count: max(1, columns * rows)), columns: columns)
+            guard let font else { return (grid, frame.damage) }
+            return (grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font), frame.damage)
         }
         let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let count = max(1, columns * rows)
         let duration = Thumbnailer.duration(of: report) ?? 0
         var tiles: [Picture] = []
+        var warnings: [Finding] = []
         for index in 0..<count {
             let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
-            var tile = try session.grab(at: time, exact: exact).picture
+            let grabbed = try session.grab(at: time, exact: exact)
+            if warnings.isEmpty, let warning = grabbed.warning {
+                warnings.append(Finding.decoderWarning(warning, decoder: "ffmpeg"))
+            }
+            var tile = grabbed.picture
             if let font {
                 // The time in the bottom-left corner, white on a dark box so it reads on any frame.
                 let size = tile.width >= 160 ? 13 : 10
@@ -119,22 +141,25 @@ public struct Thumbnailer: Sendable {
             tiles.append(tile)
         }
         let grid = Picture.grid(tiles, columns: columns)
-        guard let font else { return grid }
-        return grid.captioned(Thumbnailer.header(report, path: path), renderer: font)
+        let damage = [Finding].damage(reported: report.findings, decoder: warnings)
+        guard let font else { return (grid, damage) }
+        return (grid.captioned(Thumbnailer.header(report, path: path), renderer: font), damage)
     }
 
     /// Stored and displayed side by side, each labelled: the picture an audit wants.
     public func comparison(_ path: String, request: ThumbnailRequest) throws(InputError) -> Picture {
-        let frame = try frame(path, request: request)
+        try comparison(of: frame(path, request: request))
+    }
+
+    /// The comparison of a frame already made.
+    func comparison(of frame: Frame) -> Picture {
         let video = frame.report.video
         let stored = ["Stored", "\(frame.stored.width)×\(frame.stored.height)", "as decoded"]
         var shown = ["Displayed", "\(frame.picture.width)×\(frame.picture.height)"]
         if let photo = frame.report.photo {
-            shown.append(
-                "EXIF \(photo.exifOrientation): " + (photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° cw")
+            shown.append(photo.orientation.phrase)
         } else if let rotation = video?.rotation {
-            let exif = video?.exifOrientation.map { "EXIF \($0): " } ?? ""
-            shown.append(exif + (video?.mirrored == true ? "mirror, " : "") + "\(Thumbnailer.degrees(rotation))° cw")
+            shown.append(Orientation.phrase(rotation: rotation, mirrored: video?.mirrored == true))
         } else {
             shown.append("as stored")
         }
@@ -160,14 +185,12 @@ public struct Thumbnailer: Sendable {
         var third: [String] = []
         if let photo = report.photo {
             if let width = photo.displayWidth, let height = photo.displayHeight { second.append("\(width)×\(height)") }
-            third.append("EXIF \(photo.exifOrientation):")
-            third.append((photo.mirrored ? "mirror, " : "") + "\(photo.rotation)° clockwise")
+            third.append(photo.orientation.phrase)
         }
         if let video = report.video {
             if let width = video.displayWidth, let height = video.displayHeight { second.append("\(width)×\(height)") }
-            if let exif = video.exifOrientation { third.append("EXIF \(exif):") }
             if let rotation = video.rotation {
-                third.append((video.mirrored == true ? "mirror, " : "") + "\(degrees(rotation))° clockwise")
+                third.append(Orientation.phrase(rotation: rotation, mirrored: video.mirrored == true))
             }
         }
         return [name, second.joined(separator: " · "), third.joined(separator: " ")]

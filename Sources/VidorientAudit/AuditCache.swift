@@ -11,8 +11,9 @@ public import VidorientIO
 public enum AuditRules {
     // 2: photos read by their own readers (the photo report); 3: records carry `path_bytes`;
     // 4: findings carry `suggested_fix`; 5: movies described by the box layer (the first sample's
-    // SEI included) and `box-layer-unreadable`; 6: the content verdict (`--content`) and its findings.
-    public static let version = 6
+    // SEI included) and `box-layer-unreadable`; 6: the content verdict (`--content`) and its findings;
+    // 7: `file-truncated` (a file cut short is read as far as it goes, and said).
+    public static let version = 7
 }
 
 /// A record's JSON line as the cache stored it, nil for a record just audited. Equal to every

@@ -238,14 +238,9 @@ public final class HTMLReport {
 
         /// How a viewer shows them: displayed size, shape, and the turn that gets there.
         var displayed: String {
-            var turn: [String] = []
-            if mirrored { turn.append("mirrored") }
-            if let rotation, rotation != 0 {
-                turn.append(rotation == rotation.rounded() ? "\(Int(rotation))° clockwise" : "\(rotation)° clockwise")
-            }
-            if let exifOrientation { turn.append("orientation \(exifOrientation)") }
-            return ([displayedSize.map(Shape.describe) ?? ""] + (turn.isEmpty ? [] : [turn.joined(separator: ", ")]))
-                .filter { !$0.isEmpty }.joined(separator: ", ")
+            // The one phrase every command shows (`EXIF 6: rotate 90° clockwise`).
+            let turn = rotation.map { Orientation.phrase(rotation: $0, mirrored: mirrored) }
+            return [displayedSize.map(Shape.describe) ?? "", turn ?? ""].filter { !$0.isEmpty }.joined(separator: ", ")
         }
     }
 

@@ -105,7 +105,7 @@ extension HTMLReport {
             "</td><td>" + esc(r.s ?? "–") + "</td><td>" + esc(r.d ?? "–") + "</td><td>" +
             r.x.map(f => "<div class=\"finding\"><span class=\"sev " + esc(f.v) + "\">" + esc(f.v) + "</span> <b>" + esc(f.r) + "</b>: <span class=\"why\">" +
               esc(f.m) + "</span>" + (f.n ? "<div class=\"why\">" + esc(f.n) + ":</div>" : "") + (f.a ? "<code class=\"fix\">" + esc(f.a) + "</code>" : "") + "</div>").join("") +
-            "</td><td>" + (r.t != null && summary.thumbnails ? "<div class=\"thumbs\">" + picture(r, "s", "as stored") + picture(r, "d", "as displayed") + (r.u != null ? picture(r, "u", "as suggested (" + r.u + "° cw)") : "") + "</div>" : "") +
+            "</td><td>" + (r.t != null && summary.thumbnails ? "<div class=\"thumbs\">" + picture(r, "s", "as stored") + picture(r, "d", "as displayed") + (r.u != null ? picture(r, "u", "as suggested (" + r.u + "° clockwise)") : "") + "</div>" : "") +
             "</td></tr>").join("");
           $("count").textContent = list.length + " of " + rows.length + " files with findings, page " + (state.page + 1) + " of " + pages;
           $("prev").disabled = state.page === 0;

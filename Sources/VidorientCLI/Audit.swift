@@ -42,7 +42,7 @@ struct Audit: ParsableCommand {
     @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")
     var timeout: Double = 30
 
-    @Flag(help: "Decode each video's first frame (finds H.264/HEVC orientation SEI): slower.")
+    @Flag(help: SharedHelp.deep)
     var deep = false
 
     @OptionGroup var contentOptions: ContentOptions
@@ -60,7 +60,12 @@ struct Audit: ParsableCommand {
     @Flag(help: "CSV, one row per finding.")
     var csv = false
 
-    @Flag(name: .shortAndLong, help: "Human output: list info findings too.")
+    @Flag(help: "Human output: list info findings too (--json, --jsonl and --csv always have them).")
+    var info = false
+
+    // `-v`/`--verbose`, what this flag was called before issue 24 gave -v one meaning everywhere
+    // (say more on stderr): still accepted, not in --help.
+    @Flag(name: .shortAndLong, help: ArgumentHelp(visibility: .hidden))
     var verbose = false
 
     @OptionGroup var progressOption: ProgressOption
@@ -140,7 +145,7 @@ struct Audit: ParsableCommand {
         }
 
         let format: AuditFormat = jsonOutput.json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
-        let writer = AuditWriter(format: format, showInfo: verbose, colors: Terminal.standardOutput.colors)
+        let writer = AuditWriter(format: format, showInfo: info || verbose, colors: Terminal.standardOutput.colors)
         if watch { return try runWatch(options: options, writer: writer) }
         let source: Auditor.Source
         if let filesFrom {

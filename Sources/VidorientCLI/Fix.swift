@@ -8,10 +8,11 @@ struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Set the orientation of photos and of MP4 and QuickTime files, changing only the bytes that say it.",
         discussion: """
-            Give exactly one of --orientation N (EXIF 1-8), --rotate DEG [--mirror] or --reset. \
-            --rotate 90 sets a 90° clockwise rotation; a sign, as in --rotate +90 or --rotate -90, turns \
-            the picture a further 90° clockwise or counter-clockwise from how it is shown now (--mirror \
-            then mirrors what is shown first). Only the 36 matrix bytes of each video track's tkhd box \
+            Give exactly one of --orientation N (EXIF 1-8), --rotation DEG [--mirrored] or --reset. \
+            --rotation 90 sets a 90° clockwise rotation; a sign, as in --rotation +90 or --rotation -90, turns \
+            the picture a further 90° clockwise or counter-clockwise from how it is shown now (--mirrored \
+            then mirrors what is shown first). The words are inspect's and orientation's: rotation, \
+            mirrored. Only the 36 matrix bytes of each video track's tkhd box \
             change, and the movie's mvhd matrix with --reset-movie-matrix; media data is never touched. \
             Photos (JPEG, PNG, WebP, TIFF/DNG/raw): the EXIF Orientation tag's bytes change (and every XMP \
             tiff:Orientation with it, and a PNG chunk's CRC); a file without the tag gets the smallest \
@@ -39,11 +40,23 @@ struct Fix: ParsableCommand {
         help: ArgumentHelp(
             "Clockwise degrees, a multiple of 90: 90 sets the rotation, +90 or -90 turns from the current one.",
             valueName: "degrees"),
-        transform: RotationChoice.parser(for: "--rotate"))
-    var rotate: RotationChoice?
+        transform: RotationChoice.parser(for: "--rotation"))
+    var rotation: RotationChoice?
 
-    @Flag(help: "With --rotate: mirror horizontally before rotating.")
-    var mirror = false
+    @Flag(help: SharedHelp.mirrored)
+    var mirrored = false
+
+    // The old spellings, kept for scripts; help shows one word for each idea (issue 24).
+    @Option(
+        name: .customLong("rotate"), parsing: .unconditional, help: ArgumentHelp(visibility: .hidden),
+        transform: RotationChoice.parser(for: "--rotate"))
+    var rotateAlias: RotationChoice?
+
+    @Flag(name: .customLong("mirror"), help: ArgumentHelp(visibility: .hidden))
+    var mirrorAlias = false
+
+    private var rotate: RotationChoice? { rotation ?? rotateAlias }
+    private var mirror: Bool { mirrored || mirrorAlias }
 
     @Flag(help: "Set orientation 1, the identity matrix.")
     var reset = false
@@ -78,7 +91,7 @@ struct Fix: ParsableCommand {
         help: "Write the fixed file here, leaving the input alone (one input only).")
     var copy: String?
 
-    @Flag(help: "Keep the file's modification and access times (as exiftool's -P does).")
+    @Flag(help: SharedHelp.preserveModificationTime)
     var preserveMtime = false
 
     @OptionGroup var parallel: JobsOption
@@ -115,11 +128,12 @@ struct Fix: ParsableCommand {
             return
         }
         guard !files.isEmpty else { throw ValidationError("give at least one file to fix") }
-        // Said first: `fix w.jpg --mirror` is a mirror asked for without its rotation.
+        // Said first: `fix w.jpg --mirrored` is a mirror asked for without its rotation.
         if mirror && rotate == nil {
-            throw ValidationError("--mirror goes with --rotate (--rotate 0 --mirror: a mirror alone)")
+            throw ValidationError("--mirrored goes with --rotation (--rotation 0 --mirrored: a mirror alone)")
         }
-        guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+        if rotation != nil && rotateAlias != nil { throw ValidationError("--rotate is --rotation: give it once") }
+        guard given == 1 else { throw ValidationError("give exactly one of --orientation, --rotation and --reset") }
         if copy != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
         if copy != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
         if copy != nil && journal != nil {
@@ -147,7 +161,9 @@ struct Fix: ParsableCommand {
             }
             unreadable.forEach(Terminal.warn)
         } else {
-            guard let change else { throw ValidationError("give exactly one of --orientation, --rotate and --reset") }
+            guard let change else {
+                throw ValidationError("give exactly one of --orientation, --rotation and --reset")
+            }
             list = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
         }
         let batch = FixBatch(
@@ -256,7 +272,7 @@ struct PhotoFixReport {
         guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else {
             return "not one of the eight"
         }
-        return "EXIF \(exif) (\(orientation.summary))"
+        return orientation.phrase
     }
 }
 
@@ -268,10 +284,13 @@ struct FixReport {
     var text: String {
         var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
         func row(_ label: String, _ value: String) {
-            lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
+            lines.append("  " + terminal.paint(label.padding(20), .dim) + value)
         }
         for change in result.changes {
-            let label = change.trackID.map { "track \($0)" } ?? "movie"
+            // Numbered as inspect numbers streams, with the track's own ID (tkhd) beside it.
+            let label =
+                change.trackID.map { id in change.streamIndex.map { "stream \($0) (track \(id))" } ?? "track \(id)" }
+                ?? "movie"
             row(label, "\(orientation(change.before)) -> \(terminal.paint(orientation(change.after), .green))")
             row("matrix", "\(matrix(change.before.matrix)) -> \(matrix(change.after.matrix))")
         }
@@ -290,7 +309,7 @@ struct FixReport {
 
     private func orientation(_ state: FixResult.State) -> String {
         if let exif = state.exifOrientation, let orientation = Orientation(exif: exif) {
-            return "EXIF \(exif) (\(orientation.summary))"
+            return orientation.phrase
         }
         return state.rotation.map { "not one of the eight (rotates \(number($0))°)" } ?? "not invertible"
     }

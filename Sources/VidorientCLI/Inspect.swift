@@ -23,10 +23,10 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var jsonOutput: JSONOption
 
-    @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
-    var verbose = false
+    @OptionGroup var verboseOption: VerboseOption
+    private var verbose: Bool { verboseOption.verbose }
 
-    @Flag(help: "Decode the first video frame (H.264/HEVC SEI is otherwise read without decoding).")
+    @Flag(help: SharedHelp.deep)
     var deep = false
 
     @OptionGroup var contentOptions: ContentOptions
@@ -194,9 +194,7 @@ struct HumanReport {
 
     /// A photo: the verdict, the sizes, what decided, every other statement, then the camera facts.
     private func photoRows(_ photo: PhotoReport, row: (String, String, Terminal.Style) -> Void) {
-        let turn = photo.rotation == 0 ? "no rotation" : "rotate \(photo.rotation)° clockwise"
-        let what = photo.mirrored ? "mirror, then \(turn)" : turn
-        row("orientation", terminal.paint("EXIF \(photo.exifOrientation): \(what)", .green), .dim)
+        row("orientation", terminal.paint(photo.orientation.phrase, .green), .dim)
         if let width = photo.displayWidth, let height = photo.displayHeight {
             row("displayed", "\(width)x\(height) \(photo.layout?.rawValue ?? "")", .dim)
         }
@@ -240,10 +238,7 @@ struct HumanReport {
 
     private func orientation(_ video: VideoReport) -> String {
         guard let rotation = video.rotation else { return terminal.paint("unknown (invalid matrix)", .red) }
-        let turn = rotation == 0 ? "no rotation" : "rotate \(number(rotation))° clockwise"
-        let what = video.mirrored == true ? "mirror, then \(turn == "no rotation" ? "no rotation" : turn)" : turn
-        let exif = video.exifOrientation.map { "EXIF \($0): " } ?? "no EXIF equivalent: "
-        return terminal.paint(exif + what, .green)
+        return terminal.paint(Orientation.phrase(rotation: rotation, mirrored: video.mirrored == true), .green)
     }
 
     private func decidedBy(_ video: VideoReport) -> String {

@@ -30,7 +30,7 @@ struct Normalize: ParsableCommand {
         help: "Write the upright file here, leaving the input alone (one input only).")
     var output: String?
 
-    @Flag(help: "Keep the file's modification (and access) time, as exiftool -P does.")
+    @Flag(help: SharedHelp.preserveModificationTime)
     var preserveMtime = false
 
     @OptionGroup var jsonOutput: JSONOption
@@ -77,7 +77,7 @@ struct NormalizeText {
                     + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
             return lines.joined(separator: "\n") + "\n"
         }
-        row("orientation", "EXIF \(plan.before.exif) (\(plan.before.summary)) -> \(terminal.paint("EXIF 1", .green))")
+        row("orientation", "\(plan.before.phrase) -> \(terminal.paint(Orientation.up.phrase, .green))")
         row(
             "pixels",
             "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")"

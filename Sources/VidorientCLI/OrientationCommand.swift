@@ -24,7 +24,7 @@ struct OrientationCommand: ParsableCommand {
     @Option(help: "Clockwise degrees (applied after --mirrored): a multiple of 90.")
     var rotation: String?
 
-    @Flag(help: "With --rotation: mirror horizontally first.")
+    @Flag(help: SharedHelp.mirrored)
     var mirrored = false
 
     @Option(help: "HEIF irot (counter-clockwise quarter turns) and optional imir axis: irot[,imir].")
@@ -36,10 +36,18 @@ struct OrientationCommand: ParsableCommand {
     @Option(help: "UIDeviceOrientation, by raw value 1-4 or name (its landscape names swap the capture's).")
     var device: String?
 
+    // `--stored-size`: thumbnail's --size is the box a picture fits in, another idea (issue 24).
     @Option(
         help: "Stored size WxH, each 1-32767, for the matrix translation and the displayed size (default: 1920x1080).",
-        transform: PixelSize.parser(for: "--size"))
-    var size = PixelSize(width: 1920, height: 1080)
+        transform: PixelSize.parser(for: "--stored-size"))
+    var storedSize: PixelSize?
+
+    // Its name before issue 24, still accepted.
+    @Option(
+        name: .customLong("size"), help: ArgumentHelp(visibility: .hidden), transform: PixelSize.parser(for: "--size"))
+    var sizeAlias: PixelSize?
+
+    private var size: PixelSize { storedSize ?? sizeAlias ?? PixelSize(width: 1920, height: 1080) }
 
     @OptionGroup var jsonOutput: JSONOption
 
@@ -96,7 +104,7 @@ struct OrientationCommand: ParsableCommand {
             ("ffmpeg -vf", d.ffmpegFilter.isEmpty ? "(nothing)" : d.ffmpegFilter),
             ("displayed", "\(d.displayWidth)x\(d.displayHeight)"),
         ]
-        var lines = [terminal.paint("EXIF \(d.exifOrientation): \(d.summary)", .bold)]
+        var lines = [terminal.paint("EXIF \(d.exifOrientation): \(d.summary)", .bold)]  // Orientation.phrase's words
         lines += rows.map { "  " + terminal.paint($0.0.padding(13), .dim) + $0.1 }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -37,3 +37,23 @@ struct ProgressOption: ParsableArguments {
 
     var showProgress: Bool { !noProgress }
 }
+
+/// `-v`/`--verbose`: one meaning on every command that has it (issue 24: it showed FFmpeg's
+/// warnings in inspect but info findings in audit, whose flag is now `--info`): say more on
+/// stderr about how files are read, FFmpeg's own warnings included.
+struct VerboseOption: ParsableArguments {
+    @Flag(
+        name: .shortAndLong,
+        help: "Say more on stderr about how each file is read, FFmpeg's own warnings included.")
+    var verbose = false
+}
+
+/// The help of flags two commands share, written once (issue 24: one flag, one meaning, the
+/// same words; held by HelpVocabularyTests).
+enum SharedHelp {
+    static let deep: ArgumentHelp =
+        "Decode the first video frame (an H.264/HEVC orientation SEI is otherwise read without decoding) and a photo's picture: slower."
+    static let preserveModificationTime: ArgumentHelp =
+        "Keep the file's modification and access times (as exiftool's -P does)."
+    static let mirrored: ArgumentHelp = "With --rotation: mirror horizontally first."
+}

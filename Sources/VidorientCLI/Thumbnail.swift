@@ -12,14 +12,16 @@ struct Thumbnail: ParsableCommand {
             The orientation applied is the one `inspect` reports. Inputs may be files or \
             directories (walked for media files). Files run in parallel; a file that cannot be \
             read is reported on stderr, nothing is written for it, the others go on, and the \
-            exit status is 2.
+            exit status is 2. Without --width, --height or --size a picture is at most 320 pixels \
+            a side (--full-size: its displayed size). A damaged or truncated input is written all \
+            the same, with a warning line on stderr; the exit status stays 0.
             """
     )
 
     @Argument(help: "Videos, photos or directories.", completion: .file())
     var inputs: [String]
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Output file (one input only).")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the picture here (one input only).")
     var output: String?
 
     @Option(help: "Output directory, for any number of inputs.")
@@ -42,7 +44,11 @@ struct Thumbnail: ParsableCommand {
     var exact = false
 
     // `.unconditional`: `--width -5` is a width (refused as out of range), not a missing value.
-    @Option(parsing: .unconditional, help: "Width in pixels (the height follows the displayed aspect).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Width in pixels (the height follows the displayed aspect). Without --width, --height or --size: at most \(Thumbnail.defaultLargestSide) pixels a side."
+    )
     var width: Int?
 
     @Option(parsing: .unconditional, help: "Height in pixels (the width follows the displayed aspect).")
@@ -54,6 +60,13 @@ struct Thumbnail: ParsableCommand {
             try PixelSize.parse(text, largestSide: ThumbnailGeometry.maximumSide)
         })
     var size: PixelSize?
+
+    @Flag(help: "The picture at its displayed size, instead of at most \(Thumbnail.defaultLargestSide) pixels a side.")
+    var fullSize = false
+
+    /// The longest side of a picture no size was asked for: small, as thumbnailers make them
+    /// (ffmpegthumbnailer and vipsthumbnail: 128), and the size of the contact sheet's tiles.
+    static let defaultLargestSide = 320
 
     @Option(
         help: "png or jpg. Default: from the output's extension, else png.",
@@ -77,8 +90,8 @@ struct Thumbnail: ParsableCommand {
     @OptionGroup var parallel: JobsOption
     @OptionGroup var jsonOutput: JSONOption
 
-    @Flag(name: .shortAndLong, help: "Let FFmpeg print its own warnings on stderr.")
-    var verbose = false
+    @OptionGroup var verboseOption: VerboseOption
+    private var verbose: Bool { verboseOption.verbose }
 
     @OptionGroup var progressOption: ProgressOption
 
@@ -95,6 +108,9 @@ struct Thumbnail: ParsableCommand {
         if output != nil, inputs.count > 1 { throw ValidationError("-o takes one input; use --out-dir for several") }
         if size != nil && (width != nil || height != nil) {
             throw ValidationError("--size replaces --width and --height")
+        }
+        if fullSize && (size != nil || width != nil || height != nil) {
+            throw ValidationError("--full-size does not go with --width, --height or --size")
         }
         for (flag, value) in [("--width", width), ("--height", height)] {
             if let value, !(1...16384).contains(value) { throw ValidationError("\(flag) must be 1-16384") }
@@ -141,7 +157,10 @@ struct Thumbnail: ParsableCommand {
         }
         if layout != .frame, let problem = Thumbnailer.captionFontProblem { Terminal.warn(problem) }
 
-        let request = ThumbnailRequest(at: at, exact: exact, width: box.width, height: box.height, asStored: asStored)
+        let unsized = box.width == nil && box.height == nil && !fullSize
+        let request = ThumbnailRequest(
+            at: at, exact: exact, width: box.width, height: box.height, asStored: asStored,
+            largestSide: unsized ? Thumbnail.defaultLargestSide : nil)
         let jobs = batch.jobs
         let results = Mutex<[ThumbnailBatch.Written?]>(Array(repeating: nil, count: jobs.count))
         let failures = Atomic<Int>(0)
@@ -150,6 +169,11 @@ struct Thumbnail: ParsableCommand {
         forEachConcurrently(jobs.count, jobs: parallel.count) { index in
             do {
                 let written = try batch.make(jobs[index], request: request, quality: quality)
+                // Written all the same, as viewers and vipsthumbnail show such files; said, so
+                // that a grey half is not taken for the picture.
+                for finding in written.findings {
+                    progress.warn("warning: '\(written.input)': \(finding.code): \(finding.message)")
+                }
                 results.withLock { $0[index] = written }
             } catch {
                 progress.warn(String(describing: error))

@@ -10,7 +10,10 @@ struct VidorientCommand: ParsableCommand {
             Orientation is one of the eight EXIF orientations: an optional horizontal mirror, then a \
             clockwise rotation. Exit status: 0 success, 1 audit found problems (at or above --fail-on), 2 an \
             input could not be read or an output (stdout included) not written, 64 bad usage or a number out \
-            of range.
+            of range. A flag means one thing in every command: --json prints JSON, -v says more on stderr, \
+            -q hides the progress bar, --rotation and --mirrored are the orientation's words, and an \
+            orientation reads "EXIF 6: rotate 90° clockwise". A file cut short or damaged is said \
+            (file-truncated, file-damaged) by every command.
             """,
         version: "0.1.0",
         subcommands: [

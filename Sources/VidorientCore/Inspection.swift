@@ -5,6 +5,9 @@ public struct MediaProbe: Sendable, Hashable {
     public var streams: [StreamReport]
     /// The primary video stream's orientation evidence; nil when there is no video stream.
     public var video: VideoEvidence?
+    /// Where the file ends before its data does (an MP4's media data cut short), for the
+    /// `file-truncated` finding; nil for a whole file.
+    public var truncation: String?
 
     public init(path: String, format: FormatReport, streams: [StreamReport], video: VideoEvidence?) {
         self.path = path
@@ -94,6 +97,14 @@ extension MediaReport {
     /// Decides the orientation from the evidence, and says what is worth saying about it.
     public init(probe: MediaProbe) {
         var findings: [Finding] = []
+        if let truncation = probe.truncation {
+            findings.append(
+                Finding(
+                    code: "file-truncated", severity: .error,
+                    message:
+                        "the file is truncated: \(truncation): the media data is cut short (players and ffmpeg stop where it ends)"
+                ))
+        }
         guard let evidence = probe.video,
             let stream = probe.streams.first(where: { $0.index == evidence.streamIndex })
         else {

@@ -87,18 +87,35 @@ public enum Orientation: Int, CaseIterable, Sendable, Hashable, Codable {
         return (m.a * x + m.c * y + offsetX, m.b * x + m.d * y + offsetY)
     }
 
-    /// What EXIF's specification says, in words.
+    /// What it does, in words: the one wording every command shows (issue 24: there were three).
+    /// The turn is clockwise, after the mirror; EXIF's names for the mirrored turns follow.
     public var summary: String {
         switch self {
-        case .up: "upright"
+        case .up: "no rotation"
         case .upMirrored: "mirror"
-        case .down: "rotate 180"
-        case .downMirrored: "mirror, then rotate 180 (flip vertical)"
-        case .leftMirrored: "mirror, then rotate 270 cw (transpose)"
-        case .right: "rotate 90 cw"
-        case .rightMirrored: "mirror, then rotate 90 cw (transverse)"
-        case .left: "rotate 270 cw"
+        case .down: "rotate 180°"
+        case .downMirrored: "mirror, then rotate 180° (flip vertical)"
+        case .leftMirrored: "mirror, then rotate 270° clockwise (transpose)"
+        case .right: "rotate 90° clockwise"
+        case .rightMirrored: "mirror, then rotate 90° clockwise (transverse)"
+        case .left: "rotate 270° clockwise"
         }
+    }
+
+    /// `EXIF 6: rotate 90° clockwise`: how every command names an orientation for a person
+    /// (inspect, fix, normalize, orientation, thumbnail's captions). Made here only.
+    public var phrase: String { "EXIF \(exif): \(summary)" }
+
+    /// The phrase for a turn that may not be one of the eight (a video matrix's odd angle):
+    /// `EXIF 6: rotate 90° clockwise`, or `no EXIF equivalent: rotate 30° clockwise`.
+    public static func phrase(rotation: Double, mirrored: Bool) -> String {
+        if rotation == rotation.rounded(), let whole = Int(exactly: rotation), whole % 90 == 0,
+            let orientation = Orientation(rotation: whole, mirrored: mirrored)
+        {
+            return orientation.phrase
+        }
+        let degrees = rotation == rotation.rounded() && abs(rotation) < 1e9 ? String(Int(rotation)) : String(rotation)
+        return "no EXIF equivalent: " + (mirrored ? "mirror, then " : "") + "rotate \(degrees)° clockwise"
     }
 }
 

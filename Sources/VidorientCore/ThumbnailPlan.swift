@@ -10,16 +10,21 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public var height: Int?
     /// Render the stored pixels, ignoring the orientation.
     public var asStored: Bool
+    /// With neither `width` nor `height`: the longest displayed side at most this, never
+    /// enlarged (the `thumbnail` command's default, 320); nil for the displayed size.
+    public var largestSide: Int?
 
     /// By default: a representative frame at the displayed size, upright.
     public init(
-        at: TimePoint? = nil, exact: Bool = false, width: Int? = nil, height: Int? = nil, asStored: Bool = false
+        at: TimePoint? = nil, exact: Bool = false, width: Int? = nil, height: Int? = nil, asStored: Bool = false,
+        largestSide: Int? = nil
     ) {
         self.at = at
         self.exact = exact
         self.width = width
         self.height = height
         self.asStored = asStored
+        self.largestSide = largestSide
     }
 }
 
@@ -180,6 +185,9 @@ public struct ThumbnailGeometry: Sendable, Hashable {
             // longest side.
             let longestStored = Double(max(storedWidth, storedHeight, 1))
             factor = min(1, longestStored / max(stretchedWidth, stretchedHeight))
+            if let largest = request.largestSide, largest > 0 {
+                factor = min(factor, Double(largest) / max(shownWidth, shownHeight, 1))
+            }
         }
         for (width, height) in [
             (stretchedWidth * factor, stretchedHeight * factor), (shownWidth * factor, shownHeight * factor),

@@ -35,16 +35,20 @@ package enum FFmpegProbe {
         var reports = streams.map(FFmpegProbe.report)
         var evidence: VideoEvidence?
         var decoder: VideoDecoder?
+        var truncation: String?
         if let index = MediaProbe.primaryVideoIndex(in: reports) {
             var found: VideoEvidence
             (found, decoder) = FFmpegProbe.videoEvidence(
                 file: file, stream: streams[index], report: &reports[index], decode: decode)
             if file.formatName.hasPrefix("mov,mp4") {
-                found = FFmpegProbe.addBoxEvidence(to: found, path: path, trackID: Int(streams[index].pointee.id))
+                (found, truncation) = FFmpegProbe.addBoxEvidence(
+                    to: found, path: path, trackID: Int(streams[index].pointee.id))
             }
             evidence = found
         }
-        return (MediaProbe(path: path, format: FFmpegProbe.format(file), streams: reports, video: evidence), decoder)
+        var probe = MediaProbe(path: path, format: FFmpegProbe.format(file), streams: reports, video: evidence)
+        probe.truncation = truncation
+        return (probe, decoder)
     }
 
     static func seiCodec(_ id: AVCodecID) -> DisplayOrientationSEI.Codec? {
@@ -104,8 +108,11 @@ package enum FFmpegProbe {
 
     /// What FFmpeg hides in MP4/QuickTime: the track and movie matrices apart, the track's own
     /// metadata, timed-metadata keys. Headers only; a file the box layer cannot read keeps
-    /// FFmpeg's view alone, and the reason (`boxLayerError`, a finding).
-    static func addBoxEvidence(to evidence: VideoEvidence, path: String, trackID: Int) -> VideoEvidence {
+    /// FFmpeg's view alone, and the reason (`boxLayerError`, a finding). Also where the file ends
+    /// before its last box does (`MediaProbe.truncation`).
+    static func addBoxEvidence(to evidence: VideoEvidence, path: String, trackID: Int) -> (
+        VideoEvidence, truncation: String?
+    ) {
         var merged = evidence
         let structure: MovieStructure
         let source: ReadAheadBytes
@@ -114,17 +121,17 @@ package enum FFmpegProbe {
             structure = try MovieStructure(source)
         } catch {
             merged.boxLayerError = error.reason
-            return merged
+            return (merged, nil)
         }
         guard let boxes = structure.videoEvidence(trackID: trackID, streamIndex: evidence.streamIndex, source: source)
-        else { return evidence }
+        else { return (evidence, structure.truncation) }
         merged.trackID = boxes.trackID
         merged.trackMatrix = boxes.trackMatrix
         merged.movieMatrix = boxes.movieMatrix
         merged.trackTags = boxes.trackTags
         merged.timedMetadataKeys = boxes.timedMetadataKeys
         merged.timedOrientation = boxes.timedOrientation
-        return merged
+        return (merged, structure.truncation)
     }
 
     static func format(_ file: MediaFile) -> FormatReport {

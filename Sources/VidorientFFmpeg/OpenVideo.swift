@@ -9,6 +9,9 @@ package struct VideoFrame {
     package var stored: Picture
     /// The frame's time in seconds, as the decoder reports it; nil when it reports none.
     package var time: Double?
+    /// What FFmpeg's decoder met on the way to this frame (a packet it could not decode, a
+    /// frame it concealed errors in); nil when nothing.
+    package var warning: String?
 }
 
 /// One open video file and its decoder, able to grab frames at several times (one thumbnail job).
@@ -204,7 +207,8 @@ package final class OpenVideo {
             }
         }
         let stored = scaler!.picture(from: frame)
-        return VideoFrame(picture: geometry.orient(stored), stored: stored, time: decoder.frameTime)
+        return VideoFrame(
+            picture: geometry.orient(stored), stored: stored, time: decoder.frameTime, warning: decoder.damage)
     }
 
     static func ratio(_ text: String) -> Double? {

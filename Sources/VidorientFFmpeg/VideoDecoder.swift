@@ -13,6 +13,10 @@ final class VideoDecoder {
     let streamIndex: Int32
     /// The end of the stream was signalled: only frames already inside are left.
     private var drained = false
+    /// What the decoder met since the last seek: a packet it refused (`avcodec_send_packet`'s
+    /// error), or a frame it decoded with errors concealed (`decode_error_flags`, or
+    /// `AV_FRAME_FLAG_CORRUPT`); nil when nothing. For the user: the picture may show it.
+    private(set) var damage: String?
 
     /// - Parameter lowres: decode at 1/2^lowres of the size, where the decoder can (JPEG down
     ///   to 1/8), capped at what it offers; `Int.max` for the smallest, enough when only side
@@ -91,7 +95,10 @@ final class VideoDecoder {
             context.pointee.skip_frame = early ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
             let code = avcodec_send_packet(context, packet)
             // A damaged packet is skipped: the next keyframe may still decode.
-            if code < 0 && code != FFmpegError.tryAgain.code { continue }
+            if code < 0 && code != FFmpegError.tryAgain.code {
+                noteRefused(code)
+                continue
+            }
             if try receive() { return true }
         }
         // Drain: the decoder may hold frames back until it knows no more are coming.
@@ -118,7 +125,10 @@ final class VideoDecoder {
             sent += 1
             let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             let code = avcodec_send_packet(context, packet)
-            if code < 0 && code != FFmpegError.tryAgain.code { continue }
+            if code < 0 && code != FFmpegError.tryAgain.code {
+                noteRefused(code)
+                continue
+            }
             if isKeyframe { break }
             if try receive() { return true }
         }
@@ -158,6 +168,7 @@ final class VideoDecoder {
         context.pointee.skip_frame = AVDISCARD_DEFAULT
         drained = false
         holdsFrame = false
+        damage = nil
     }
 
     /// The decoded frame's time in seconds, when known.
@@ -176,7 +187,14 @@ final class VideoDecoder {
         try FFmpegError.check(code)
         swap(&frame, &incoming)
         holdsFrame = true
+        if damage == nil, frame.pointee.decode_error_flags != 0 || frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
+            damage = "a frame was decoded with errors concealed"
+        }
         return true
+    }
+
+    private func noteRefused(_ code: Int32) {
+        if damage == nil { damage = "a packet could not be decoded (\(FFmpegError(code: code)))" }
     }
 }
 

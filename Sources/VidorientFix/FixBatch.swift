@@ -106,7 +106,7 @@ extension AnyFixResult {
     public var warnings: [String] {
         switch self {
         case .video(let result): result.warnings
-        case .photo: []
+        case .photo(let result): result.warnings
         }
     }
 

@@ -31,6 +31,8 @@ public struct FixResult: Sendable, Hashable, Encodable {
     public struct MatrixChange: Sendable, Hashable, Encodable {
         /// nil for the movie header (`mvhd`).
         public var trackID: UInt32?
+        /// The track's stream, as `inspect` numbers them (from 0); nil for the movie header.
+        public var streamIndex: Int?
         /// Absolute file offset of the 36 matrix bytes.
         public var matrixOffset: Int64
         public var before: State
@@ -38,7 +40,8 @@ public struct FixResult: Sendable, Hashable, Encodable {
         public var bytesChanged: Int
 
         enum CodingKeys: String, CodingKey {
-            case trackID = "track_id", matrixOffset = "matrix_offset", before, after, bytesChanged = "bytes_changed"
+            case trackID = "track_id", streamIndex = "stream_index", matrixOffset = "matrix_offset", before, after
+            case bytesChanged = "bytes_changed"
         }
     }
 
@@ -74,7 +77,8 @@ public struct FixResult: Sendable, Hashable, Encodable {
         bytesWritten = 0
         changes = plan.patches.map {
             MatrixChange(
-                trackID: $0.trackID, matrixOffset: $0.after.offset, before: State($0.before), after: State($0.after),
+                trackID: $0.trackID, streamIndex: $0.streamIndex, matrixOffset: $0.after.offset,
+                before: State($0.before), after: State($0.after),
                 bytesChanged: $0.changedByteCount)
         }
         // The plan has a patch for every video track, first in file order.

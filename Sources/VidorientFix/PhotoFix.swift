@@ -126,6 +126,9 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
     /// Each place written, for a person.
     public var places: [String]
     public var splices: [Splice]
+    /// The file's `file-truncated`/`file-damaged` findings, as `code: message` (issue 24): the tag
+    /// is fixed, the picture stays as it is.
+    public var warnings: [String]
     /// The plan itself, for a journal: the bytes to write, and (its inverse) to undo.
     public var edit: FileEdit
 
@@ -142,6 +145,7 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
         before = State(plan.before)
         after = State(plan.after)
         places = plan.places
+        warnings = plan.damage.map { "\($0.code): \($0.message)" }
         splices = plan.edit.splices.map {
             Splice(offset: $0.offset, oldLength: $0.old.count, newLength: $0.new.count, bytesChanged: $0.bytesChanged)
         }
@@ -173,6 +177,6 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
         try c.encode(after, forKey: .after)
         try c.encode(places, forKey: .places)
         try c.encode(splices, forKey: .splices)
-        try c.encode([String](), forKey: .warnings)
+        try c.encode(warnings, forKey: .warnings)
     }
 }

@@ -30,11 +30,24 @@ struct BoxWalker<Source: ByteSource> {
     /// or tens of thousands when fragmented.
     static var maximumBoxes: Int { 1_000_000 }
 
+    /// Where the file ends inside its last top-level box (`boxes` with `cutEnd`): that box, as
+    /// much of it as the file has (nil when the file ends inside its header), and the reason.
+    struct Cut {
+        var box: BoxHeader?
+        var reason: String
+    }
+
+    private(set) var cut: Cut?
+
     init(_ source: Source) { self.source = source }
 
     /// The boxes between `start` and `end`: the whole file for the top level, or a box's payload.
     /// `depth` is 0 for the top level; `parent` names the enclosing box in error messages.
-    mutating func boxes(from start: Int64, to end: Int64, depth: Int, in parent: BoxHeader?)
+    ///
+    /// With `cutEnd`, a last top-level box that runs past the end of the file (a cut copy or
+    /// download) is listed with the bytes the file has, and why is kept in `cut`, instead of
+    /// throwing: a parser decides whether what is left is enough.
+    mutating func boxes(from start: Int64, to end: Int64, depth: Int, in parent: BoxHeader?, cutEnd: Bool = false)
         throws(ISOBMFFError) -> [BoxHeader]
     {
         guard depth <= Self.maximumDepth else {
@@ -54,8 +67,12 @@ struct BoxWalker<Source: ByteSource> {
                 // QuickTime ends some lists with a 32-bit zero; anything else is a cut-off header.
                 let tail = try source.read(at: position, count: Int(remaining))
                 guard tail.allSatisfy({ $0 == 0 }) else {
-                    throw .malformed(
-                        "truncated box header at \(position): \(container) has only \(remaining) bytes left")
+                    let reason = "truncated box header at \(position): \(container) has only \(remaining) bytes left"
+                    if cutEnd {
+                        cut = Cut(box: nil, reason: reason)
+                        break
+                    }
+                    throw .malformed(reason)
                 }
                 break
             }
@@ -73,12 +90,7 @@ struct BoxWalker<Source: ByteSource> {
                 }
                 var large = ByteCursor(try source.read(at: position + 8, count: 8), box: type, at: position)
                 let value = try large.uint64()
-                guard value <= UInt64(remaining) else {
-                    throw .malformed(
-                        "'\(type)' box at \(position) has size \(value) but \(container) has only \(remaining) bytes left"
-                    )
-                }
-                size = Int64(value)
+                size = value <= UInt64(Int64.max) ? Int64(value) : Int64.max
                 headerSize = 16
             } else if size == 0 {
                 // "To the end of the file" at the top level; FFmpeg reads it as "to the end of
@@ -98,8 +110,14 @@ struct BoxWalker<Source: ByteSource> {
                     "'\(type)' box at \(position) has size \(size), smaller than its \(headerSize)-byte header")
             }
             guard size <= remaining else {
-                throw .malformed(
-                    "'\(type)' box at \(position) has size \(size) but \(container) has only \(remaining) bytes left")
+                let reason =
+                    "'\(type)' box at \(position) has size \(size) but \(container) has only \(remaining) bytes left"
+                guard cutEnd else { throw .malformed(reason) }
+                let header = BoxHeader(
+                    type: type, offset: position, headerSize: headerSize, size: remaining, userType: userType)
+                cut = Cut(box: header, reason: reason)
+                found.append(header)
+                break
             }
             found.append(
                 BoxHeader(type: type, offset: position, headerSize: headerSize, size: size, userType: userType))

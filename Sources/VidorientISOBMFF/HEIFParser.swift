@@ -9,6 +9,8 @@ struct HEIFParser<Source: ByteSource> {
 
     let source: Source
     var walker: BoxWalker<Source>
+    /// The first `iloc` extent in the file that runs past its end.
+    var cutExtent: String?
 
     /// Larger than any `meta` box a camera writes (an iPhone's is a few kilobytes, with 50
     /// tiles); a `meta` box is read into memory whole.
@@ -22,7 +24,9 @@ struct HEIFParser<Source: ByteSource> {
     }
 
     mutating func parse() throws(ISOBMFFError) -> HEIFStructure {
-        let top = try walker.boxes(from: 0, to: source.size, depth: 0, in: nil)
+        // A file cut inside its media data still has its items; cut inside `meta` it has none.
+        let top = try walker.boxes(from: 0, to: source.size, depth: 0, in: nil, cutEnd: true)
+        if let cut = walker.cut, cut.box?.type == "meta" { throw .malformed(cut.reason) }
         guard let ftyp = top.first, ftyp.type == "ftyp" else {
             throw .malformed("not a heif file: no 'ftyp' box at the start")
         }
@@ -31,7 +35,9 @@ struct HEIFParser<Source: ByteSource> {
         try brands.skip(4)
         var compatible: [FourCC] = []
         while brands.remaining >= 4 { compatible.append(try brands.fourCC()) }
-        guard let meta = top.first(where: { $0.type == "meta" }) else { throw .malformed("no 'meta' box") }
+        guard let meta = top.first(where: { $0.type == "meta" }) else {
+            throw .malformed("no 'meta' box" + (walker.cut.map { " (the file is cut short: \($0.reason))" } ?? ""))
+        }
         guard meta.size <= Self.maximumMetaSize else {
             throw .malformed("'meta' box is \(meta.size) bytes, more than \(Self.maximumMetaSize)")
         }
@@ -81,6 +87,7 @@ struct HEIFParser<Source: ByteSource> {
             meta: box(meta), metaAfterMediaData: firstMdat.map { $0.offset < meta.offset } ?? false,
             primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box),
             motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
+        structure.truncation = walker.cut?.reason ?? cutExtent
         try Self.checkDerivationIsAcyclic(structure)
         if structure.primaryItem?.type == "grid" {
             structure.grid = try readGrid(structure)
@@ -180,13 +187,23 @@ struct HEIFParser<Source: ByteSource> {
                     continue
                 }
                 guard base >= 0, offset <= UInt64(space.size), UInt64(base) <= UInt64(space.size) - offset else {
-                    throw .malformed("item \(id)'s data at \(base) + \(offset) starts past the end of the file")
+                    let reason = "item \(id)'s data at \(base) + \(offset) starts past the end of the file"
+                    // In the file (not `idat`), past its end: the file was cut. Kept as it is
+                    // (reading it throws) and said.
+                    guard method == 0, base >= 0, offset <= UInt64(Int64.max) else { throw .malformed(reason) }
+                    cutExtent = cutExtent ?? reason
+                    extents.append(HEIFStructure.Extent(offset: base &+ Int64(offset), length: Int64(clamping: length)))
+                    continue
                 }
                 let start = base + Int64(offset)
                 if length == 0 { length = UInt64(space.size - start) }  // "to the end"
                 guard length <= UInt64(space.size - start) else {
-                    throw .malformed(
-                        "item \(id)'s data at \(space.start + start) (\(length) bytes) runs past the end of the file")
+                    let reason =
+                        "item \(id)'s data at \(space.start + start) (\(length) bytes) runs past the end of the file"
+                    guard method == 0 else { throw .malformed(reason) }
+                    cutExtent = cutExtent ?? reason
+                    extents.append(HEIFStructure.Extent(offset: space.start + start, length: Int64(clamping: length)))
+                    continue
                 }
                 extents.append(HEIFStructure.Extent(offset: space.start + start, length: Int64(length)))
             }

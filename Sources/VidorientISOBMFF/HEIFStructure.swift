@@ -106,6 +106,10 @@ package struct HEIFStructure: Sendable, Hashable {
     package var motionVideoBox: MovieStructure.TopLevelBox?
     /// The absolute byte range of the motion photo's video: the `mpvd` box's payload.
     package var motionVideoRange: Range<Int64>?
+    /// Why the file ends before its data does (its last box, or an item's `iloc` extent, runs
+    /// past the end: a cut copy or download), for the `file-truncated` finding; nil for a
+    /// whole file. Reading such an item's data throws.
+    package var truncation: String?
 
     /// Reads the structure of the file at `path`.
     package init(path: String) throws(ISOBMFFError) {

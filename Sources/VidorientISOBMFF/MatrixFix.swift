@@ -8,6 +8,9 @@ package struct MatrixFix: Sendable, Hashable {
     package struct Patch: Sendable, Hashable {
         /// The track, or nil for the movie header.
         package var trackID: UInt32?
+        /// The track's stream index, as `inspect` numbers streams (its place among the tracks,
+        /// from 0); nil for the movie header.
+        package var streamIndex: Int? = nil
         package var before: StoredMatrix
         package var after: StoredMatrix
 
@@ -81,8 +84,8 @@ package struct MatrixFix: Sendable, Hashable {
             let after = MatrixFix.matrix(for: trackOrientation, track: track)
             patches.append(
                 Patch(
-                    trackID: track.trackID, before: track.matrix,
-                    after: StoredMatrix(fixedPoint: after, offset: track.matrix.offset)))
+                    trackID: track.trackID, streamIndex: movie.tracks.firstIndex { $0.trackID == track.trackID },
+                    before: track.matrix, after: StoredMatrix(fixedPoint: after, offset: track.matrix.offset)))
         }
 
         warnings = []

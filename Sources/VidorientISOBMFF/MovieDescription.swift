@@ -67,7 +67,9 @@ package enum MovieDescription {
             try described[index].scanFirstSamples(into: &found, report: &streams[index], source: source)
             evidence = found
         }
-        return MediaProbe(path: path, format: format, streams: streams, video: evidence)
+        var probe = MediaProbe(path: path, format: format, streams: streams, video: evidence)
+        probe.truncation = structure.truncation
+        return probe
     }
 
     /// What `ftyp` says, as mov.c keeps it.

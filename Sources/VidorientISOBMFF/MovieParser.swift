@@ -29,7 +29,10 @@ struct MovieParser<Source: ByteSource> {
         case let format: throw .unsupported("not an mp4 or quicktime file (\(format))")
         }
 
-        let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil)
+        // A file cut inside its media data still has its description; cut inside `moov` it has none.
+        let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil, cutEnd: true)
+        let cut = walker.cut
+        if let cut, cut.box?.type == "moov" { throw .malformed(cut.reason) }
         var majorBrand: FourCC?
         var compatibleBrands: [FourCC] = []
         var movieBoxes = MovieBoxes()
@@ -46,6 +49,7 @@ struct MovieParser<Source: ByteSource> {
             if let brand = majorBrand, Self.imageBrands.contains(brand) {
                 throw .unsupported("a heif/avif image ('\(brand)'), not a movie: no 'moov' box")
             }
+            if let cut { throw .malformed("no 'moov' box (the file is cut short: \(cut.reason))") }
             throw .malformed("no 'moov' box (an incomplete recording or download?)")
         }
         guard moovs.count == 1 else { throw .malformed("\(moovs.count) 'moov' boxes") }
@@ -81,6 +85,7 @@ struct MovieParser<Source: ByteSource> {
             moovPrecedesMdat: firstMdat.map { moov.offset < $0.offset }, movieHeader: movieHeader, tracks: tracks,
             metadata: metadata)
         structure.movieBoxes = movieBoxes
+        structure.truncation = cut?.reason
         return structure
     }
 

@@ -22,7 +22,9 @@ extension MovieStructure {
         let evidence = MediaProbe.primaryVideoIndex(in: streams).map { index in
             videoEvidence(track: tracks[index], streamIndex: index, source: source)
         }
-        return MediaProbe(path: path, format: format, streams: streams, video: evidence)
+        var probe = MediaProbe(path: path, format: format, streams: streams, video: evidence)
+        probe.truncation = truncation
+        return probe
     }
 
     /// Apple's `com.apple.quicktime.video-orientation` values, from whichever timed-metadata

@@ -27,6 +27,9 @@ package struct MovieStructure: Sendable, Hashable {
     package var tracks: [Track]
     /// Movie-level `moov/meta` (QuickTime `mdta` keys) and `moov/udta/meta` (iTunes `ilst`) items.
     package var metadata: [MetadataItem]
+    /// Why the file ends before its last top-level box does (a cut copy or download: the media
+    /// data is short), for the `file-truncated` finding; nil for a whole file.
+    package var truncation: String?
     /// Where the boxes that only the description reads are (`ftyp`, `mvhd`, `moov/udta`, `moov/meta`).
     var movieBoxes = MovieBoxes()
 
@@ -122,6 +125,9 @@ package struct Track: Sendable, Hashable {
     package var timedMetadataKeys: [TimedMetadataKey]
     /// Where the sample tables are, for reading timed metadata values.
     var sampleTable: SampleTableBoxes?
+    /// Why the file ends before its last top-level box does (a cut copy or download: the media
+    /// data is short), for the `file-truncated` finding; nil for a whole file.
+    package var truncation: String?
     /// Where the boxes that only the description reads are (`mdhd`, `hdlr`, `stsd`'s first
     /// entry, `elst`, `stss`, `udta`).
     var boxes = TrackBoxes()

@@ -42,6 +42,11 @@ package enum HEIFPhotoReader {
                 Finding(code: "xmp-unreadable", severity: .warning, message: "XMP item: \(error.reason)"))
         }
         evidence.motionVideo = structure.motionVideoProbe(path: path, source: source)
+        if let truncation = structure.truncation {
+            evidence.readerFindings.append(
+                PhotoBytes.truncated(
+                    "\(truncation): the picture's data is cut short", decoders: "libheif refuses to decode it"))
+        }
         return evidence
     }
 }

@@ -66,6 +66,12 @@ package enum JPEGReader {
         /// Everything stepped over, for the `file-damaged` finding, in file order: stray bytes,
         /// and APPn or COM segments whose length is less than 2 (read as libjpeg reads them).
         var damage: [String] = []
+        /// Where the file ends before the first scan (a segment that runs past the end, or no
+        /// marker left), for the `file-truncated` finding; nil when the scan was reached.
+        var truncation: String?
+        /// The segment the end of the file cut, with the bytes it has: an EXIF APP1 cut after
+        /// its IFD0 still states the orientation.
+        var cutSegment: Segment?
     }
 
     /// `app1`, `dqt`, `sof0`, `0xf7`: a marker's name as messages give it.
@@ -85,12 +91,15 @@ package enum JPEGReader {
     /// The segments from SOI up to SOS or EOI. Throws when the file is not a JPEG, a segment's
     /// length runs past the end, or no marker follows before the end.
     static func segments(in source: some ByteSource) throws(PhotoFormatError) -> [Segment] {
-        try scan(source).segments
+        let scan = try scan(source)
+        if let truncation = scan.truncation { throw PhotoFormatError(truncation) }
+        return scan.segments
     }
 
     /// The segments from SOI up to SOS or EOI, reading as libjpeg reads: where a marker should
     /// be and is not, the bytes up to the next `FF` that starts a marker (not `FF 00`, the
-    /// stuffing of entropy-coded data) are stepped over and recorded.
+    /// stuffing of entropy-coded data) are stepped over and recorded. Where the file ends before
+    /// the first scan, the scan stops there and says so in `truncation`.
     static func scan(_ source: some ByteSource) throws(PhotoFormatError) -> MarkerScan {
         let size = Int(source.size)
         guard size >= 4, try PhotoBytes.read(source, at: 0, count: 2) == [0xFF, 0xD8] else {
@@ -100,7 +109,10 @@ package enum JPEGReader {
         var offset = 2
         var previous: UInt8?
         while scan.segments.count < maximumSegments {
-            guard offset + 2 <= size else { throw PhotoFormatError("file ends before the first scan") }
+            guard offset + 2 <= size else {
+                scan.truncation = "the file ends at \(size) bytes, before the first scan"
+                return scan
+            }
             let head = try PhotoBytes.read(source, at: offset, count: 2)
             guard head[0] == 0xFF, head[1] != 0x00 else {
                 let marker = try nextMarker(source, from: offset, size: size)
@@ -124,7 +136,10 @@ package enum JPEGReader {
             default:
                 break
             }
-            guard offset + 4 <= size else { throw PhotoFormatError("file ends inside the marker at offset \(offset)") }
+            guard offset + 4 <= size else {
+                scan.truncation = "the file ends inside the marker at offset \(offset)"
+                return scan
+            }
             let lengthBytes = try PhotoBytes.read(source, at: offset + 2, count: 2)
             let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
             if length < 2, (0xE0...0xEF).contains(marker) || marker == 0xFE {
@@ -137,10 +152,16 @@ package enum JPEGReader {
                 offset += 4
                 continue
             }
-            guard length >= 2, offset + 2 + length <= size else {
+            guard length >= 2 else {
                 throw PhotoFormatError(
-                    "marker 0x\(String(marker, radix: 16)) at offset \(offset) has length \(length), past the end of the file"
+                    "the \(markerName(marker)) segment at offset \(offset) has length \(length), less than its own 2 bytes"
                 )
+            }
+            guard offset + 2 + length <= size else {
+                scan.truncation =
+                    "the \(markerName(marker)) segment at offset \(offset) has length \(length), past the end of the file at \(size) bytes"
+                scan.cutSegment = Segment(marker: marker, payloadOffset: offset + 4, payloadLength: size - offset - 4)
+                return scan
             }
             scan.segments.append(Segment(marker: marker, payloadOffset: offset + 4, payloadLength: length - 2))
             previous = marker
@@ -169,6 +190,81 @@ package enum JPEGReader {
             at += piece.count
         }
         throw PhotoFormatError("no marker after the stray bytes at offset \(offset) before the end of the file")
+    }
+
+    /// Why the image data that starts at `scanStart` (its first SOS marker) has no end-of-image
+    /// marker: the file was cut inside it. Nil when it has one, wherever it is: a file may go on
+    /// after its EOI (MPF's second pictures, Samsung's trailer, a motion photo's video, padding).
+    ///
+    /// Cheap for most files: one read of the last bytes, which end with EOI (padding `00`/`FF`
+    /// stepped over). Only a file that ends otherwise is read from its first scan on, as libjpeg
+    /// reads it (marker segments between scans skipped by their length, `FF 00` stuffing and
+    /// `FF D0`–`D7` restarts stepped over), up to its EOI.
+    static func missingEnd(_ source: some ByteSource, scanStart: Int) throws(PhotoFormatError) -> String? {
+        let size = Int(source.size)
+        let tailCount = min(4096, size - scanStart)
+        let tail = try PhotoBytes.read(source, at: size - tailCount, count: tailCount)
+        if let last = tail.lastIndex(where: { $0 != 0x00 && $0 != 0xFF }), last >= 1, tail[last] == 0xD9,
+            tail[last - 1] == 0xFF
+        {
+            return nil
+        }
+        var reader = ChunkReader(source: source, offset: scanStart, size: size)
+        while let byte = try reader.next() {
+            guard byte == 0xFF else { continue }
+            // A run of fill FFs, then the marker's own byte.
+            var marker = try reader.next()
+            while marker == 0xFF { marker = try reader.next() }
+            guard let marker else { break }
+            switch marker {
+            case 0x00, 0x01, 0xD0...0xD7:  // stuffing, TEM, restarts: still image data
+                continue
+            case 0xD9:
+                return nil
+            case 0xD8:  // a second SOI inside the first picture: not a marker libjpeg accepts here
+                continue
+            default:
+                // A marker segment between scans (SOS, DHT, DQT, DRI, COM, APPn): skip its length.
+                guard let high = try reader.next(), let low = try reader.next() else { break }
+                let length = Int(high) << 8 | Int(low)
+                guard length >= 2 else { continue }
+                let end = reader.offset + length - 2
+                guard end <= size else {
+                    return
+                        "the \(markerName(marker)) segment at offset \(reader.offset - 4) has length \(length), past the end of the file at \(size) bytes: the rest of the picture is missing"
+                }
+                reader.seek(to: end)
+            }
+        }
+        return
+            "the image data ends at \(size) bytes with no end-of-image marker: the rest of the picture is missing"
+    }
+
+    /// Bytes one at a time from a source, read a megabyte at a time.
+    struct ChunkReader<Source: ByteSource> {
+        let source: Source
+        private(set) var offset: Int
+        let size: Int
+        private var chunk: [UInt8] = []
+        private var chunkStart = 0
+
+        init(source: Source, offset: Int, size: Int) {
+            self.source = source
+            self.offset = offset
+            self.size = size
+        }
+
+        mutating func next() throws(PhotoFormatError) -> UInt8? {
+            guard offset < size else { return nil }
+            if offset < chunkStart || offset >= chunkStart + chunk.count {
+                chunkStart = offset
+                chunk = try PhotoBytes.read(source, at: offset, count: min(1 << 20, size - offset))
+            }
+            defer { offset += 1 }
+            return chunk[offset - chunkStart]
+        }
+
+        mutating func seek(to position: Int) { offset = position }
     }
 
     static func isFrameHeader(_ marker: UInt8) -> Bool {
@@ -206,7 +302,9 @@ package enum JPEGReader {
             evidence.readerFindings.append(
                 PhotoBytes.damaged(scan.damage, consequence: "libjpeg and exiftool step over them"))
         }
-        for segment in scan.segments {
+        // A segment the end of the file cut is read for what it has (an EXIF APP1's IFD0 comes first).
+        let cutAPP1 = scan.cutSegment.map { $0.marker == 0xE1 ? [$0] : [] } ?? []
+        for segment in scan.segments + cutAPP1 {
             if isFrameHeader(segment.marker), frame == nil {
                 frame = try frameHeader(segment, in: source)
             } else if segment.marker == 0xE1 {
@@ -228,7 +326,26 @@ package enum JPEGReader {
                 }
             }
         }
+        if let truncation = scan.truncation {
+            // Said, not thrown: what was read before the end still states an orientation.
+            evidence.readerFindings.append(
+                PhotoBytes.truncated(
+                    "\(truncation): the picture is missing", decoders: "libjpeg: premature end of jpeg file"))
+            guard let frame else { return evidence }
+            evidence.storedWidth = frame.width
+            evidence.storedHeight = frame.height
+            evidence.bitDepth = frame.precision
+            evidence.formatDetail = frame.process
+            return evidence
+        }
         guard let frame else { throw PhotoFormatError("no frame header before the first scan") }
+        if let start = scan.segments.last(where: { $0.marker == 0xDA }),
+            let missing = try missingEnd(source, scanStart: start.payloadOffset - 4)
+        {
+            evidence.readerFindings.append(
+                PhotoBytes.truncated(
+                    missing, decoders: "libjpeg: premature end of jpeg file; viewers show the rest grey"))
+        }
         guard frame.width > 0, frame.height > 0 else {
             throw PhotoFormatError("frame header gives a size of \(frame.width)x\(frame.height)")
         }
@@ -250,6 +367,12 @@ enum PhotoBytes {
         let more = places.count > 4 ? "; and \(places.count - 4) more" : ""
         return Finding(
             code: "file-damaged", severity: .warning, message: "the file is damaged: \(shown)\(more) (\(consequence))")
+    }
+
+    /// The `file-truncated` finding: where the file ends before its picture does, and what
+    /// decoders make of it.
+    static func truncated(_ place: String, decoders: String) -> Finding {
+        Finding(code: "file-truncated", severity: .error, message: "the file is truncated: \(place) (\(decoders))")
     }
 
     static func read(_ source: some ByteSource, at offset: Int, count: Int) throws(PhotoFormatError) -> [UInt8] {

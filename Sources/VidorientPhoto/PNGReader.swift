@@ -26,25 +26,24 @@ package enum PNGReader {
         var sawIHDR = false
         var sawIDAT = false
         var damage: [String] = []
+        // Where the file ends before its IEND chunk: said once IHDR is read (the orientation is
+        // still read from what came before), an error before.
+        var truncation: String?
+        var sawIEND = false
         while offset < size {
             guard offset + 12 <= size else {
-                if sawIDAT {
-                    damage.append("the file ends inside the chunk header at offset \(offset)")
-                    break
-                }
+                truncation = "the file ends inside the chunk header at offset \(offset)"
+                if sawIHDR { break }
                 throw PhotoFormatError("file ends inside the chunk header at offset \(offset)")
             }
             let head = try PhotoBytes.read(source, at: offset, count: 8)
             let length = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
             let type = String(decoding: head[4..<8], as: UTF8.self)
             guard length <= Int(Int32.max), offset + 12 + length <= size else {
-                if sawIDAT {
-                    // The picture is whole; decoders show it and stop here, as this reader does.
-                    damage.append(
-                        "chunk '\(printable(head[4..<8]))' at offset \(offset) claims \(length) bytes, past the end of the file: the rest is not read"
-                    )
-                    break
-                }
+                truncation =
+                    "chunk '\(printable(head[4..<8]))' at offset \(offset) claims \(length) bytes, past the end of the file at \(size) bytes"
+                // Decoders show what the image data before it gives, and stop here, as this reader does.
+                if sawIHDR { break }
                 throw PhotoFormatError(
                     "chunk '\(type)' at offset \(offset) has length \(length), past the end of the file")
             }
@@ -103,12 +102,19 @@ package enum PNGReader {
             case "iTXt", "zTXt", "tEXt":
                 readText(type: type, data, to: &evidence)
             case "IEND":
+                sawIEND = true
                 offset = size
             default:
                 break
             }
         }
         guard sawIHDR else { throw PhotoFormatError("no 'IHDR' chunk") }
+        if truncation == nil, !sawIEND { truncation = "the file ends at \(size) bytes with no 'IEND' chunk" }
+        if let truncation {
+            let missing = sawIDAT ? "the image data may be cut short" : "the picture is missing"
+            evidence.readerFindings.append(
+                PhotoBytes.truncated("\(truncation): \(missing)", decoders: "libpng: not enough image data"))
+        }
         if !damage.isEmpty {
             evidence.readerFindings.append(
                 PhotoBytes.damaged(damage, consequence: "libvips and exiftool read such files; libpng refuses them"))

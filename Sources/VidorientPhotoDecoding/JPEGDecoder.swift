@@ -19,6 +19,15 @@ package enum JPEGDecoder {
     package static func decode(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
         throws(VidorientError) -> Picture
     {
+        try decodeWithWarning(jpeg, minimumWidth: minimumWidth, minimumHeight: minimumHeight).picture
+    }
+
+    /// As `decode`, with libjpeg's warning when it gave one (lowercase, as libjpeg words it:
+    /// `premature end of jpeg file`, `corrupt jpeg data: 12 extraneous bytes before marker 0xd9`):
+    /// the picture is still made, as every viewer shows one, and the warning is for the user.
+    package static func decodeWithWarning(_ jpeg: [UInt8], minimumWidth: Int? = nil, minimumHeight: Int? = nil)
+        throws(VidorientError) -> (picture: Picture, warning: String?)
+    {
         let handle = try Handle()
         let (width, height) = try handle.header(jpeg)
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
@@ -42,7 +51,7 @@ package enum JPEGDecoder {
         if result != 0, tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue {
             throw VidorientError(handle.message)
         }
-        return Picture(width: scaledWidth, height: scaledHeight, pixels: pixels)
+        return (Picture(width: scaledWidth, height: scaledHeight, pixels: pixels), result != 0 ? handle.message : nil)
     }
 
     /// The smallest scaling factor libjpeg-turbo offers whose picture covers the minimum size.

@@ -41,7 +41,7 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         let row = try #require(rows.first { $0["p"] as? String == awkwardPath })
         #expect(row["f"] as? String == "mp4")
         #expect(row["s"] as? String == "160×96 landscape")
-        #expect(row["d"] as? String == "160×96 landscape, mirrored, orientation 2")
+        #expect(row["d"] as? String == "160×96 landscape, EXIF 2: mirror")
         let finding = try #require((row["x"] as? [[String: Any]])?.first)
         #expect(finding["r"] as? String == "mirrored")
         #expect(finding["v"] as? String == "warning")
@@ -83,7 +83,7 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
         #expect(row["f"] as? String == "jpg")
         #expect(row["c"] as? String == "jpeg")
         #expect(row["s"] as? String == "96×160 portrait")
-        #expect(row["d"] as? String == "160×96 landscape, 90° clockwise, orientation 6")
+        #expect(row["d"] as? String == "160×96 landscape, EXIF 6: rotate 90° clockwise")
     }
 
     @Test func thumbnailsAsStoredAndAsDisplayed() throws {

@@ -95,7 +95,7 @@ import VidorientTestSupport
         let run = try Run.vidorient(["inspect", Run.media("orient-7.mp4")])
         #expect(run.status == 0)
         #expect(!run.stdout.contains("\u{1B}["))
-        #expect(run.stdout.contains("EXIF 7: mirror, then rotate 90° clockwise"))
+        #expect(run.stdout.contains("EXIF 7: mirror, then rotate 90° clockwise (transverse)"))
         #expect(run.stdout.contains("mirrored"))
     }
 
@@ -129,6 +129,7 @@ import VidorientTestSupport
     @Test(arguments: [
         ["orientation", "--exif", "9"], ["orientation", "--exif", "6", "--uiimage", "3"],
         ["orientation", "--mirrored"], ["orientation", "--rotation", "45"], ["orientation", "--size", "big"],
+        ["orientation", "--stored-size", "big"],
     ])
     func badOrientationUsageExits64(arguments: [String]) throws {
         let run = try Run.vidorient(arguments)
@@ -314,7 +315,10 @@ private func isFolder(_ path: String) -> Bool {
 @Suite struct PointingTheRightWayTests {
     @Test(arguments: [
         (["thumbnail", "TestMedia/orient-6.mp4", "--width", "-5", "-o", "x.png"], "--width must be 1-16384"),
-        (["fix", "TestMedia/orient-6.jpg", "--mirror"], "--mirror goes with --rotate"),
+        (["fix", "TestMedia/orient-6.jpg", "--mirrored"], "--mirrored goes with --rotation"),
+        // The old spelling, still accepted, is told in the new words.
+        (["fix", "TestMedia/orient-6.jpg", "--mirror"], "--mirrored goes with --rotation"),
+        (["fix", "TestMedia/orient-6.jpg", "--rotate", "90", "--rotation", "90"], "--rotate is --rotation"),
     ])
     func usageErrorsSayWhatIsWrong(arguments: [String], said: String) throws {
         let run = try Run.vidorient(arguments)

@@ -74,8 +74,9 @@ struct FixCommandTests {
         let run = try Run.vidorient(["fix", path, "--orientation", "1"])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
-        #expect(run.stdout.contains("EXIF 6 (rotate 90 cw) -> EXIF 1 (upright)"))
-        #expect(run.stdout.contains("written   \(path) ("))
+        // The stream numbered as inspect numbers it, the track's own ID beside it (issue 24).
+        #expect(run.stdout.contains("  stream 0 (track 1)  EXIF 6: rotate 90° clockwise -> EXIF 1: no rotation"))
+        #expect(run.stdout.contains("  written             \(path) ("))
         #expect(run.stdout.contains("verified"))
         #expect(try FixFixture.videoMatrix(path).fixedPoint == FixFixture.apple(1, width: 96, height: 160))
         #expect(try FixFixture.leftovers(folder).isEmpty)
@@ -89,7 +90,7 @@ struct FixCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let name = "orient-\(from)-hevc.mov"
         let path = try FixFixture.copy(name, to: folder)
-        let plus = try Run.vidorient(["fix", path, "--rotate", "+90", "--json"])
+        let plus = try Run.vidorient(["fix", path, "--rotation", "+90", "--json"])
         #expect(plus.status == 0, "\(plus.stderr)")
         let object = try #require(plus.json as? [String: Any])
         #expect((object["before"] as? [String: Any])?["exif_orientation"] as? Int == from)
@@ -108,9 +109,9 @@ struct FixCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try FixFixture.copy("orient-7.mp4", to: folder)
         let before = try FixFixture.contents(path)
-        let run = try Run.vidorient(["fix", path, "--rotate", "180", "--mirror", "--dry-run"])
+        let run = try Run.vidorient(["fix", path, "--rotation", "180", "--mirrored", "--dry-run"])
         #expect(run.status == 0)
-        #expect(run.stdout.contains("EXIF 7 (mirror, then rotate 90 cw (transverse)) -> EXIF 4"))
+        #expect(run.stdout.contains("EXIF 7: mirror, then rotate 90° clockwise (transverse) -> EXIF 4"))
         #expect(run.stdout.contains("would change; nothing written"))
         let json = try #require(
             try Run.vidorient(["fix", path, "--reset", "--dry-run", "--json"]).json as? [String: Any])
@@ -174,8 +175,9 @@ struct FixCommandTests {
         #expect((object["after"] as? [String: Any])?["rotation"] as? Int == 270)
         #expect((object["after"] as? [String: Any])?["mirrored"] as? Bool == true)
         let change = try #require((object["changes"] as? [[String: Any]])?.first)
-        #expect(Set(change.keys) == ["track_id", "matrix_offset", "before", "after", "bytes_changed"])
+        #expect(Set(change.keys) == ["track_id", "stream_index", "matrix_offset", "before", "after", "bytes_changed"])
         #expect(change["track_id"] as? Int == 1)
+        #expect(change["stream_index"] as? Int == 0)
         #expect(change["matrix_offset"] as? Int == Int(try FixFixture.videoMatrix(path).offset))
     }
 
@@ -322,7 +324,8 @@ struct FixCommandTests {
     }
 
     @Test(arguments: [
-        [String](), ["--orientation", "2", "--reset"], ["--mirror", "--reset"], ["--rotate", "45"],
+        [String](), ["--orientation", "2", "--reset"], ["--mirror", "--reset"], ["--mirrored", "--reset"],
+        ["--rotation", "45"], ["--rotate", "45"],
         ["--orientation", "9"],
         ["--orientation", "0"], ["--rotate", "+90", "-o", "a.mp4", "--in-place"],
     ])

@@ -119,7 +119,7 @@ enum Hostile {
         let clip = try Self.stretchedClip(folder, width: width, height: height)
         let output = folder.appendingPathComponent("out.png").path
         let run = try Run.vidorient(
-            ["thumbnail", "--json", clip, "-o", output], prefix: ["/usr/bin/time", "-f", "%M"])
+            ["thumbnail", "--json", "--full-size", clip, "-o", output], prefix: ["/usr/bin/time", "-f", "%M"])
         #expect(run.status == 0)
         let written = try #require((run.json as? [[String: Any]])?.first)
         #expect(written["width"] as? Int == width)

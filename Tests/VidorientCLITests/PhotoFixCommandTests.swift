@@ -19,7 +19,7 @@ struct PhotoFixCommandTests {
         let run = try Run.vidorient(["fix", path, "--orientation", "1"])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
-        #expect(run.stdout.contains("jpeg      EXIF 6 (rotate 90 cw) -> EXIF 1 (upright)"))
+        #expect(run.stdout.contains("jpeg      EXIF 6: rotate 90° clockwise -> EXIF 1: no rotation"))
         #expect(run.stdout.contains("changes   APP1 EXIF IFD0 Orientation: 6 -> 1"))
         #expect(run.stdout.contains("written   \(path) (1 byte changed, verified)"))
         #expect(try Self.exifOrientation(path) == 1)

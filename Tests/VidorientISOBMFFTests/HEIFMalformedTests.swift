@@ -206,17 +206,39 @@ enum HEIFBytes {
         #expect(error?.reason == "item 1 is built from other items (iloc construction method 2)")
     }
 
+    /// An `iloc` extent in the file past its end: the file was cut (issue 24). The structure is
+    /// read and says so (`truncation`, the `file-truncated` finding); reading that item's data throws.
+    /// (A grid's own item, whose data the structure needs, past the end stays an error: below.)
+    @Test(arguments: [
+        (
+            (HEIFBytes.pictureOffset, 1 << 30),
+            "item 2's data at \(HEIFBytes.pictureOffset) (1073741824 bytes) runs past the end of the file"
+        ),
+        ((1 << 30, 4), "item 2's data at 0 + 1073741824 starts past the end of the file"),
+    ])
+    func anExtentPastTheEndIsATruncation(tile: (offset: Int, length: Int), expected: String) throws {
+        let locations = HEIFBytes.iloc([
+            (1, 0, HEIFBytes.gridOffset, HEIFBytes.gridData.count), (2, 0, tile.offset, tile.length),
+            (3, 0, HEIFBytes.pictureOffset + 8, 8),
+        ])
+        let source = MemoryBytes(HEIFBytes.file(locations: locations))
+        let heif = try HEIFStructure(source)
+        #expect(heif.truncation == expected)
+        #expect(throws: ISOBMFFError.self) { try heif.data(of: 2, in: source) }
+        #expect(try heif.data(of: 3, in: source).count == 8)
+    }
+
     @Test(
         arguments: [
             // truncated meta: the file ends half-way through it
             ("truncated meta", Array(HEIFBytes.file().dropLast(60)), "'meta' box at"),
             (
-                "iloc past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 28, 1 << 30)])),
-                "runs past the end of the file"
+                "grid item past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 28, 1 << 30)])),
+                "item 1 has 1073741824 bytes of data"
             ),
             (
-                "iloc starts past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 1 << 30, 4)])),
-                "starts past the end of the file"
+                "grid item starts past the end", HEIFBytes.file(locations: HEIFBytes.iloc([(1, 0, 1 << 30, 4)])),
+                "is past the end of the file"
             ),
             (
                 "huge tile count", HEIFBytes.file(grid: [0, 0, 255, 255] + HEIFBytes.be16(160) + HEIFBytes.be16(96)),

@@ -85,14 +85,20 @@ import VidorientPhoto
             ])
     }
 
-    /// What libjpeg cannot read stays an error: no marker after the stray bytes, a segment past the end.
-    @Test func whatDecodersRefuseStaysAnError() {
+    /// What libjpeg cannot read stays an error: no marker after the stray bytes. A segment past
+    /// the end is a cut file (issue 24): read as far as it goes, no size, `file-truncated`.
+    @Test func whatDecodersRefuseStaysAnError() throws {
         let noMarker = [0xFF, 0xD8] + Self.exifSegment(6) + [UInt8](repeating: 0x41, count: 100)
         #expect(throws: PhotoFormatError("no marker after the stray bytes at offset 38 before the end of the file")) {
             try Self.read(noMarker)
         }
         let pastTheEnd: [UInt8] = [0xFF, 0xD8, 0x01, 0xFF, 0xE1, 0x40, 0x00, 0x45]
-        #expect(throws: PhotoFormatError.self) { try Self.read(pastTheEnd) }
+        let evidence = try Self.read(pastTheEnd)
+        #expect(evidence.storedWidth == nil)
+        #expect(
+            evidence.readerFindings.filter { $0.code == "file-truncated" }.map(\.message) == [
+                "the file is truncated: the app1 segment at offset 3 has length 16384, past the end of the file at 8 bytes: the picture is missing (libjpeg: premature end of jpeg file)"
+            ])
     }
 
     static let pngEXIF: [UInt8] = {
@@ -127,21 +133,33 @@ import VidorientPhoto
             ])
     }
 
-    /// A chunk after the image data that claims more than the file holds: the picture is whole,
-    /// so the file is read up to it. Before the image data it is still an error.
+    static func truncation(_ evidence: PhotoEvidence) -> [String] {
+        evidence.readerFindings.filter { $0.code == "file-truncated" }.map(\.message)
+    }
+
+    /// A chunk that claims more than the file holds: the file was cut (issue 24, `file-truncated`),
+    /// and is read up to it, after the image data as before it. Before `IHDR` it is still an error.
     @Test func aChunkPastTheEndAfterTheImageData() throws {
         let head = MalformedPhotoTests.pngSignature + MalformedPhotoTests.ihdr + Self.pngEXIF + Self.idat
         let cut: [UInt8] = [0x40, 0, 0, 0] + Array("tIME".utf8) + [1, 2, 3, 4, 5, 6, 7]
         let evidence = try Self.read(head + cut)
         #expect(evidence.statements.first?.rawValue == 7)
+        #expect(Self.damage(evidence).isEmpty)
         #expect(
-            Self.damage(evidence) == [
-                "the file is damaged: chunk 'tIME' at offset \(head.count) claims 1073741824 bytes, past the end of the file: the rest is not read (libvips and exiftool read such files; libpng refuses them)"
+            Self.truncation(evidence) == [
+                "the file is truncated: chunk 'tIME' at offset \(head.count) claims 1073741824 bytes, past the end of the file at \(head.count + cut.count) bytes: the image data may be cut short (libpng: not enough image data)"
             ])
         let ended = try Self.read(head + [0, 0, 0])
         #expect(
-            Self.damage(ended).first?.contains("the file ends inside the chunk header at offset \(head.count)") == true)
-        let beforeData = MalformedPhotoTests.pngSignature + MalformedPhotoTests.ihdr + cut
-        #expect(throws: PhotoFormatError.self) { try Self.read(beforeData) }
+            Self.truncation(ended).first?.contains("the file ends inside the chunk header at offset \(head.count)")
+                == true)
+        // No IEND at all: cut at a chunk's end.
+        #expect(Self.truncation(try Self.read(head)).first?.contains("with no 'IEND' chunk") == true)
+        let beforeData = try Self.read(MalformedPhotoTests.pngSignature + MalformedPhotoTests.ihdr + cut)
+        #expect(
+            Self.truncation(beforeData).first?.hasSuffix("the picture is missing (libpng: not enough image data)")
+                == true)
+        let beforeHeader = MalformedPhotoTests.pngSignature + Array(MalformedPhotoTests.ihdr.prefix(10))
+        #expect(throws: PhotoFormatError.self) { try Self.read(beforeHeader) }
     }
 }

@@ -45,6 +45,10 @@ package enum HEIFOrientationFix {
     package static func plan(_ source: some ByteSource, target: Orientation) throws(PhotoFormatError) -> OrientationEdit
     {
         let structure = try HEIFStructure(source)
+        // Moving item offsets in a file whose items run past its end would make more of it wrong.
+        if let truncation = structure.truncation {
+            throw PhotoFormatError("the file is truncated (\(truncation)): copy it again before fixing it")
+        }
         let layout = try HEIFLayout(source)
         var planner = Planner(source: source, structure: structure, layout: layout)
         try planner.planTransforms(target: target)

@@ -13,6 +13,9 @@ package struct OrientationEdit: Sendable, Hashable {
     /// `new eXIf chunk before IDAT`, `irot of item 1: 3 -> 0`, `XMP tiff:Orientation: 6 -> 1`.
     package var places: [String]
     package var edit: FileEdit
+    /// What the reader said of damage (`file-truncated`, `file-damaged`): the tag is still fixed
+    /// (it is before the picture), and the fix says so.
+    package var damage: [Finding] = []
 
     package init(format: MediaFormat, before: Orientation?, after: Orientation, places: [String], edit: FileEdit) {
         self.format = format
@@ -48,9 +51,12 @@ package enum PhotoTagFix {
         }
         let evidence = try PhotoReader.read(source, path: "", format: format)
         let before = shown(evidence)
+        let damage = evidence.readerFindings.filter { Finding.damageCodes.contains($0.code) }
         let stated = evidence.statements.filter { $0.kind == .exif || $0.kind == .xmp }
         if before == target, stated.allSatisfy({ $0.orientation == target }) {
-            return OrientationEdit(format: format, before: before, after: target, places: [], edit: .none)
+            var unchanged = OrientationEdit(format: format, before: before, after: target, places: [], edit: .none)
+            unchanged.damage = damage
+            return unchanged
         }
         let xmpDecides = !stated.contains { $0.kind == .exif } && stated.contains { $0.kind == .xmp }
         let changes: Changes
@@ -65,7 +71,9 @@ package enum PhotoTagFix {
         do { edit = try FileEdit(changes.splices) } catch {
             throw error.context("the planned edit is inconsistent")
         }
-        return OrientationEdit(format: format, before: before, after: target, places: changes.places, edit: edit)
+        var planned = OrientationEdit(format: format, before: before, after: target, places: changes.places, edit: edit)
+        planned.damage = damage
+        return planned
     }
 
     /// What the file shows by `PhotoReport`'s decision: nil when the deciding statement holds a
