@@ -24,7 +24,10 @@ package enum HEIFDecoder {
         -> Decoded
     {
         func failure(_ what: String, _ error: heif_error) -> InputError {
-            InputError(path: path, reason: "\(what): \(String(cString: error.message).lowercased())")
+            // libheif ends some messages with a newline: the reason is one line.
+            let message = String(cString: error.message).lowercased()
+            let line = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+            return InputError(path: path, reason: "\(what): \(line)")
         }
         try LibHeif.load(for: path)
         guard let context = heif_context_alloc() else { throw InputError(path: path, reason: "out of memory") }

@@ -87,6 +87,19 @@ import VidorientTestSupport
     }
 }
 
+/// libheif's reasons are one line: it ends some of its messages with a newline, which a
+/// terminal-safe error line would show as a literal `\n`.
+@Test func libheifsReasonIsOneLine() throws {
+    do {
+        _ = try HEIFDecoder.decode(path: Run.media("bad-iloc-past-end.heic"))
+        Issue.record("a file whose item runs past its end was decoded")
+    } catch {
+        #expect(error.reason.contains("outside of file bounds"), "\(error.reason)")
+        let lines = error.reason.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        #expect(lines.count == 1, "\(error.reason)")
+    }
+}
+
 /// libheif's stored picture, full size.
 enum HEIFDecoderPicture {
     static func decode(_ path: String) throws -> Picture {

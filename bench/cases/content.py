@@ -3,11 +3,11 @@
 # Precision and coverage with the vidorient binary itself, on the held-out splits of models/photos:
 # `test2` (376 photos from 9 sources, added after every choice was made and measured once) and
 # `test` (457 photos from 11 sources, whose errors were looked at: see docs/content.md): every photo in its four quarter
-# turns, made by `vidorient fix --rotate +90/180/270` on copies (the tag turns the displayed
+# turns, made by `vidorient fix --rotation +90/180/270` on copies (the tag turns the displayed
 # picture; the pixels are the photo's own), judged by one `audit --content --jsonl` over them all.
 # The right answer is the turn that undoes the one applied; for a photo with no natural up
 # (photos.tsv `up` = none) it is no opinion. The same for the real videos of models/videos: each
-# MP4/MOV turned by its matrix (`fix --rotate`), judged from its frames.
+# MP4/MOV turned by its matrix (`fix --rotation`), judged from its frames.
 #
 # Then the cost: `audit --content` beside the tag-only audit on a sample of 40 of those photos,
 # on one core (`--jobs 1`: the 0.3 s a photo target) and on every core; and each signal alone, on
@@ -48,7 +48,7 @@ def test_photos(held_out):
 
 def turned_copies(rows, folder, source_dir, name_of):
     """Each file copied four times, the copies turned 90/180/270 further by `vidorient fix
-    --rotate +N`; returns {copy path: row}. What was turned is read back from the audit (a copy
+    --rotation +N`; returns {copy path: row}. What was turned is read back from the audit (a copy
     `fix` refused is judged as it is)."""
     shutil.rmtree(folder, ignore_errors=True)
     made = {}
@@ -62,7 +62,7 @@ def turned_copies(rows, folder, source_dir, name_of):
             made[copy] = row
     for turn in TURNS[1:]:
         copies = [p for p in made if f"/t{turn}/" in p]
-        subprocess.run([_v["vidorient"], "fix", "--rotate", f"+{turn}"] + copies, capture_output=True)
+        subprocess.run([_v["vidorient"], "fix", "--rotation", f"+{turn}"] + copies, capture_output=True)
     return made
 
 

@@ -1,4 +1,4 @@
-# `vidorient fix --rotate 90` on a QuickTime file of 1 GiB (issue 4) beside `exiftool -Rotation=90
+# `vidorient fix --rotation 90` on a QuickTime file of 1 GiB (issue 4) beside `exiftool -Rotation=90
 # -overwrite_original` (rewrites the whole file) and an `ffmpeg -c copy` remux (writes a new one; FFmpeg
 # 5.1's rotate tag is counter-clockwise, so -90 gives the same matrix). Two more rows show where the time
 # goes: `vidorient --version` (start-up alone) and a program that plans and writes the fix as VideoFix does from the
@@ -68,10 +68,10 @@ EXIF = "exiftool -Rotation=90 -overwrite_original"
 GROUPS = [{
     "title": f"Fixing a {MIB} MiB file", "ref": EXIF, "after": rotated, "written": True,
     "before": f"sh -c '{B}/fix-in-place {BIG} reset && rm -f {REMUX} && sync'",
-    "targets": [("ratio", "vidorient fix --rotate 90 --in-place", EXIF, round(1 / 300, 5))],
+    "targets": [("ratio", "vidorient fix --rotation 90 --in-place", EXIF, round(1 / 300, 5))],
     "commands": {
-        "vidorient fix --rotate 90": f"{{vidorient}} fix {BIG} --rotate 90",
-        "vidorient fix --rotate 90 --in-place": f"{{vidorient}} fix {BIG} --rotate 90 --in-place",
+        "vidorient fix --rotation 90": f"{{vidorient}} fix {BIG} --rotation 90",
+        "vidorient fix --rotation 90 --in-place": f"{{vidorient}} fix {BIG} --rotation 90 --in-place",
         EXIF: f"exiftool -q -Rotation=90 -overwrite_original {BIG}",
         "ffmpeg -c copy -metadata:s:v:0 rotate=-90 (remux)":
             f"ffmpeg -nostdin -v error -y -i {BIG} -map 0 -c copy -metadata:s:v:0 rotate=-90 {REMUX}",

@@ -2,7 +2,7 @@
 # `vidorient orientation --exif 6` beside `mediainfo --version`, a Swift program that only prints
 # (built as the Makefile builds vidorient: -O, static Swift standard library) and two floors in C (an
 # empty program; bench/empty-ffmpeg-link.c, linked with FFmpeg as vidorient was before FFmpeg was
-# opened on first use). Then `fix --rotate 90 --in-place` of a 1 GiB MP4 beside exiftool
+# opened on first use). Then `fix --rotation 90 --in-place` of a 1 GiB MP4 beside exiftool
 # -Rotation=90, the command whose time was nine tenths start-up.
 # Run: python3 bench/run.py startup [--write | --quick]
 import os
@@ -94,8 +94,8 @@ GROUPS = [
          "empty-ffmpeg-link (C linked with FFmpeg)": "{tmp}/empty-ffmpeg-link"}},
     {"title": f"Fixing a {MIB} MiB MP4 in place", "ref": EXIF, "after": rotated, "written": True,
      "before": f"sh -c '{{vidorient}} fix {BIG} --reset --in-place >/dev/null && sync'",
-     "targets": [("ratio", "vidorient fix --rotate 90 --in-place", EXIF, 1 / 300)],
+     "targets": [("ratio", "vidorient fix --rotation 90 --in-place", EXIF, 1 / 300)],
      "commands": {
-         "vidorient fix --rotate 90 --in-place": f"{{vidorient}} fix {BIG} --rotate 90 --in-place",
+         "vidorient fix --rotation 90 --in-place": f"{{vidorient}} fix {BIG} --rotation 90 --in-place",
          EXIF: f"exiftool -q -Rotation=90 -overwrite_original {BIG}"}},
 ]
