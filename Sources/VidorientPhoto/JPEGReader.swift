@@ -66,6 +66,9 @@ package enum JPEGReader {
         /// Everything stepped over, for the `file-damaged` finding, in file order: stray bytes,
         /// and APPn or COM segments whose length is less than 2 (read as libjpeg reads them).
         var damage: [String] = []
+        /// The APPn or COM segments whose length is less than 2: libjpeg steps over them, but
+        /// exiftool stops there with "JPEG format error" and reads no metadata at all.
+        var shortSegments: [String] = []
     }
 
     /// `app1`, `dqt`, `sof0`, `0xf7`: a marker's name as messages give it.
@@ -130,9 +133,10 @@ package enum JPEGReader {
             if length < 2, (0xE0...0xEF).contains(marker) || marker == 0xFE {
                 // libjpeg reads the two length bytes of an APPn or COM, skips nothing more, and
                 // looks for the next marker from there.
-                scan.damage.append(
+                let short =
                     "the \(markerName(marker)) segment at offset \(offset) has length \(length), less than its own 2 bytes"
-                )
+                scan.damage.append(short)
+                scan.shortSegments.append(short)
                 previous = marker
                 offset += 4
                 continue
