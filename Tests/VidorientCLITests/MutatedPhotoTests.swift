@@ -13,7 +13,7 @@ import VidorientTestSupport
 /// decoder as it did, to the same pixels, and shows the target per exiftool (per libheif and the
 /// item's bytes for HEIF); every refusal is one line, a non-zero exit, the file untouched, nothing
 /// left beside it. The counts are in docs/hostile-input.md.
-@Suite(.serialized) struct MutatedPhotoTests {
+@Suite struct MutatedPhotoTests {
     /// A photo to mutate: a TestMedia file, or one made from it with jpegtran or exiftool.
     struct Base: Sendable, CustomTestStringConvertible {
         let label: String
