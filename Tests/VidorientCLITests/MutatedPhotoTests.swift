@@ -234,6 +234,30 @@ import VidorientTestSupport
     }
 }
 
+extension MutatedPhotoTests {
+    /// The two defects this round found, named: normalize kept the made-up blocks of a JPEG whose
+    /// compressed data libjpeg reports damaged; fix wrote an orientation exiftool cannot see
+    /// behind an APP1 of length 1.
+    @Test(arguments: [
+        (
+            "normalize", "flipped-anywhere-4",
+            "the jpeg's compressed data is damaged (libjpeg: corrupt jpeg data: bad huffman code)"
+        ),
+        ("fix", "jpeg-app1-length-1", "the file is damaged: the app1 segment at offset 2 has length 1"),
+    ])
+    func damagedJPEGsAreRefused(command: String, mutation: String, reason: String) throws {
+        let folder = try FixFixture.folder("damaged-jpeg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sample = [UInt8](try FixFixture.contents(Run.media("orient-6.jpg")))
+        let mutant = try #require(PhotoMutations.all(of: sample, format: "jpeg").first { $0.name == mutation })
+        let path = folder.appendingPathComponent("damaged.jpg").path
+        try Data(mutant.bytes).write(to: URL(fileURLWithPath: path))
+        let run = try Run.vidorient([command, path] + (command == "fix" ? ["--orientation", "3"] : []))
+        try Self.checkRefusal(run, path: path, original: Data(mutant.bytes), folder: folder, what: mutation)
+        #expect(run.stderr.contains(reason), "\(run.stderr)")
+    }
+}
+
 /// exiftool's IFD0 (else XMP) Orientation of each file, in one run.
 enum FixScratchTool {
     static func exiftool(_ paths: [String]) throws -> [Int?] {
