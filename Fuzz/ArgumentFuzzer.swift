@@ -3,6 +3,7 @@
 // merely claims) and path handling (names with any bytes, opened without blocking).
 // Built by Fuzz/run.sh arguments, with `swiftc -sanitize=fuzzer,address` against Core's sources.
 import VidorientCore
+import VidorientIO
 
 #if canImport(Glibc)
 import Glibc

@@ -1,39 +1,52 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target and runs it.
 #   bash Fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer flags...]
-# TARGET is `isobmff` (the box reader, the default), `photo` (the photo readers) or `arguments`
-# (argument parsing, thumbnail geometry, terminal escaping, path bytes and non-blocking opens); SECONDS
-# defaults to 300; two jobs. Everything it makes (objects, the binaries, the corpora, crashes)
-# goes to Fuzz/work/, which git ignores. The seed corpus is TestMedia's files of the target's
-# formats, and ../shared/media's and the fetched corpus's raws (TestMedia/corpus/fetch.py) when present.
+# TARGET is `isobmff` (the box reader, the default), `photo` (the photo readers), `arguments`
+# (argument parsing, thumbnail geometry, terminal escaping, path bytes and non-blocking opens) or
+# `lists` (the fix journal and the audit output fix --from-audit reads); SECONDS defaults to 300;
+# two jobs (FUZZ_JOBS=1: one process, whose exit status is the verdict, as Fuzz/ci.sh runs it).
+# Everything it makes (objects, the binaries, the corpora, crashes) goes to Fuzz/work/, which git
+# ignores; a module object is rebuilt only when a source is newer. The seeds are the committed
+# Fuzz/corpus/TARGET/ (Fuzz/make-corpus.sh), and ../shared/media's and the fetched corpus's raws
+# (TestMedia/corpus/fetch.py) when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 target=isobmff
 case "${1:-}" in
-  isobmff | photo | arguments) target=$1; shift ;;
+  isobmff | photo | arguments | lists) target=$1; shift ;;
 esac
 seconds=${1:-300}
 shift || true
 work=Fuzz/work
-mkdir -p "$work/build" "$work/$target/corpus" "$work/$target/crashes"
+# Where the target's corpus and crashes go (Fuzz/ci.sh keeps its runs apart from local ones).
+runs=${FUZZ_RUNS:-$work}
+mkdir -p "$work/build" "$runs/$target/corpus" "$runs/$target/crashes"
+jobs=${FUZZ_JOBS:-2}
+# libFuzzer's flags for the run: two workers, or one process whose exit status says whether it found anything.
+parallel=(-jobs="$jobs" -workers="$jobs")
+[ "$jobs" = 1 ] && parallel=()
+# The committed seeds, copied into the growing corpus (libFuzzer adds to its first folder only).
+cp -n Fuzz/corpus/"$target"/* "$runs/$target/corpus/" 2>/dev/null || true
 
 # The package's settings (Swift 6, the same upcoming features), optimised, with debug info.
 flags=(-swift-version 6 -package-name vidorient -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
   -O -g -parse-as-library)
 if [ "$target" = arguments ]; then
   # Here Core is what is fuzzed: instrumented, with the target in the same module build.
-  mkdir -p "$work/arguments/corpus" "$work/arguments/crashes" "$work/arguments/paths" "$work/build-arguments"
-  printf '%s' 12.5 > "$work/arguments/corpus/time"; printf '%s' 01:02:03.250 > "$work/arguments/corpus/clock"
-  printf '%s' 0,1,-1,0 > "$work/arguments/corpus/matrix"; printf '%s' 'a\x1b[2J.mp4' > "$work/arguments/corpus/name"
-  printf 'caf\351\377\357\237\251.mp4' > "$work/arguments/corpus/bytes"
-  swiftc "${flags[@]}" -sanitize=fuzzer,address -wmo -module-name VidorientCore \
-    -emit-module -emit-module-path "$work/build-arguments/VidorientCore.swiftmodule" \
-    -c -o "$work/build-arguments/VidorientCore.o" Sources/VidorientCore/*.swift
+  mkdir -p "$runs/arguments/paths" "$work/build-arguments"
+  # Core and IO (RegularFile, the non-blocking opens), both instrumented, each rebuilt when a source changed.
+  for name in VidorientCore VidorientIO; do
+    if [ ! -f "$work/build-arguments/$name.o" ] || [ -n "$(find Sources/VidorientCore "Sources/$name" -name '*.swift' -newer "$work/build-arguments/$name.o")" ]; then
+      swiftc "${flags[@]}" -sanitize=fuzzer,address -wmo -module-name "$name" -I "$work/build-arguments" \
+        -emit-module -emit-module-path "$work/build-arguments/$name.swiftmodule" \
+        -c -o "$work/build-arguments/$name.o" Sources/"$name"/*.swift
+    fi
+  done
   swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build-arguments" -o "$work/arguments-fuzzer" \
-    Fuzz/ArgumentFuzzer.swift "$work/build-arguments/VidorientCore.o"
-  cd "$work/arguments"
-  exec ../arguments-fuzzer corpus -max_total_time="$seconds" -jobs=2 -workers=2 \
+    Fuzz/ArgumentFuzzer.swift "$work/build-arguments/VidorientIO.o" "$work/build-arguments/VidorientCore.o"
+  cd "$runs/arguments"
+  exec "$OLDPWD/$work/arguments-fuzzer" corpus -max_total_time="$seconds" "${parallel[@]}" \
     -artifact_prefix=crashes/ -print_final_stats=1 "$@"
 fi
 
@@ -43,6 +56,14 @@ module() {
   local extra=()
   while [ "$1" != "--" ]; do extra+=("$1"); shift; done
   shift
+  # Built already, from these sources with these flags: kept (the flags are part of the stamp).
+  # The modules below it count as its sources: a change there changes what it compiles against.
+  local stamp="$work/build/$name.flags"
+  if [ -f "$work/build/$name.o" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${extra[*]}" ] \
+    && [ -z "$(find "$@" Sources/VidorientCore Sources/VidorientIO Sources/VidorientISOBMFF -name '*.swift' -newer "$work/build/$name.o")" ]; then
+    return
+  fi
+  printf '%s' "${extra[*]}" > "$stamp"
   swiftc "${flags[@]}" "${extra[@]}" -wmo -module-name "$name" -I "$work/build" \
     -emit-module -emit-module-path "$work/build/$name.swiftmodule" -c -o "$work/build/$name.o" "$@"
 }
@@ -68,15 +89,27 @@ case $target in
       # The raws, from exiftool's small test images when TestMedia/corpus/fetch.py has fetched them.
       TestMedia/*.dng .build/corpus/exiftool/t/images/*.{raf,cr3,crw,mrw,orf,rw2,dng})
     ;;
+  lists)
+    # The readers of the journal and of an audit's output, with the fuzzer in their module: their
+    # records are internal types. Only these sources of VidorientFix: the rest needs the whole library.
+    objects=("$work/build/VidorientIO.o" "$work/build/VidorientCore.o")
+    source="Fuzz/ListFuzzer.swift Sources/VidorientFix/Journal.swift Sources/VidorientFix/AuditInput.swift Sources/VidorientFix/AuditedFix.swift Sources/VidorientFix/FileChecksum.swift"
+    link=(-module-name VidorientFix -I Sources/CZlib -lz)
+    seeds=()
+    ;;
 esac
-swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" "${link[@]}" -o "$work/$target-fuzzer" "$source" "${objects[@]}"
+# shellcheck disable=SC2086 # $source is a list of files
+swiftc "${flags[@]}" -sanitize=fuzzer,address -I "$work/build" "${link[@]}" -o "$work/$target-fuzzer" $source "${objects[@]}"
 
 # Seeds: whole small files (libFuzzer's default -max_len follows the largest seed).
 for file in "${seeds[@]}"; do
-  [ -f "$file" ] && cp -n "$file" "$work/$target/corpus/" 2>/dev/null || true
+  [ -f "$file" ] && cp -n "$file" "$runs/$target/corpus/" 2>/dev/null || true
 done
 
 # From inside the target's folder: with -jobs, libFuzzer writes its fuzz-N.log files to the current folder.
-cd "$work/$target"
-"../$target-fuzzer" corpus -dict="../../$target.dict" -max_total_time="$seconds" -jobs=2 -workers=2 \
+root=$PWD
+cd "$runs/$target"
+dictionary=()
+[ -f "$root/Fuzz/$target.dict" ] && dictionary=(-dict="$root/Fuzz/$target.dict")
+"$root/$work/$target-fuzzer" corpus "${dictionary[@]}" -max_total_time="$seconds" "${parallel[@]}" \
   -artifact_prefix=crashes/ -print_final_stats=1 "$@"

@@ -12,6 +12,9 @@ public final class HTMLReport {
     /// The folder beside the page that holds the thumbnails, when asked for.
     public let thumbnailFolder: String?
     private let descriptor: Int32
+    /// The temporary file the page is written to until `finish` renames it into place; nil when
+    /// the page streams into something that is not a regular file, or once it is in place.
+    private var temporary: String?
     private var buffer: [UInt8] = []
     /// Files with findings (the page's rows), and files seen.
     public private(set) var rows = 0
@@ -31,9 +34,25 @@ public final class HTMLReport {
         if !folder.isEmpty, folder.withPathCString({ stat($0, &status) }) != 0 {
             throw InputError(path: path, reason: "its folder '\(folder)' does not exist")
         }
-        let opened = path.withPathCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard opened >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
-        descriptor = opened
+        // As every output is written (`OutputFile`): into a temporary file beside the page, renamed
+        // over it by `finish`, so that a page already there stays whole until the new one is, and a
+        // symbolic link in the page's place is replaced, never written through. Something there
+        // that is not a regular file (a FIFO, `/dev/stdout`) is written to as a stream and never
+        // replaced; a folder is refused.
+        if let existing = System.status(path), existing.st_mode & S_IFMT != S_IFREG {
+            guard existing.st_mode & S_IFMT != S_IFDIR else { throw InputError(path: path, reason: "is a directory") }
+            let opened = path.withPathCString { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
+            guard opened >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
+            descriptor = opened
+            temporary = nil
+        } else {
+            do throws(VidorientError) {
+                let created = try SafeWrite.createTemporary(for: path, mode: 0o644)
+                (descriptor, temporary) = (created.descriptor, created.path)
+            } catch {
+                throw InputError(path: path, reason: error.reason)
+            }
+        }
         self.path = path
         if thumbnails {
             let base = path.hasSuffix(".html") ? String(path.dropLast(5)) : path
@@ -44,7 +63,11 @@ public final class HTMLReport {
         append(HTMLReport.head)
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        // A page never finished (an interrupted or failed run) leaves nothing behind.
+        if let temporary { _ = temporary.withPathCString { unlink($0) } }
+    }
 
     /// Counts every record; files with findings become rows.
     public func add(_ record: AuditRecord) {
@@ -83,6 +106,14 @@ public final class HTMLReport {
         append("</script>\n<script>\n" + HTMLReport.script + "</script>\n</body>\n</html>\n")
         flush()
         if failed { throw InputError(path: path, reason: failure) }
+        guard let temporary else { return }
+        do throws(VidorientError) {
+            try System.call("could not flush the page") { fsync(descriptor) }
+            try SafeWrite.moveIntoPlace(temporary, over: path, folder: SafeWrite.split(path).folder, what: "the page")
+            self.temporary = nil
+        } catch {
+            throw InputError(path: path, reason: error.reason)
+        }
     }
 
     private var failed = false

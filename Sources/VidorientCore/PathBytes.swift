@@ -196,6 +196,10 @@ extension KeyedDecodingContainer {
             guard let path = String(pathBytesHex: hex) else {
                 throw DecodingError.dataCorruptedError(forKey: bytesKey, in: self, debugDescription: "not hex digits")
             }
+            // No file has an empty name: an edited line, never one vidorient wrote.
+            guard !path.isEmpty else {
+                throw DecodingError.dataCorruptedError(forKey: bytesKey, in: self, debugDescription: "empty")
+            }
             return path
         }
         return try decode(String.self, forKey: key)

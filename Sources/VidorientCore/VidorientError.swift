@@ -75,6 +75,18 @@ public typealias InputError = VidorientError
 extension DecodingError {
     /// What a JSON decoder found wrong, in one lowercase line naming the key:
     /// `key 'findings' is missing`, `'path' is not a string`, `not valid json`.
+    /// What a JSON value of `type` is, in words: `an integer`, not Swift's `a int` (issue 23).
+    static func kind(of type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Int") || name.hasPrefix("UInt") { return "an integer" }
+        if name == "Double" || name == "Float" { return "a number" }
+        if name == "Bool" { return "true or false" }
+        if name == "String" { return "a string" }
+        if name.hasPrefix("Array") { return "a list" }
+        if name.hasPrefix("Dictionary") { return "an object" }
+        return "a " + name.lowercased()
+    }
+
     public var summary: String {
         func place(_ context: Context) -> String {
             let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
@@ -85,9 +97,9 @@ extension DecodingError {
             let parent = context.codingPath.isEmpty ? "" : " in \(place(context))"
             return "key '\(key.stringValue)' is missing\(parent)"
         case .typeMismatch(let type, let context):
-            return "\(place(context)) is not a \(String(describing: type).lowercased())"
+            return "\(place(context)) is not \(DecodingError.kind(of: type))"
         case .valueNotFound(let type, let context):
-            return "\(place(context)) is null, not a \(String(describing: type).lowercased())"
+            return "\(place(context)) is null, not \(DecodingError.kind(of: type))"
         case .dataCorrupted(let context):
             let said = context.debugDescription.lowercased()
             let what = said.contains("valid json") || said.contains("not valid") ? "not valid json" : said

@@ -144,6 +144,17 @@ public enum Undo {
         /// Reads the journal at `path`.
         public init(journal path: String) throws(VidorientError) {
             let read = try JournalFile.read(path: path)
+            // One fix is one file: lines of one fix that name two files come from an edited
+            // journal, whose older line would otherwise be dropped without a word (issue 23).
+            var pathOfFix: [String: String] = [:]
+            for entry in read.entries {
+                if let earlier = pathOfFix[entry.id], earlier != entry.path {
+                    throw .malformed(
+                        "could not read the journal '\(path)': fix \(entry.id) names both '\(earlier.pathForDisplay)' and '\(entry.path.pathForDisplay)' (an edited journal); nothing undone"
+                    )
+                }
+                pathOfFix[entry.id] = entry.path
+            }
             var grouping: [[JournalEntry]] = []
             var groupOfPath: [String: Int] = [:]
             for entry in Undo.fixes(in: read.entries) {

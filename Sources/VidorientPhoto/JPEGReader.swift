@@ -72,6 +72,9 @@ package enum JPEGReader {
         /// The segment the end of the file cut, with the bytes it has: an EXIF APP1 cut after
         /// its IFD0 still states the orientation.
         var cutSegment: Segment?
+        /// The APPn or COM segments whose length is less than 2: libjpeg steps over them, but
+        /// exiftool stops there with "JPEG format error" and reads no metadata at all.
+        var shortSegments: [String] = []
     }
 
     /// `app1`, `dqt`, `sof0`, `0xf7`: a marker's name as messages give it.
@@ -145,9 +148,10 @@ package enum JPEGReader {
             if length < 2, (0xE0...0xEF).contains(marker) || marker == 0xFE {
                 // libjpeg reads the two length bytes of an APPn or COM, skips nothing more, and
                 // looks for the next marker from there.
-                scan.damage.append(
+                let short =
                     "the \(markerName(marker)) segment at offset \(offset) has length \(length), less than its own 2 bytes"
-                )
+                scan.damage.append(short)
+                scan.shortSegments.append(short)
                 previous = marker
                 offset += 4
                 continue

@@ -120,6 +120,7 @@ package enum JPEGLosslessTransform {
             }.max() ?? 0
         if header.subsamplingCode >= 0, worstCase > 0, worstCase < Int(UInt32.max) {
             var failure: String?
+            var warning: String?
             let turned = [UInt8](unsafeUninitializedCapacity: worstCase) { buffer, count in
                 // About the input's size is written: only that part is worth huge pages.
                 System.preferHugePages(
@@ -131,6 +132,7 @@ package enum JPEGLosslessTransform {
                     handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
                     TJFLAG_LIMITSCANS | TJFLAG_NOREALLOC)
                 let fatal = result != 0 && tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue
+                if result != 0, !fatal { warning = damage(handle.message) }
                 if fatal || output != buffer.baseAddress || outputSize == 0 || Int(outputSize) > worstCase {
                     failure = handle.message
                     count = 0
@@ -138,6 +140,7 @@ package enum JPEGLosslessTransform {
                     count = Int(outputSize)
                 }
             }
+            if let warning { throw damaged(warning) }
             if failure == nil { return turned }
         }
         // libjpeg-turbo allocates (and grows) its own buffer, copied out.
@@ -150,7 +153,22 @@ package enum JPEGLosslessTransform {
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {
             throw VidorientError(handle.message)
         }
+        if result != 0, let warning = damage(handle.message) { throw damaged(warning) }
         return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
+    }
+
+    /// libjpeg's warning when it is about the compressed picture (a bad Huffman code, data cut
+    /// short, a scan out of order): the transform goes on with blocks it made up, so the turned
+    /// picture would keep the damage for good while the original's bytes are gone (issue 23's
+    /// mutated JPEGs). nil for stray bytes between segments, which libjpeg steps over losing nothing.
+    static func damage(_ warning: String) -> String? {
+        warning.contains("extraneous bytes before marker") ? nil : warning
+    }
+
+    static func damaged(_ warning: String) -> VidorientError {
+        .malformed(
+            "the jpeg's compressed data is damaged (libjpeg: \(warning)); turned, the damage would be kept for good, so it is refused"
+        )
     }
 
     static func operation(_ transform: UprightTransform) -> TJXOP {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import VidorientAudit
 import VidorientCore
@@ -123,6 +124,74 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
             i += 2 + length
         }
         return nil
+    }
+
+    /// The page is written as every output is (issue 23): it was opened with O_TRUNC, through a
+    /// symbolic link in its place, and emptied the page already there before the audit ran.
+    @Test func thePageReplacesALinkAndKeepsTheOldPageUntilItIsWhole() throws {
+        let scratch = try scratchFolder("page-link")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let root = scratch.path
+        let elsewhere = root + "/elsewhere.txt"
+        try Data("not yours".utf8).write(to: URL(fileURLWithPath: elsewhere))
+        let pagePath = root + "/linked.html"
+        try FileManager.default.createSymbolicLink(atPath: pagePath, withDestinationPath: elsewhere)
+        let record = try #require(
+            audit(.list([Library.testMedia.appendingPathComponent("orient-2.mp4").path].makeIterator())).records.first)
+
+        let page = try HTMLReport(path: pagePath)
+        page.add(record)
+        // Until the page is whole, what was there is untouched.
+        #expect(try String(contentsOfFile: elsewhere, encoding: .utf8) == "not yours")
+        try page.finish()
+        #expect(try String(contentsOfFile: elsewhere, encoding: .utf8) == "not yours", "written through the link")
+        let attributes = try FileManager.default.attributesOfItem(atPath: pagePath)
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        #expect(try pageRows(String(contentsOfFile: pagePath, encoding: .utf8)).count == 1)
+
+        // A page never finished (a failed or interrupted run) leaves the old page whole and no
+        // temporary file beside it.
+        let before = try Data(contentsOf: URL(fileURLWithPath: pagePath))
+        do {
+            let unfinished = try HTMLReport(path: pagePath)
+            unfinished.add(record)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pagePath)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).sorted() == ["elsewhere.txt", "linked.html"])
+    }
+
+    /// Something in the page's place that is not a regular file is never replaced: a folder is
+    /// refused, a FIFO gets the page as a stream and stays a FIFO.
+    @Test func aPageIntoSomethingNotARegularFile() throws {
+        let scratch = try scratchFolder("page-fifo")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.path + "/folder.html"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(throws: InputError(path: folder, reason: "is a directory")) { try HTMLReport(path: folder) }
+
+        let fifo = scratch.path + "/fifo.html"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // A reader at the other end, as `audit --html fifo` would have one; it reads to the end.
+        let received = Mutex([UInt8]())
+        let reader = Thread {
+            let descriptor = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while case let count = read(descriptor, &buffer, buffer.count), count > 0 {
+                received.withLock { $0 += buffer[..<count] }
+            }
+            close(descriptor)
+        }
+        reader.start()
+        do {
+            let page = try HTMLReport(path: fifo)
+            try page.finish()
+        }
+        while !reader.isFinished { usleep(10_000) }
+        #expect(received.withLock { String(decoding: $0, as: UTF8.self) }.hasSuffix("</html>\n"))
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == ["fifo.html", "folder.html"])
     }
 
     @Test func aPageInAMissingFolderIsRefusedAtOnce() throws {

@@ -58,6 +58,8 @@ func sortedLines(_ text: String) -> [Substring] { text.split(separator: "\n").so
 final class WatchProcess: Sendable {
     let process = Process()
     let output = Mutex("")
+    /// The lines of output so far, counted as they come (cheap to ask under load).
+    let outputLines = Mutex(0)
     let errors = Mutex("")
     private let arrived = DispatchSemaphore(value: 0)
 
@@ -69,8 +71,14 @@ final class WatchProcess: Sendable {
         process.standardError = err
         for (pipe, isOutput) in [(out, true), (err, false)] {
             pipe.fileHandleForReading.readabilityHandler = { handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                if isOutput { self.output.withLock { $0 += text } } else { self.errors.withLock { $0 += text } }
+                let data = handle.availableData
+                let text = String(decoding: data, as: UTF8.self)
+                if isOutput {
+                    self.output.withLock { $0 += text }
+                    self.outputLines.withLock { $0 += data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
+                } else {
+                    self.errors.withLock { $0 += text }
+                }
                 self.arrived.signal()
             }
         }

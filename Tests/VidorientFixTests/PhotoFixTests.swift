@@ -344,7 +344,7 @@ enum FixScratch {
         ("truncated.png", "truncated-half"),
         ("truncated.webp", "truncated-half"), ("truncated.tif", "truncated-half"), ("loop.tif", "bad-tiff-loop"),
         ("crc.png", "bad-png-no-ihdr"), ("loop.jpg", "exif-loop"), ("ascii.jpg", "orientation-ascii"),
-        ("two.jpg", "orientation-count-2"),
+        ("two.jpg", "orientation-count-2"), ("short.jpg", "app1-length-1"),
     ])
     func hostileInputIsRefusedAndLeftAlone(name: String, kind: String) throws {
         let folder = try FixScratch.folder("hostile")
@@ -362,6 +362,13 @@ enum FixScratch {
         case "truncated-half": bytes = Array(sample.prefix(sample.count / 2))
         case "bad-tiff-loop": bytes = try FixScratch.bytes(TestMedia.path("bad-tiff-loop.tif"))
         case "bad-png-no-ihdr": bytes = try FixScratch.bytes(TestMedia.path("bad-png-no-ihdr.png"))
+        case "app1-length-1":
+            // An APP1 whose length (1) is less than its own 2 bytes: libjpeg steps over it, exiftool
+            // reads no metadata at all, so an orientation written anywhere would not show there.
+            bytes = sample
+            #expect(bytes[2] == 0xFF && bytes[3] == 0xE1)
+            bytes[4] = 0
+            bytes[5] = 1
         default:
             // orient-6.jpg's EXIF (big-endian, written by exiftool): IFD0 found by its header.
             bytes = sample

@@ -10,7 +10,14 @@ enum JPEGOrientationFix {
     static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError)
         -> PhotoTagFix.Changes
     {
-        let segments = try JPEGReader.segments(in: source)
+        let scan = try JPEGReader.scan(source)
+        // Written, the orientation would show to vidorient and libjpeg but not to exiftool, which
+        // stops at such a segment and reads nothing (issue 23's mutated JPEGs).
+        if let short = scan.shortSegments.first {
+            throw .unsupported(
+                "the file is damaged: \(short); exiftool reads no metadata past it, so the fix is refused")
+        }
+        let segments = scan.segments
         var changes = PhotoTagFix.Changes()
         var exifSegment: JPEGReader.Segment?
         for segment in segments where segment.marker == 0xE1 {

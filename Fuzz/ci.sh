@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# CI's fuzz step (.ci/run): every fuzz target, built with -sanitize=fuzzer,address, fuzzed for a
+# few seconds each from the committed seeds (Fuzz/corpus/, TestMedia), one process each, so that
+# a crash, a trap, a memory error, a hang or a broken invariant that lands in a change is caught
+# that day. A fresh corpus each time, under Fuzz/work/ci/ (local runs' corpora stay as they are).
+#   bash Fuzz/ci.sh [SECONDS]        seconds per target; 20 by default
+# Fails (exit 1) when any target finds something: its log's end and the reproducer's path are printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+seconds=${1:-20}
+runs=Fuzz/work/ci
+rm -rf "$runs"
+mkdir -p "$runs"
+# libFuzzer comes with Swift's Linux toolchains; a toolchain without it fails here, never skips.
+probe=$(mktemp -d)
+printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>?, _ n: Int) -> Int32 { 0 }\n' > "$probe/p.swift"
+if ! swiftc -sanitize=fuzzer -parse-as-library -o "$probe/p" "$probe/p.swift" 2> "$probe/log"; then
+  echo "fuzz: this Swift toolchain cannot build with -sanitize=fuzzer:" >&2
+  cat "$probe/log" >&2
+  exit 1
+fi
+rm -rf "$probe"
+
+failed=0
+for target in isobmff photo arguments lists; do
+  log="$runs/$target.log"
+  start=$(date +%s)
+  # -timeout: an input that takes over 10 s is a hang; -rss_limit_mb: one that needs over 2 GiB is a bomb.
+  if FUZZ_JOBS=1 FUZZ_RUNS="$runs" bash Fuzz/run.sh "$target" "$seconds" -timeout=10 -rss_limit_mb=2048 > "$log" 2>&1; then
+    runs_done=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    echo "fuzz: $target: $runs_done inputs in ${seconds} s, nothing found ($(($(date +%s) - start)) s with the build)"
+  else
+    failed=1
+    echo "fuzz: $target FOUND SOMETHING (or did not build); the end of $log:" >&2
+    tail -40 "$log" >&2
+    ls "$runs/$target/crashes/" 2>/dev/null | sed "s|^|fuzz: reproducer $runs/$target/crashes/|" >&2 || true
+  fi
+done
+exit $failed

@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+import Testing
+import VidorientTestSupport
+
+/// The audit cache as hostile input (issue 23): whatever is found in its place, the audit's
+/// answer is a fresh run's, and nothing is written through a link or into a folder.
+@Suite struct HostileCacheTests {
+    static let media = Run.packageRoot.appendingPathComponent("TestMedia").path
+
+    /// A SQLite cache cut short, a folder, and a link to a file that is not a cache, each in the
+    /// cache's place. The output is a fresh audit's; the link's target is untouched.
+    @Test(arguments: ["truncated", "folder", "link-to-another-file"])
+    func whateverIsInItsPlaceTheAnswerIsFresh(_ kind: String) throws {
+        let folder = try scratchFolder("hostile-cache")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("audit.sqlite").path
+        let precious = folder.appendingPathComponent("precious.txt").path
+        let fresh = try Run.vidorient(["audit", Self.media, "--jsonl"])
+        switch kind {
+        case "truncated":
+            #expect(try Run.vidorient(["audit", Self.media, "--jsonl", "--cache-path", cache]).status == fresh.status)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: cache)[.size] as? Int)
+            #expect(size > 8192)
+            #expect(truncate(cache, 6000) == 0)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cache + suffix) }
+        case "folder":
+            try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: false)
+        default:
+            try Data("not a cache\n".utf8).write(to: URL(fileURLWithPath: precious))
+            try FileManager.default.createSymbolicLink(atPath: cache, withDestinationPath: precious)
+        }
+        for round in 0..<2 {
+            let run = try Run.vidorient(["audit", Self.media, "--jsonl", "--cache-path", cache])
+            #expect(run.status == fresh.status)
+            #expect(sortedLines(run.stdout) == sortedLines(fresh.stdout), "\(kind), run \(round + 1)")
+            #expect(run.stderrLines.count <= 1, "\(run.stderr)")
+        }
+        switch kind {
+        case "folder":
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache).isEmpty, "written into the folder")
+        case "link-to-another-file":
+            #expect(
+                try String(contentsOfFile: precious, encoding: .utf8) == "not a cache\n", "written through the link")
+        default: break
+        }
+    }
+
+    /// Two audits sharing one cache at once, twice: each answers as a fresh run does.
+    @Test func twoAuditsAtOnceShareOneCache() throws {
+        let folder = try scratchFolder("shared-cache")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("audit.sqlite").path
+        let fresh = try Run.vidorient(["audit", Self.media, "--jsonl"])
+        for round in 0..<2 {
+            let outputs = Mutex<[Run]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                if let run = try? Run.vidorient(["audit", Self.media, "--jsonl", "--cache-path", cache, "--jobs", "2"])
+                {
+                    outputs.withLock { $0.append(run) }
+                }
+            }
+            let runs = outputs.withLock { $0 }
+            #expect(runs.count == 2)
+            for run in runs {
+                #expect(run.status == fresh.status)
+                #expect(sortedLines(run.stdout) == sortedLines(fresh.stdout), "round \(round + 1)")
+                #expect(run.stderr.isEmpty, "\(run.stderr)")
+            }
+        }
+    }
+}
