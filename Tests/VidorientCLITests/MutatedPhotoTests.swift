@@ -8,7 +8,8 @@ import VidorientTestSupport
 /// Issue 23's second round: `fix` and `normalize` on hostile variants of a photo of every format
 /// fix supports (`PhotoMutations`: cut short, bytes flipped in the EXIF/IFD and in the HEIF boxes,
 /// repeated tags and segments, huge counts and sizes, an IFD loop, the byte order swapped), and on
-/// JPEGs that are progressive, have restart markers, a size off the MCU, or an MPF preview. Run as
+/// JPEGs that are progressive, have restart markers, a size off the MCU, an MPF preview, 4:2:2 or
+/// 4:4:0 chroma, or a frame header claiming far more pixels than the scan codes (a bomb). Run as
 /// a user runs them. After every fix that reports success, the file still decodes in the reference
 /// decoder as it did, to the same pixels, and shows the target per exiftool (per libheif and the
 /// item's bytes for HEIF); every refusal is one line, a non-zero exit, the file untouched, nothing
@@ -36,8 +37,19 @@ import VidorientTestSupport
             }
         }
 
+        /// orient-6.jpg's picture coded again with other chroma sampling (cjpeg `-sample`: 2x1 is
+        /// 4:2:2, 1x2 is 4:4:0), tagged 6 again by exiftool.
+        static func sampled(_ label: String, _ sampling: String) -> Base {
+            Base(label: label, format: "jpeg", ext: "jpg") { path in
+                try NormalizeFixture.shell(
+                    "djpeg -ppm '\(Run.media("orient-6.jpg"))' | cjpeg -quality 90 -sample \(sampling) > '\(path)'"
+                        + " && exiftool -q -overwrite_original -Orientation#=6 '\(path)'")
+            }
+        }
+
         static let all: [Base] = [
             .media("orient-6.jpg", "jpeg"),
+            .sampled("sampled-422.jpg", "2x1"), .sampled("sampled-440.jpg", "1x2"),
             .jpegtran("progressive.jpg", ["-progressive"]),
             .jpegtran("restart-markers.jpg", ["-restart", "1B"]),
             // 90×150 of a 96×160 4:2:0 picture: neither side a multiple of the 16×16 MCU.
@@ -255,6 +267,42 @@ extension MutatedPhotoTests {
         let run = try Run.vidorient([command, path] + (command == "fix" ? ["--orientation", "3"] : []))
         try Self.checkRefusal(run, path: path, original: Data(mutant.bytes), folder: folder, what: mutation)
         #expect(run.stderr.contains(reason), "\(run.stderr)")
+    }
+}
+
+extension MutatedPhotoTests {
+    /// Decompression bombs: orient-6.jpg whose frame header claims `side`×`side` pixels while its
+    /// scan codes 96×160. Not among the mutants' bases, as the reference decoder would write the
+    /// whole claimed picture. fix changes a tag and decodes nothing: it succeeds and the tag reads
+    /// back, or refuses in one line. normalize refuses in one line, the file untouched: over the
+    /// decoders' pixel limit before anything is allocated (60000²), or for the data's premature
+    /// end (8000²), never writing a picture made up of grey.
+    @Test(arguments: [60000, 8000])
+    func decompressionBombs(side: Int) throws {
+        let folder = try FixFixture.folder("bomb")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var bytes = [UInt8](try FixFixture.contents(Run.media("orient-6.jpg")))
+        let frame = try #require(PhotoMutations.jpegSegment(bytes, marker: 0xC0))
+        for at in [frame.lowerBound + 5, frame.lowerBound + 7] {  // the height, then the width
+            bytes[at] = UInt8(side >> 8)
+            bytes[at + 1] = UInt8(side & 0xFF)
+        }
+        let path = folder.appendingPathComponent("bomb.jpg").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let inspect = try Run.vidorient(["inspect", "--json", path])
+        let photo = (inspect.json as? [String: Any])?["photo"] as? [String: Any]
+        #expect(photo?["stored_width"] as? Int == side, "\(inspect.stdout)")
+
+        let normalize = try Run.vidorient(["normalize", path])
+        try Self.checkRefusal(normalize, path: path, original: Data(bytes), folder: folder, what: "normalize \(side)")
+
+        let fix = try Run.vidorient(["fix", path, "--orientation", "\(Self.target)"])
+        if fix.status == 0 {
+            let shown = try FixScratchTool.exiftool([path]).first ?? nil
+            #expect(shown == Self.target, "fix \(side): exiftool reads \(String(describing: shown))")
+        } else {
+            try Self.checkRefusal(fix, path: path, original: Data(bytes), folder: folder, what: "fix \(side)")
+        }
     }
 }
 

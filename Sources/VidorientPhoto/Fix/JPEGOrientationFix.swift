@@ -11,6 +11,8 @@ enum JPEGOrientationFix {
         -> PhotoTagFix.Changes
     {
         let scan = try JPEGReader.scan(source)
+        // Cut before its first scan: nothing to splice safely into (`JPEGReader.segments`' rule).
+        if let truncation = scan.truncation { throw PhotoFormatError(truncation) }
         // Written, the orientation would show to vidorient and libjpeg but not to exiftool, which
         // stops at such a segment and reads nothing (issue 23's mutated JPEGs).
         if let short = scan.shortSegments.first {
