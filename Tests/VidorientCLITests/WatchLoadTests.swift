@@ -67,6 +67,36 @@ import VidorientTestSupport
         )
     }
 
+    /// The watched folder renamed (moved out of the watch) while a batch of 2,000 is being audited:
+    /// said on stderr, the watch goes on and stops cleanly, and no file is reported twice; what
+    /// was reported was reported under the folder's old name, each line whole.
+    @Test func theWatchedFolderRenamedMidBatch() throws {
+        let folder = try scratchFolder("watch-rename")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inbox = folder.appendingPathComponent("inbox")
+        let staging = folder.appendingPathComponent("staging")
+        for made in [inbox, staging] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
+        let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1"])
+        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
+        try Self.moveIn(2000, from: staging, to: inbox, prefix: "c")
+        #expect(watch.wait(60) { !watch.output.withLock { $0 }.isEmpty })
+        #expect(rename(inbox.path, folder.appendingPathComponent("moved").path) == 0)
+        #expect(
+            watch.wait { watch.errors.withLock { $0.contains("went away: no longer watched") } },
+            "\(watch.errors.withLock { $0 })")
+        #expect(watch.process.isRunning)
+        #expect(watch.stop(SIGTERM) == 0)
+        let reported = Self.paths(watch.output.withLock { $0 })
+        #expect(!reported.isEmpty && reported.count <= 2000)
+        #expect(Set(reported).count == reported.count, "a file reported twice")
+        #expect(reported.allSatisfy { $0.hasPrefix(inbox.path + "/") })
+        for line in watch.errors.withLock({ $0 }).split(separator: "\n") {
+            #expect(line.hasPrefix("vidorient: "), "\(line)")
+        }
+    }
+
     /// SIGTERM while a batch of 5,000 is being audited: exit 0 at once, each line whole, no file twice.
     @Test func sigtermMidBatchStopsCleanly() throws {
         let folder = try scratchFolder("watch-sigterm")
