@@ -38,5 +38,35 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     // The walker and the scanner on the raw input too: EXIF from HEIF items arrives as bare bytes.
     _ = try? EXIFReader.read(exifPayload: bytes, fileOffset: 0)
     _ = XMPOrientation.value(in: bytes)
+    fuzzRebuilders(bytes)
     return 0
+}
+
+/// normalize's rebuilders (issue 23), which take a hostile original apart and put it together
+/// around a turned picture: each must return or throw, never crash, and what it keeps of the
+/// original must lie inside it. The turned picture is the input itself (a well-formed one needs
+/// libjpeg-turbo, zlib's encoder or libwebp, outside this build): the rebuilders read it as they
+/// read the original.
+func fuzzRebuilders(_ bytes: [UInt8]) {
+    let turnThumbnail: ([UInt8]) -> Result<[UInt8], PhotoFormatError> = { .success($0) }
+    for transform in [UprightTransform.rotate90, .flipHorizontal] {
+        // The EXIF editor on bare TIFF bytes, and on what follows a JPEG's "Exif\0\0".
+        if let exif = try? EXIFUpright(tiff: bytes, transform: transform, turnThumbnail: turnThumbnail) {
+            precondition(exif.tiff.count <= bytes.count + 64 * 1024, "the EXIF grew without bound")
+        }
+        if let layout = try? JPEGUpright.Layout(bytes) {
+            precondition(layout.imageEnd <= bytes.count, "the image ends past the input")
+            if let rebuilt = try? JPEGUpright.rebuild(
+                original: bytes, layout: layout, turned: bytes, transform: transform, turnThumbnail: turnThumbnail)
+            {
+                precondition(rebuilt.trailer.upperBound <= bytes.count, "the trailer lies outside the original")
+            }
+        }
+        if PNGUpright.refusal(bytes) == nil {
+            _ = try? PNGUpright.rebuild(original: bytes, encoded: bytes, transform: transform)
+        }
+        if WebPUpright.refusal(bytes) == nil {
+            _ = try? WebPUpright.rebuild(original: bytes, encoded: bytes, transform: transform, width: 16, height: 16)
+        }
+    }
 }
