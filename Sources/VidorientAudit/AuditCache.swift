@@ -359,7 +359,7 @@ private final class Database: @unchecked Sendable {
         }
         try makeParentDirectories(of: path)
         do throws(SQLiteError) {
-            return try connect(path)
+            return try connectWaiting(path)
         } catch let error where error.code == SQLITE_NOTADB || error.code == SQLITE_CORRUPT || error.code == -1 {
             let aside = path + ".broken-\(time(nil))"
             guard path.withPathCString({ from in aside.withPathCString { rename(from, $0) } }) == 0 else {
@@ -369,7 +369,23 @@ private final class Database: @unchecked Sendable {
             _ = (path + "-wal").withPathCString { unlink($0) }
             _ = (path + "-shm").withPathCString { unlink($0) }
             warn("cache '\(path)' \(error.reason): moved to '\(aside)' and rebuilt")
-            return try connect(path)
+            return try connectWaiting(path)
+        }
+    }
+
+    /// `connect`, tried again while another audit holds a lock the busy timeout does not cover:
+    /// two audits making one new cache at once race to switch it to WAL, and the loser is told
+    /// "database is locked" at once. Up to about ten seconds, as the busy timeout.
+    static func connectWaiting(_ path: String) throws(SQLiteError) -> Database {
+        let started = MonotonicClock.now
+        while true {
+            do throws(SQLiteError) {
+                return try connect(path)
+            } catch let error
+                where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.code & 0xFF) && MonotonicClock.now - started < 10
+            {
+                usleep(20_000)
+            }
         }
     }
 
@@ -385,9 +401,13 @@ private final class Database: @unchecked Sendable {
         }
         do throws(SQLiteError) {
             sqlite3_busy_timeout(handle, 10_000)
+            // One snapshot: read one by one, another audit making the same new cache could
+            // commit between them (no id yet, then a table), and a healthy cache be set aside.
+            try exec(handle, "BEGIN")
             let application = try integer(handle, "PRAGMA application_id")
             let format = try integer(handle, "PRAGMA user_version")
             let tables = try integer(handle, "SELECT count(*) FROM sqlite_schema")
+            try exec(handle, "COMMIT")
             if application == 0 && format == 0 && tables == 0 {
                 // A new, empty file: make it ours.
                 try exec(handle, "PRAGMA journal_mode = WAL")

@@ -69,4 +69,37 @@ import VidorientTestSupport
             }
         }
     }
+
+    /// Two audits making one new cache at the same moment: each reads the new file's id, format
+    /// and tables as one snapshot (read one by one, the other's commit could fall between them,
+    /// and a healthy cache was set aside as "not a vidorient audit cache"), and waits out the
+    /// other's switch to WAL ("database is locked" at once, not covered by the busy timeout).
+    /// Twenty rounds on three files: the race came in about one round in ten.
+    @Test func twoAuditsMakingOneNewCache() throws {
+        let folder = try scratchFolder("new-cache-race")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = folder.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        for name in ["orient-6.jpg", "orient-6.png", "no-exif.jpg"] {
+            try FileManager.default.copyItem(
+                atPath: Run.media(name), toPath: library.appendingPathComponent(name).path)
+        }
+        for round in 0..<20 {
+            let cache = folder.appendingPathComponent("cache-\(round).sqlite").path
+            let outputs = Mutex<[Run]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                if let run = try? Run.vidorient(["audit", library.path, "--jsonl", "--cache-path", cache]) {
+                    outputs.withLock { $0.append(run) }
+                }
+            }
+            for run in outputs.withLock({ $0 }) {
+                #expect(run.stderr.isEmpty, "round \(round + 1): \(run.stderr)")
+                #expect(run.stdout.split(separator: "\n").count == 3)
+            }
+        }
+        let setAside = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.contains(".broken-")
+        }
+        #expect(setAside.isEmpty, "\(setAside)")
+    }
 }

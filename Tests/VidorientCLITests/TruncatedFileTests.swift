@@ -13,6 +13,14 @@ import VidorientTestSupport
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+    /// A JPEG cut halfway through its first scan's entropy-coded data (after SOS): whole headers,
+    /// half a picture. Halfway through the file would cut a small JPEG before its scan.
+    static func cutInsideTheScan(_ data: Data) throws -> Data {
+        let bytes = [UInt8](data)
+        let sos = try #require(bytes.indices.dropLast().first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        return data.prefix(sos + (bytes.count - sos) / 2)
+    }
+
     /// Where each file is cut: inside its header (a JPEG's APP1, a PNG's text, a HEIF's mdat
     /// early), inside the image data, and just before the end (a JPEG's EOI, a PNG's IEND).
     static func cuts(_ path: String, size: Int) throws -> [(label: String, at: Int)] {
@@ -41,7 +49,8 @@ import VidorientTestSupport
         let run = try Run.vidorient(
             ["inspect", "--json", TestMedia.folder.path] + (SharedMedia.isPresent ? [SharedMedia.folder.path] : []))
         let reports = try #require(run.json as? [[String: Any]], "\(run.stderr)")
-        #expect(reports.count >= 100)
+        // Every file walked is reported (TestMedia alone is over 90 files).
+        #expect(reports.count >= 90)
         let said = reports.filter { !Self.truncated($0).isEmpty }.compactMap { $0["path"] as? String }
             .map { $0.split(separator: "/").last.map(String.init) ?? $0 }
         // Made cut on purpose: an IDAT that claims 1 GiB, an iloc extent past the end.
@@ -135,15 +144,16 @@ import VidorientTestSupport
         #expect(audit.stdout.contains(#""code":"unreadable""#), "\(audit.stdout)")
     }
 
-    /// fix changes a cut JPEG's tag (it comes before the picture) and says the file is cut, on
-    /// stderr and in its JSON's `warnings`; a whole file has none.
+    /// fix changes the tag of a JPEG cut inside its picture (the tag comes before it) and says the
+    /// file is cut, on stderr and in its JSON's `warnings`; a whole file has none; one cut before
+    /// its first scan is refused, untouched (nothing after the cut to splice around safely).
     @Test func aFixOfACutPhotoSaysSo() throws {
         let folder = try TemporaryFolder("truncated-fix")
         defer { folder.remove() }
         let source = SharedMedia.existingPath("Landscape_6.jpg") ?? TestMedia.path("orient-6.jpg")
         let data = try Self.bytes(source)
         let path = folder.path("t.jpg")
-        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+        try Self.cutInsideTheScan(data).write(to: URL(fileURLWithPath: path))
         let run = try Run.vidorient(["fix", path, "--orientation", "1", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("vidorient: warning: '\(path)': file-truncated: the file is truncated: "))
@@ -154,6 +164,12 @@ import VidorientTestSupport
         let clean = try Run.vidorient(["fix", whole, "--orientation", "1", "--json"])
         #expect(clean.stderr.isEmpty)
         #expect((clean.json as? [String: Any])?["warnings"] as? [String] == [])
+        let early = folder.path("e.jpg")
+        let header = data.prefix(200)
+        try header.write(to: URL(fileURLWithPath: early))
+        let refused = try Run.vidorient(["fix", early, "--orientation", "1"])
+        #expect(refused.status == 2 && refused.stderr.hasPrefix("vidorient: could not fix"), "\(refused.stderr)")
+        #expect(try Self.bytes(early) == header)
     }
 
     /// A JPEG cut inside its scan gives a picture: exit 0, the picture written, one warning on
@@ -164,7 +180,7 @@ import VidorientTestSupport
         let source = SharedMedia.existingPath("Landscape_6.jpg") ?? TestMedia.path("orient-6.jpg")
         let data = try Self.bytes(source)
         let path = folder.path("t.jpg")
-        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+        try Self.cutInsideTheScan(data).write(to: URL(fileURLWithPath: path))
         let run = try Run.vidorient(["thumbnail", path, "-o", folder.path("t.png"), "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stderr.split(separator: "\n")
