@@ -29,6 +29,7 @@ import argparse
 import csv
 import datetime
 import hashlib
+import itertools
 import math
 import os
 import sys
@@ -90,10 +91,13 @@ def extract_source(job):
         return
     engine = content_engine.Engine(args.engine, args.model, threads=1)
     n = len(photos)
+    # With --kept-setting-only, only what the kept setting reads (about half the time).
+    scene_sides = {160: True} if args.kept_setting_only else SCENE_SIDES
+    face_settings = ((240, 1),) if args.kept_setting_only else FACE_SETTINGS
     arrays = {f"scene{side}": np.zeros((n, 4, 2 if mirror else 1, content_engine.FEATURES), dtype=np.float16)
-              for side, mirror in SCENE_SIDES.items()}
+              for side, mirror in scene_sides.items()}
     # Up to 8 face scores a turn, best first; NaN where fewer.
-    arrays |= {f"faces{side}x{up}": np.full((n, 4, 8), np.nan, dtype=np.float32) for side, up in FACE_SETTINGS}
+    arrays |= {f"faces{side}x{up}": np.full((n, 4, 8), np.nan, dtype=np.float32) for side, up in face_settings}
     kept = np.zeros(n, dtype=bool)
     for i, (path, _, longest) in enumerate(photos):
         try:
@@ -105,9 +109,9 @@ def extract_source(job):
             continue
         for k in range(4):
             turned = content_engine.turned(picture, k)
-            for side, mirror in SCENE_SIDES.items():
+            for side, mirror in scene_sides.items():
                 arrays[f"scene{side}"][i, k] = engine.scene(turned, side, mirror)
-            for side, up in FACE_SETTINGS:
+            for side, up in face_settings:
                 scores = engine.faces(turned, side, up)[:8]
                 arrays[f"faces{side}x{up}"][i, k, :len(scores)] = scores
         kept[i] = True
@@ -138,14 +142,16 @@ def extract(args):
 
 def load(split, scene="scene224", faces="faces320x1", mirror=True, required=True):
     """Features (photos × 4 turns × passes × 1280), face scores (photos × 4 × 8) and whether each
-    photo has a natural up; None for a split not extracted, when not `required`."""
+    photo has a natural up, of one split or a tuple of them; None for a split not extracted, when
+    not `required`."""
+    splits = (split,) if isinstance(split, str) else tuple(split)
     features, face_scores, has_up = [], [], []
     folder = os.path.join(CACHE, "features")
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".npz") or name.endswith(".part.npz"):
             continue
         data = np.load(os.path.join(folder, name))
-        if str(data["split"]) != split:
+        if str(data["split"]) not in splits:
             continue
         x = data[scene].astype(np.float32)
         features.append(x if mirror else x[:, :, :1])
@@ -208,7 +214,7 @@ def log_loss(logits, has_up, temperature=1.0):
 # is a logistic regression on the features averaged over the four turns and their mirror images (so
 # that it cannot depend on the turn), fitted on the training split's photos with an up against its
 # textures (models/photos: `dtd-textures`), each class weighing half.
-NATURAL_UP_LOSS = 0.05  # the share of photos with an up that the gate may silence on validation
+NATURAL_UP_LOSS = 0.05  # the share of photos with an up that the gate may silence (choosing splits, out of fold)
 
 
 def turn_invariant(x):
@@ -258,8 +264,13 @@ def decide(logits, faces, natural, policy):
     turn = np.full(len(logits), -1)
     signal = np.array([None] * len(logits))
     confidence = np.zeros(len(logits))
-    by_faces = has_face & (face_p.max(1) >= policy["threshold"])
-    by_scene = ~by_faces & (scene_p.max(1) >= policy["threshold"]) & (natural >= policy["natural_up_floor"])
+    gated = natural >= policy["natural_up_floor"]
+    # Faces whose turn a scene with an up gives less than `scene_veto` do not decide (dlib finds faces
+    # in a sunset's clouds; the scene then still may).
+    face_turn = face_p.argmax(1)
+    vetoed = gated & (scene_p[np.arange(len(logits)), face_turn] < policy.get("scene_veto", 0.0))
+    by_faces = has_face & (face_p.max(1) >= policy["threshold"]) & ~vetoed
+    by_scene = ~by_faces & (scene_p.max(1) >= policy["threshold"]) & gated
     turn[by_faces], signal[by_faces], confidence[by_faces] = face_p[by_faces].argmax(1), "faces", face_p[by_faces].max(1)
     turn[by_scene], signal[by_scene], confidence[by_scene] = scene_p[by_scene].argmax(1), "scene", scene_p[by_scene].max(1)
     return turn, signal, confidence
@@ -294,27 +305,28 @@ def signal_only(policy, which):
 
 
 def choose_policy(logits, faces, natural, has_up):
-    """The face rule, the temperatures and the threshold, on the validation split: the smallest
-    threshold whose precision is at least TARGET_PRECISION with a margin (its lower 95% bound).
-    The natural-up floor is fixed first, by a rule rather than by precision (the validation split
-    has too few photos without an up to choose it on): the least natural-up probability of all but
-    the lowest NATURAL_UP_LOSS of the validation photos that have an up."""
+    """The face rule, the temperatures and the threshold, on the choosing splits' out-of-fold
+    evidence: the smallest threshold whose precision is at least TARGET_PRECISION with a margin (its
+    lower 95% bound). The natural-up floor is fixed first, by a rule rather than by precision (too
+    few photos without an up to choose it on): the least natural-up probability of all but the
+    lowest NATURAL_UP_LOSS of the choosing photos that have an up."""
     policy = {"face_score": 0.3, "face_floor": content_engine.FACE_FLOOR, "face_temperature": 0.25,
               "scene_temperature": 1.0, "threshold": 0.9,
               "natural_up_floor": float(np.quantile(natural[has_up], NATURAL_UP_LOSS))}
     temperatures = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0]
     policy["scene_temperature"] = min(temperatures, key=lambda t: log_loss(logits, has_up, t))
     best = None
-    for face_temperature in [0.1, 0.15, 0.25, 0.4]:
-        for face_score in [0.2, 0.3, 0.4, 0.5]:
-            for threshold in np.arange(0.50, 0.996, 0.005):
-                p = dict(policy, face_temperature=face_temperature, face_score=face_score, threshold=float(threshold))
-                m = measure(logits, faces, natural, has_up, p)["combined"]
-                if m["opinions"] == 0 or wilson_lower(m["right"], m["opinions"]) < TARGET_PRECISION:
-                    continue
-                if best is None or m["coverage"] > best[0]:
-                    best = (m["coverage"], p)
-                break  # the smallest threshold that passes gives the most coverage for these face numbers
+    for face_temperature, face_score, scene_veto in itertools.product([0.1, 0.15, 0.25, 0.4], [0.2, 0.3, 0.4, 0.5],
+                                                                       [0.0, 0.05, 0.2]):
+        for threshold in np.arange(0.50, 0.996, 0.005):
+            p = dict(policy, face_temperature=face_temperature, face_score=face_score, scene_veto=scene_veto,
+                     threshold=float(threshold))
+            m = measure(logits, faces, natural, has_up, p)["combined"]
+            if m["opinions"] == 0 or wilson_lower(m["right"], m["opinions"]) < TARGET_PRECISION:
+                continue
+            if best is None or m["coverage"] > best[0]:
+                best = (m["coverage"], p)
+            break  # the smallest threshold that passes gives the most coverage for these face numbers
     return best[1] if best else None
 
 
@@ -343,28 +355,55 @@ def settings():
                 yield {"scene": f"scene{side}", "side": side, "mirror": mirror, "faces": faces, "cost_ms": cost}
 
 
-GATE_L2 = 0.1  # the gate's penalty: fixed, as the validation split has too few photos without an up to choose it
-HELD_OUT = ("test", "test2")  # measured once, at the end, each that has been extracted
+GATE_L2 = 0.1  # the gate's penalty: fixed, as the choosing splits have too few photos without an up to choose it
+# The splits by role (models/photos/README.md). `test` and `test2` were each measured once and then
+# looked at; since 2026-11-27 they help choose, beside `validation`, by cross-fitting (below), and
+# `test3`, gathered after that, is the held-out split: measured once, at the end.
+CHOOSING = ("validation", "test", "test2")
+HELD_OUT = ("test3",)
 
 
-def fit_on_validation(setting):
-    """The head (its L2 chosen by validation log-loss), the natural-up gate and the policy, for one
-    setting."""
+def cross_fitted(setting):
+    """The head's L2, the natural-up floor and the policy, chosen on out-of-fold evidence: each
+    choosing split is judged by a head and a gate fitted on the training split and the other
+    choosing splits, so every number is chosen on photos the head judging them never saw, from
+    1,300 photos of 18 sources instead of one split's 470. The head and the gate shipped are then
+    fitted on all of them (training and choosing splits) with those numbers."""
     x_train, _, up_train = load("train", setting["scene"], setting["faces"], setting["mirror"])
-    x_valid, faces_valid, up_valid = load("validation", setting["scene"], setting["faces"], setting["mirror"])
+    parts = {split: load(split, setting["scene"], setting["faces"], setting["mirror"]) for split in CHOOSING}
+    folds = []
+    for held in CHOOSING:
+        rest = [parts[split] for split in CHOOSING if split != held]
+        folds.append((held, np.concatenate([x_train] + [p[0] for p in rest]),
+                      np.concatenate([up_train] + [p[2] for p in rest])))
+    up_out = np.concatenate([parts[held][2] for held, _, _ in folds])
+    faces_out = np.concatenate([parts[held][1] for held, _, _ in folds])
     best = None
     for l2 in [1e-2, 3e-2, 1e-1]:
-        weights, bias = fit_head(x_train, l2, up_train)
-        loss = log_loss(scene_logits(x_valid, weights, bias), up_valid)
+        logits_out = np.concatenate([scene_logits(parts[held][0], *fit_head(x, l2, up)) for held, x, up in folds])
+        loss = log_loss(logits_out, up_out)
+        print(f"train: {setting['scene']} l2 {l2:g}: out-of-fold log-loss {loss:.4f}", file=sys.stderr, flush=True)
         if best is None or loss < best[0]:
-            best = (loss, l2, weights, bias)
-    loss, l2, weights, bias = best
-    gate = fit_gate(x_train, up_train, GATE_L2)
-    logits, natural = scene_logits(x_valid, weights, bias), natural_up(x_valid, *gate)
-    policy = choose_policy(logits, faces_valid, natural, up_valid)
+            best = (loss, l2, logits_out)
+    loss, l2, logits_out = best
+    natural_out = np.concatenate([natural_up(parts[held][0], *fit_gate(x, up, GATE_L2)) for held, x, up in folds])
+    policy = choose_policy(logits_out, faces_out, natural_out, up_out)
+    by_split = {}
+    start = 0
+    for held, _, _ in folds:
+        n = len(parts[held][2])
+        by_split[held] = (slice(start, start + n), int((~parts[held][2]).sum()))
+        start += n
+    # The shipped head and gate: every photo of the training and choosing splits.
+    x_all = np.concatenate([x_train] + [parts[split][0] for split in CHOOSING])
+    up_all = np.concatenate([up_train] + [parts[split][2] for split in CHOOSING])
+    weights, bias = fit_head(x_all, l2, up_all)
+    gate = fit_gate(x_all, up_all, GATE_L2)
     return {"l2": l2, "loss": loss, "weights": weights, "bias": bias, "gate": gate, "policy": policy,
-            "train": len(x_train), "train_none": int((~up_train).sum()),
-            "validation": measure(logits, faces_valid, natural, up_valid, policy) if policy else None}
+            "train": len(x_all), "train_none": int((~up_all).sum()),
+            "train_split": (len(x_train), int((~up_train).sum())),
+            "out_of_fold": (logits_out, faces_out, natural_out, up_out, by_split),
+            "validation": measure(logits_out, faces_out, natural_out, up_out, policy) if policy else None}
 
 
 def train(args):
@@ -372,7 +411,7 @@ def train(args):
     for setting in settings():
         if args.kept_setting_only and (setting["scene"], setting["mirror"], setting["faces"]) != KEPT_SETTING:
             continue
-        fitted = fit_on_validation(setting)
+        fitted = cross_fitted(setting)
         trials.append((setting, fitted))
         v = fitted["validation"]
         print(f"train: {setting['scene']} mirror={setting['mirror']} {setting['faces']} ({setting['cost_ms']} ms): "
@@ -381,23 +420,32 @@ def train(args):
                  "no threshold reaches the target"), file=sys.stderr)
     affordable = [t for t in trials if t[0]["cost_ms"] <= BUDGET_MS and t[1]["validation"]]
     if not affordable:
-        sys.exit("train: no setting within the budget reaches the target precision on the validation split")
+        sys.exit("train: no setting within the budget reaches the target precision on the choosing splits")
     setting, fitted = max(affordable, key=lambda t: t[1]["validation"]["combined"]["coverage"])
     policy, weights, bias, gate = fitted["policy"], fitted["weights"], fitted["bias"], fitted["gate"]
     results, sizes = {}, {}
-    for split in ("validation",) + HELD_OUT:
-        loaded = load(split, setting["scene"], setting["faces"], setting["mirror"], required=split == "validation")
+
+    def measured(logits, faces, natural, up):
+        rows = {name: measure(logits, faces, natural, up, signal_only(policy, name) if name != "combined" else policy)
+                for name in ("faces", "scene", "combined")}
+        rows["curve"] = {t: measure(logits, faces, natural, up, dict(policy, threshold=t))["combined"] for t in CURVE}
+        rows["ungated"] = measure(logits, faces, natural, up, dict(policy, natural_up_floor=0.0))["combined"]
+        return rows
+
+    # Out of fold: each choosing split as the head that never saw it judged it, then all of them.
+    logits, faces, natural, up, by_split = fitted["out_of_fold"]
+    sizes["train"] = fitted["train_split"]
+    for split, (part, none) in by_split.items():
+        sizes[split] = (part.stop - part.start, none)
+        results[f"{split} (out of fold)"] = measured(logits[part], faces[part], natural[part], up[part])
+    results["choosing splits (out of fold)"] = measured(logits, faces, natural, up)
+    for split in HELD_OUT if not args.without_held_out else ():
+        loaded = load(split, setting["scene"], setting["faces"], setting["mirror"], required=False)
         if loaded is None:
             continue
         x, faces, up = loaded
         sizes[split] = (len(x), int((~up).sum()))
-        logits, natural = scene_logits(x, weights, bias), natural_up(x, *gate)
-        results[split] = {name: measure(logits, faces, natural, up,
-                                        signal_only(policy, name) if name != "combined" else policy)
-                          for name in ("faces", "scene", "combined")}
-        results[split]["curve"] = {t: measure(logits, faces, natural, up, dict(policy, threshold=t))["combined"]
-                                   for t in CURVE}
-        results[split]["ungated"] = measure(logits, faces, natural, up, dict(policy, natural_up_floor=0.0))["combined"]
+        results[split] = measured(scene_logits(x, weights, bias), faces, natural_up(x, *gate), up)
     write_head(weights, bias, gate, fitted["l2"], fitted["train"], setting, policy)
     write_report(setting, fitted, results, trials, sizes, args.kept_setting_only)
     print(open(REPORT).read())
@@ -417,11 +465,11 @@ def write_head(weights, bias, gate, l2, count, setting, policy):
     face_side, face_upsample = (int(v) for v in setting["faces"][5:].split("x"))
     swift = f"""// Written by models/train-upright-head.py: do not edit. The upright head: a logistic regression
 // on EfficientNet-Lite0's {len(weights)} pooled features of the picture's centred square at
-// {setting['side']} px, fitted on {count} photos of the training split (L2 {l2:g}), each in its four
-// quarter turns {mirror}for a softmax over the four turns to name the upright one, a texture's
-// turns taught to score alike; and the natural-up gate, a logistic regression on the same features
+// {setting['side']} px, fitted on {count} photos of the training and choosing splits (L2 {l2:g}), each in its four
+// quarter turns {mirror}for a softmax over the four turns to name the upright one, the turns of a
+// picture without an up taught to score alike; and the natural-up gate, a logistic regression on the same features
 // averaged over the turns, that tells a picture with an up from one without (models/upright-head.md,
-// docs/content.md). The settings and the policy below were chosen with them, on the validation split.
+// docs/content.md). The settings and the policy below were chosen out of fold, on the choosing splits.
 
 import VidorientCore
 
@@ -438,7 +486,7 @@ enum UprightHead {{
     static let policy = ContentPolicy(
         threshold: {policy['threshold']:.3f}, faceScore: {policy['face_score']:g}, faceFloor: {policy['face_floor']:g},
         faceTemperature: {policy['face_temperature']:g}, sceneTemperature: {policy['scene_temperature']:g},
-        naturalUpFloor: {policy['natural_up_floor']:.4f})
+        naturalUpFloor: {policy['natural_up_floor']:.4f}, sceneVeto: {policy['scene_veto']:g})
 
     /// The score of a picture's features: only differences between the turns of one picture matter.
     static func logit(_ features: ArraySlice<Float>) -> Double {{
@@ -481,17 +529,19 @@ CURVE = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
 
 def write_report(setting, fitted, results, trials, sizes, kept_only):
     policy = fitted["policy"]
-    held_out = [split for split in HELD_OUT if split in results]
     sized = ", ".join(f"{n} {split} ({none} without an up)" for split, (n, none) in sizes.items())
     lines = [
         "# The upright head: what was chosen and measured",
         "",
         f"Written by `models/train-upright-head.py train` on {datetime.date.today().isoformat()}. Photos: "
-        f"{fitted['train']} training ({fitted['train_none']} of them textures without an up), {sized} (split by "
-        "source, models/photos/sources.tsv); each is judged in its four quarter turns, so every count below is "
-        "photos × 4.",
+        f"{sized} (split by source, models/photos/sources.tsv). The choosing splits ({', '.join(CHOOSING)}) are "
+        "judged out of fold: each by a head and a gate fitted on the training split and the other two; every "
+        "number below is chosen on that evidence, and the head shipped is fitted on all "
+        f"{fitted['train']} photos of the training and choosing splits ({fitted['train_none']} without an up). "
+        f"The held-out split ({', '.join(HELD_OUT)}) is measured once, with the head shipped. Each photo is judged "
+        "in its four quarter turns, so every count below is photos × 4.",
         "",
-        "## Settings tried, on the validation split",
+        "## Settings tried, on the choosing splits (out of fold)",
         "",
     ]
     if kept_only:
@@ -499,8 +549,7 @@ def write_report(setting, fitted, results, trials, sizes, kept_only):
                   "this file's history (`git log -p models/upright-head.md`).", ""]
     else:
         lines += [f"The scene network at 224 px (alone: with its mirror image it is over the budget whatever the "
-                  f"faces) and at 160 px with and without its mirror image, and the face detector at two sizes; each "
-                  f"setting's head fitted on the training split and its policy chosen on the validation split. The "
+                  f"faces) and at 160 px with and without its mirror image, and the face detector at two sizes. The "
                   f"setting kept is the one of most coverage among those whose network and faces cost at most "
                   f"{BUDGET_MS} ms a photo on one core (the 0.3 s target less decoding).", ""]
     lines += ["| scene | mirror | faces | cost (ms) | L2 | log-loss | threshold | coverage | precision |",
@@ -519,14 +568,16 @@ def write_report(setting, fitted, results, trials, sizes, kept_only):
         "",
         f"- scene: the centred square at {setting['side']} px{', with its mirror image' if setting['mirror'] else ''}; "
         f"faces: {setting['faces'][5:]} (longest side × upsampling)",
-        f"- L2 penalty {fitted['l2']:g}; scene softmax temperature {policy['scene_temperature']:g}",
+        f"- L2 penalty {fitted['l2']:g} (least out-of-fold log-loss); scene softmax temperature "
+        f"{policy['scene_temperature']:g}",
         f"- natural-up gate (L2 {GATE_L2:g}): the scene has no say below {policy['natural_up_floor']:.4f}, the "
-        f"natural-up probability under which the lowest {NATURAL_UP_LOSS:.0%} of the validation photos with an up "
+        f"natural-up probability under which the lowest {NATURAL_UP_LOSS:.0%} of the choosing photos with an up "
         "fall (a rule, not a choice by precision)",
         f"- a face counts from dlib score {policy['face_score']:g}; face softmax temperature {policy['face_temperature']:g}; "
-        f"a turn without a face counts as {policy['face_floor']:g}",
+        f"a turn without a face counts as {policy['face_floor']:g}; faces whose turn the scene (of a picture with an "
+        f"up) gives less than {policy['scene_veto']:g} do not decide",
         f"- default threshold {policy['threshold']:.3f}: the least whose precision's lower 95% bound (Wilson) is at least "
-        f"{TARGET_PRECISION:.0%} on the validation split",
+        f"{TARGET_PRECISION:.0%} on the choosing splits, out of fold",
         "",
         "## Measured with what was chosen",
         "",
@@ -542,21 +593,22 @@ def write_report(setting, fitted, results, trials, sizes, kept_only):
         m = rows["ungated"]
         lines.append(f"| {split} | combined, without the gate | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
                      f"{m['coverage']:.1%} |")
-    head = " | ".join(f"{split} precision | {split} coverage" for split in ["validation"] + held_out)
+    shown = [split for split in results if split.startswith("choosing") or split in HELD_OUT]
+    head = " | ".join(f"{split} precision | {split} coverage" for split in shown)
     lines += [
         "",
         "## Other thresholds (`--content-threshold`), both signals",
         "",
         f"| threshold | {head} |",
-        "| ---: |" + " ---: | ---: |" * (1 + len(held_out)),
+        "| ---: |" + " ---: | ---: |" * len(shown),
     ]
     for t in CURVE:
         cells = " | ".join(f"{results[split]['curve'][t]['precision']:.2%} | {results[split]['curve'][t]['coverage']:.1%}"
-                           for split in ["validation"] + held_out)
+                           for split in shown)
         lines.append(f"| {t:g} | {cells} |")
-    lines += ["", "Each held-out split is measured once, after everything above was chosen; see docs/content.md for "
-              "what each has seen. `python3 bench/run.py content` measures the same photos with the vidorient binary "
-              "itself.", ""]
+    lines += ["", "The held-out split is measured once, after everything above was chosen; see docs/content.md for "
+              "what each split has seen. `python3 bench/run.py content` measures the same photos with the vidorient "
+              "binary itself.", ""]
     with open(REPORT, "w") as f:
         f.write("\n".join(lines))
 
@@ -570,7 +622,9 @@ def main():
     parser.add_argument("--model", default=default_model)
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes extracting at once")
     parser.add_argument("--kept-setting-only", action="store_true",
-                        help="fit only the setting kept before (160 px with its mirror image, faces at 240 px)")
+                        help="extract and fit only the setting kept before (160 px with its mirror image, faces at 240 px)")
+    parser.add_argument("--without-held-out", action="store_true",
+                        help="choose and write everything, but do not measure the held-out splits (look first)")
     parser.add_argument("--train-per-source", type=int, default=None,
                         help="at most this many photos of each training source (the smallest SHA-256s)")
     args = parser.parse_args()

@@ -108,10 +108,14 @@ public struct ContentPolicy: Sendable, Hashable {
     /// Below this natural-up probability the scene has no say: a picture without an up (a texture,
     /// space, a top-down shot) still has one turn the head prefers, and that preference means nothing.
     public var naturalUpFloor: Double
+    /// Faces do not decide when the scene, of a picture with a natural up, gives their turn a
+    /// probability under this: dlib finds faces in clouds and foliage, and a sunset's sky says
+    /// more than a face in it. The scene may still decide. 0: faces always decide.
+    public var sceneVeto: Double
 
     public init(
         threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double,
-        naturalUpFloor: Double = 0
+        naturalUpFloor: Double = 0, sceneVeto: Double = 0
     ) {
         self.threshold = threshold
         self.faceScore = faceScore
@@ -119,6 +123,7 @@ public struct ContentPolicy: Sendable, Hashable {
         self.faceTemperature = faceTemperature
         self.sceneTemperature = sceneTemperature
         self.naturalUpFloor = naturalUpFloor
+        self.sceneVeto = sceneVeto
     }
 
     /// `--content-threshold`: a probability above 0.25 (below that every picture has an opinion)
@@ -179,14 +184,16 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public init(evidence: ContentEvidence, policy: ContentPolicy) {
         let scene = evidence.sceneProbabilities(policy: policy)
         var decision: (turn: Int, confidence: Double, signal: Signal)?
-        // Faces first: a face is the surest sign of up there is, when one turn alone has one.
+        let sceneHasSay = scene != nil && (evidence.naturalUp ?? 1) >= policy.naturalUpFloor
+        // Faces first: a face is the surest sign of up there is, when one turn alone has one, and
+        // the scene (where it has a say) does not rule that turn out.
         if let faces = evidence.faceProbabilities(policy: policy),
             let best = faces.indices.max(by: { faces[$0] < faces[$1] }),
-            faces[best] >= policy.threshold
+            faces[best] >= policy.threshold, !(sceneHasSay && (scene?[best] ?? 1) < policy.sceneVeto)
         {
             decision = (best, faces[best], .faces)
         } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }),
-            scene[best] >= policy.threshold, (evidence.naturalUp ?? 1) >= policy.naturalUpFloor
+            scene[best] >= policy.threshold, sceneHasSay
         {
             decision = (best, scene[best], .scene)
         }

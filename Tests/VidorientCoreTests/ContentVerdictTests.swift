@@ -178,6 +178,36 @@ import Glibc
                 == .nothingToJudge)
     }
 
+    /// dlib finds faces in clouds: a face whose turn the scene (of a picture with an up) all but
+    /// rules out does not decide, and the scene may; a face the scene merely doubts still decides,
+    /// and so does one on a picture whose scene has no say.
+    @Test func aFaceTheSceneRulesOutDoesNotDecide() throws {
+        var policy = Self.policy
+        policy.sceneVeto = 0.05
+        policy.naturalUpFloor = 0.4
+        // A "face" when turned 90°; the scene is sure the picture is upright as it is.
+        var sunset = Self.evidence(faces: [[], [1.5], [], []], scene: [6, 0, 0, 0])
+        sunset.naturalUp = 0.9
+        let vetoed = ContentVerdict(evidence: sunset, policy: policy)
+        #expect(vetoed.decidedBy == .scene)
+        #expect(vetoed.turnNeeded == 0)
+        // Without the veto the face decides.
+        #expect(ContentVerdict(evidence: sunset, policy: Self.policy).turnNeeded == 90)
+        // The scene unsure between the face's turn and another: the face decides.
+        var doubted = Self.evidence(faces: [[], [1.5], [], []], scene: [0.5, 0, -3, -3])
+        doubted.naturalUp = 0.9
+        let byFace = ContentVerdict(evidence: doubted, policy: policy)
+        #expect(byFace.decidedBy == .faces)
+        #expect(byFace.turnNeeded == 90)
+        // A picture without an up: its scene has no say, so it rules nothing out.
+        sunset.naturalUp = 0.1
+        #expect(ContentVerdict(evidence: sunset, policy: policy).decidedBy == .faces)
+        // Not measured: nothing to veto with.
+        #expect(
+            ContentVerdict(evidence: Self.evidence(faces: [[], [1.5], [], []], scene: nil), policy: policy).turnNeeded
+                == 90)
+    }
+
     /// A clip's natural-up probability is its frames' mean; frames without one do not count.
     @Test func framesAverageTheirNaturalUp() throws {
         var a = Self.evidence()
