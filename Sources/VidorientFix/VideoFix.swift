@@ -20,7 +20,9 @@ extension MatrixFix {
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
         let input = try FileBytes(path: path)
-        let movie = try MovieStructure(input)
+        // Through a read-ahead window, as every other reading of the boxes: one `pread` for the
+        // headers at the start and one for a `moov` at the end, not one for each box header.
+        let movie = try MovieStructure(ReadAheadBytes(input))
         let plan = try MatrixFix(movie, change: change, resetMovieMatrix: resetMovieMatrix)
         let status = try input.status()
         try EditWriter.check(path: path, status: status, mode: mode, inPlaceAvailable: true)
