@@ -7,6 +7,7 @@ import VidorientIO
 
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audit",
         abstract: "Sweep a media library for wrong or suspicious orientation.",
         discussion: """
             Walks directories (media extensions by default), probes files in parallel and reports \

@@ -6,6 +6,7 @@ import VidorientIO
 
 struct Fix: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fix",
         abstract: "Set the orientation of photos and of MP4 and QuickTime files, changing only the bytes that say it.",
         discussion: """
             Give exactly one of --orientation N (EXIF 1-8), --rotation DEG [--mirrored] or --reset. \

@@ -6,6 +6,7 @@ import VidorientIO
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Report how each file is stored, how it is displayed, and why.",
         discussion: """
             With --json, one object for one file and an array for several (keys in docs/json.md); nothing \

@@ -4,6 +4,7 @@ import VidorientCore
 
 struct Normalize: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "normalize",
         abstract: "Turn photos' pixels upright and set their orientation to 1; each shows exactly as before.",
         discussion: """
             JPEG is turned losslessly (libjpeg-turbo moves the DCT coefficients, as jpegtran -perfect); \

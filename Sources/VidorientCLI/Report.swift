@@ -8,6 +8,7 @@ import VidorientIO
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Make the HTML page of an audit from its output (audit --jsonl, or one audit --json document).",
         discussion: """
             One self-contained page that works offline: a summary by rule and severity, and the \

@@ -7,6 +7,7 @@ import VidorientIO
 
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
         abstract: "Write upright thumbnails, contact sheets or stored-versus-displayed comparisons.",
         discussion: """
             The orientation applied is the one `inspect` reports. Inputs may be files or \

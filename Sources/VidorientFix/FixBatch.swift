@@ -226,10 +226,13 @@ public struct FixBatch: Sendable {
             let now = intent.shown.map { "EXIF \($0.exif)" } ?? "no orientation of the eight"
             return .refused("it changed since the audit: it shows \(now), the audit saw EXIF \(seen.exif)")
         }
+        // What inspect shows is checked as part of the read-back, before the fix is reported (in
+        // place, before the flush): a file that would not show the target gets its old bytes back.
         let write = { (dryRun: Bool) throws(VidorientError) -> FixResult in
             try MatrixFix.fix(
                 path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode,
-                dryRun: dryRun, preserveModificationTime: preserveModificationTime, lock: lock)
+                dryRun: dryRun, preserveModificationTime: preserveModificationTime, lock: lock,
+                alsoCheck: intent.checkShown)
         }
         var result: FixResult
         if let journal, !dryRun, let planned = try planned(job, intent: intent) {
@@ -237,7 +240,6 @@ public struct FixBatch: Sendable {
         } else {
             result = try write(dryRun)
         }
-        if let written = result.writtenPath { try intent.checkShown(written) }
         if let warning = intent.inspectionWarning { result.warnings.append(warning) }
         return result.bytesChanged > 0 || result.writtenPath != nil
             ? .fixed(.video(result), shown: intent.shown, target: intent.target) : .alreadyRight(.video(result))

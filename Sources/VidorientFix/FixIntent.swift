@@ -77,17 +77,18 @@ public struct FixIntent: Sendable {
     }
 
     /// Returns when `inspect` reads `path` back as showing the target (or there is no target);
-    /// throws the reason otherwise.
+    /// throws the reason otherwise. The video fix runs it as part of its read-back
+    /// (`MatrixFix.fix`'s `alsoCheck`), so a file it refuses is put back or left as it was.
     public func checkShown(_ path: String) throws(VidorientError) {
         guard let target else { return }
         let video: VideoReport?
         do throws(InputError) { video = try inspect(path).video } catch {
-            throw error.context("written, but could not be read back")
+            throw error.context("inspect could not read it")
         }
         let shown = video?.exifOrientation
         guard shown != target.exif else { return }
         throw .malformed(
-            "written, but inspect reads it back as \(shown.map { "EXIF \($0)" } ?? "no orientation of the eight"), "
+            "inspect reads it as \(shown.map { "EXIF \($0)" } ?? "no orientation of the eight"), "
                 + "not EXIF \(target.exif)")
     }
 }

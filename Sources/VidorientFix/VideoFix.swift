@@ -10,9 +10,16 @@ extension MatrixFix {
     ///
     /// Unless `dryRun`, the file is locked (`FileLock`) for the whole run; a caller that checks
     /// the result under the lock takes it itself and passes it as `lock`.
+    ///
+    /// `alsoCheck` reads the written file back a second way (`FixBatch`: `inspect`'s reading,
+    /// `FixIntent.checkShown`), after the box structure's check and like it before anything is
+    /// reported: in place before the flush (while the disk writes), on a replacement's copy
+    /// before the rename and on the result after it. When it throws, the old bytes are put back
+    /// (in place) or the original is left as it was.
     public static func fix(
         path: String, change: OrientationChange, resetMovieMatrix: Bool = false, mode: FileWriteMode = .replace,
-        dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil
+        dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil,
+        alsoCheck: ((String) throws(VidorientError) -> Void)? = nil
     ) throws(ISOBMFFError) -> FixResult {
         // Before the first read, which may move the access time.
         let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
@@ -20,7 +27,9 @@ extension MatrixFix {
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
         let input = try FileBytes(path: path)
-        let movie = try MovieStructure(input)
+        // Through a read-ahead window, as every other reading of the boxes: one `pread` for the
+        // headers at the start and one for a `moov` at the end, not one for each box header.
+        let movie = try MovieStructure(ReadAheadBytes(input))
         let plan = try MatrixFix(movie, change: change, resetMovieMatrix: resetMovieMatrix)
         let status = try input.status()
         try EditWriter.check(path: path, status: status, mode: mode, inPlaceAvailable: true)
@@ -35,6 +44,7 @@ extension MatrixFix {
             guard try MovieStructure(path: written) == expected else {
                 throw ISOBMFFError(.io, "its matrices or boxes are not the planned ones")
             }
+            try alsoCheck?(written)
         }
         result.writtenPath = outcome.writtenPath
         result.bytesWritten = outcome.bytesWritten

@@ -63,8 +63,10 @@ public struct FileTimes: Sendable {
 ///    input, and its folder is writable; for `.inPlace` the edit keeps the length (a whole new file
 ///    is never written in place). Each splice's `old` bytes must be in the file where the edit
 ///    expects them: a file changed since it was planned is refused, untouched.
-/// 2. `.inPlace`: `pwrite`s each splice's new bytes, `fsync`s, calls `verify(path)`; if `verify`
-///    throws, puts the old bytes back and rethrows (and says so when that too fails).
+/// 2. `.inPlace`: `pwrite`s each splice's new bytes, starts the disk writing them, calls
+///    `verify(path)`, then `fsync`s (nothing is reported written before the flush); if `verify`
+///    or the flush throws, puts the old bytes back, flushed, and rethrows (and says so when that
+///    too fails).
 ///    `.replace` and `.copy(to:)`: streams the new file into `.NAME.vidorient-PID-RANDOM.partial`
 ///    beside the destination (for splices, `copy_file_range` between them, so unchanged data can
 ///    be shared by the file system), with the original's permissions (and owner, as root), starts
@@ -227,9 +229,12 @@ public enum EditWriter {
             written += Int64(splice.new.count)
         }
         try times?.restore(descriptor: file.descriptor)
-        try file.synchronize()
+        // The disk writes the changed pages while they are read back; the flush then waits for
+        // less, and nothing is reported written before it.
+        SafeWrite.startWriteback(file.descriptor)
         do {
             try verify(path)
+            try file.synchronize()
         } catch {
             // Put the old bytes back. Should that fail too, the file may hold some of each: say so.
             do throws(VidorientError) {

@@ -27,6 +27,19 @@ package enum JPEGLosslessTransform {
         /// libjpeg-turbo's code for it (`TJSAMP_…`), for sizing buffers.
         var subsamplingCode: Int32 = -1
 
+        /// What `tjTransform` allocates for the coefficients, the original's and the turned copy's
+        /// (128 bytes a DCT block, each component padded to whole MCUs): the bulk of its memory,
+        /// touched once and freed (`System.withHugePageHeap`). 0 when the MCU is not known.
+        var coefficientBytes: Int {
+            guard let mcuWidth, let mcuHeight, width > 0, height > 0 else { return 0 }
+            let mcus = ((width + mcuWidth - 1) / mcuWidth).multipliedReportingOverflow(
+                by: (height + mcuHeight - 1) / mcuHeight)
+            guard !mcus.overflow, mcus.partialValue <= 1 << 26 else { return 0 }
+            let luma = mcus.partialValue * (mcuWidth / 8) * (mcuHeight / 8)
+            let chroma = subsamplingCode == Int32(TJSAMP_GRAY.rawValue) ? 0 : 2 * mcus.partialValue
+            return 2 * 128 * (luma + chroma)
+        }
+
         /// Nil when `transform` can be done perfectly at this size; otherwise why not, naming the
         /// MCU and the edge, as a lowercase clause.
         package func imperfection(of transform: UprightTransform) -> String? {
@@ -128,9 +141,11 @@ package enum JPEGLosslessTransform {
                         rebasing: UnsafeMutableRawBufferPointer(buffer)[..<min(worstCase, jpeg.count * 2)]))
                 var output: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
                 var outputSize = UInt(worstCase)
-                let result = tjTransform(
-                    handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
-                    TJFLAG_LIMITSCANS | TJFLAG_NOREALLOC)
+                let result = System.withHugePageHeap(bytes: header.coefficientBytes) {
+                    tjTransform(
+                        handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
+                        TJFLAG_LIMITSCANS | TJFLAG_NOREALLOC)
+                }
                 let fatal = result != 0 && tjGetErrorCode(handle.pointer) == TJERR_FATAL.rawValue
                 if result != 0, !fatal { warning = damage(handle.message) }
                 if fatal || output != buffer.baseAddress || outputSize == 0 || Int(outputSize) > worstCase {
@@ -146,9 +161,11 @@ package enum JPEGLosslessTransform {
         // libjpeg-turbo allocates (and grows) its own buffer, copied out.
         var output: UnsafeMutablePointer<UInt8>? = nil
         var outputSize: UInt = 0
-        let result = tjTransform(
-            handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
-            TJFLAG_LIMITSCANS)
+        let result = System.withHugePageHeap(bytes: header.coefficientBytes) {
+            tjTransform(
+                handle.pointer, jpeg.baseAddress, UInt(jpeg.count), 1, &output, &outputSize, &description,
+                TJFLAG_LIMITSCANS)
+        }
         defer { if let output { tjFree(output) } }
         guard result == 0 || tjGetErrorCode(handle.pointer) != TJERR_FATAL.rawValue, let output, outputSize > 0 else {
             throw VidorientError(handle.message)

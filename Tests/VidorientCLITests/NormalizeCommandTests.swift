@@ -400,6 +400,35 @@ private typealias F = NormalizeFixture
         #expect(upright.stdout.contains("already upright"))
     }
 
+    /// libjpeg-turbo's coefficient arrays (the original's and the turned copy's, 11.5 MB for this
+    /// 1600x1200 4:2:0 JPEG) come from a stretch of the heap marked for huge pages
+    /// (`System.withHugePageHeap`): 4 KiB pages were 18,000 page faults on a 12 MP photo, the
+    /// most of normalize's time over jpegtran's (docs/performance.md). The pixels are still
+    /// jpegtran's.
+    @Test func theTransformsArraysAreAskedForInHugePages() throws {
+        try #require(isInstalled("strace"), "strace is installed by .ci/setup")
+        let folder = try F.folder("huge")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("p.jpg").path
+        try F.tool(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1600x1200", "-frames:v", "1", "-q:v", "3", path])
+        try F.tool("exiftool", ["-q", "-overwrite_original", "-Orientation#=6", path])
+        let expected = folder.appendingPathComponent("jpegtran.jpg").path
+        try F.tool("jpegtran", ["-perfect", "-rotate", "90", "-outfile", expected, path])
+        let log = folder.appendingPathComponent("trace").path
+        let run = try Run.vidorient(["normalize", path], prefix: ["strace", "-e", "trace=madvise", "-o", log])
+        #expect(run.status == 0, "\(run.stderr)")
+        // "madvise(0x55d1f2a00000, 46137344, MADV_HUGEPAGE) = 0": the lengths asked for.
+        let lengths = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            line.hasPrefix("madvise(") && line.contains("MADV_HUGEPAGE") && line.hasSuffix("= 0")
+                ? line.split(separator: ",").dropFirst().first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                : nil
+        }
+        #expect(lengths.contains { $0 >= 2 * 128 * (100 * 75 * 6) }, "\(lengths)")
+        #expect(try F.decode(path).pixels == (try F.decode(expected).pixels))
+    }
+
     /// Every key of docs/normalize.md is present, with null where unknown.
     @Test func jsonHasEveryDocumentedKey() throws {
         let run = try Run.vidorient(["normalize", "--dry-run", "--json", Run.media("orient-6.jpg")])
