@@ -12,10 +12,12 @@ A second logistic regression, the natural-up gate, on the same features averaged
 turns (so blind to the turn), tells a photo with an up from one without (a texture, the sky, a
 top-down shot): below its floor the scene has no say.
 
-Splits are by source (models/photos/sources.tsv): the head and the gate are fitted on `train`, the
-head's regularisation, the softmax temperatures, the face rule, the gate's floor and the default
-threshold are chosen on `validation`, and the held-out splits (`test2`, then `test`) are only
-measured, at the end. The metadata test corpora the project's tests use are in no split.
+Splits are by source (models/photos/sources.tsv): the head's regularisation, the softmax
+temperatures, the face rule, the gate's floor and the default threshold are chosen out of fold on
+the choosing splits (`validation`, `test`, `test2`: each judged by a head and a gate fitted on
+`train` and the other two); the head and the gate shipped are fitted on `train` and all three; the
+held-out split (`test3`) is only measured, at the end. The metadata test corpora the project's
+tests use are in no split.
 
 Steps (each reuses what the one before cached under .build-models/):
   extract   features and faces of every photo in every split, 4 turns × (picture, mirror image)
@@ -23,7 +25,7 @@ Steps (each reuses what the one before cached under .build-models/):
             models/upright-head.md (what was chosen and measured)
 
 usage: train-upright-head.py extract|train [--photos DIR] [--engine LIB] [--model ONNX] [--jobs N]
-                              [--train-per-source N] [--kept-setting-only]
+                              [--train-per-source N] [--kept-setting-only] [--without-held-out]
 """
 import argparse
 import csv
@@ -153,6 +155,9 @@ def load(split, scene="scene224", faces="faces320x1", mirror=True, required=True
         data = np.load(os.path.join(folder, name))
         if str(data["split"]) not in splits:
             continue
+        if scene not in data or faces not in data:
+            sys.exit(f"train: {name} has no {scene} or {faces} (extracted with --kept-setting-only: train with it "
+                     "too, or extract again without it to compare every setting)")
         x = data[scene].astype(np.float32)
         features.append(x if mirror else x[:, :, :1])
         face_scores.append(data[faces])
