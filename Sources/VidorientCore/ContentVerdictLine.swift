@@ -16,7 +16,8 @@ extension ContentVerdict {
             return "upright once turned \(turnNeeded ?? 0)° clockwise (\(why)\(sure))"
         case .noOpinion:
             let best = sceneProbabilities?.max().map { ", best turn \($0.text(decimals: 3))" } ?? ""
-            switch silence {
+            // A record from before `silence` (an older cache) has none: nothing judged still says so.
+            switch silence ?? (frames == 0 ? .nothingToJudge : nil) {
             case .nothingToJudge: return "no opinion (nothing to judge: black, flat or tiny)"
             case .noNaturalUp:
                 let natural = naturalUp.map { ", natural up \($0.text(decimals: 3))" } ?? ""

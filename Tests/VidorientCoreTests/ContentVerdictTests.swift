@@ -208,6 +208,18 @@ import Glibc
                 == 90)
     }
 
+    /// A verdict stored before `silence` existed (an older cache) has none: its line still says
+    /// why, from what it has.
+    @Test func aVerdictWithoutItsSilenceStillSaysWhy() {
+        var nothing = ContentVerdict(
+            evidence: ContentEvidence(turns: Self.evidence().turns, frames: 0), policy: Self.policy)
+        nothing.silence = nil
+        #expect(nothing.line.hasPrefix("no opinion (nothing to judge"))
+        var unsure = ContentVerdict(evidence: Self.evidence(), policy: Self.policy)
+        unsure.silence = nil
+        #expect(unsure.line.hasPrefix("no opinion (below the threshold"))
+    }
+
     /// A clip's natural-up probability is its frames' mean; frames without one do not count.
     @Test func framesAverageTheirNaturalUp() throws {
         var a = Self.evidence()
