@@ -12,10 +12,10 @@ extension MatrixFix {
     /// the result under the lock takes it itself and passes it as `lock`.
     ///
     /// `alsoCheck` reads the written file back a second way (`FixBatch`: `inspect`'s reading,
-    /// `FixIntent.checkShown`), after the box structure's check and like it before anything is
+    /// `FixIntent.checkShown`), after the box structure's check, once, before anything is
     /// reported: in place before the flush (while the disk writes), on a replacement's copy
-    /// before the rename and on the result after it. When it throws, the old bytes are put back
-    /// (in place) or the original is left as it was.
+    /// before the rename (after it, the same bytes get the box check alone). When it throws, the
+    /// old bytes are put back (in place) or the original is left as it was.
     public static func fix(
         path: String, change: OrientationChange, resetMovieMatrix: Bool = false, mode: FileWriteMode = .replace,
         dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil,
@@ -37,6 +37,7 @@ extension MatrixFix {
         var result = FixResult(path: path, plan: plan, movie: movie, mode: mode, dryRun: dryRun)
         guard !dryRun else { return result }
         let expected = plan.expectedStructure(from: movie)
+        var alsoChecked = false
         let outcome = try EditWriter.write(
             plan.edit, path: path, mode: mode, preservingTimes: times, lock: held
         ) { written in
@@ -44,7 +45,11 @@ extension MatrixFix {
             guard try MovieStructure(path: written) == expected else {
                 throw ISOBMFFError(.io, "its matrices or boxes are not the planned ones")
             }
-            try alsoCheck?(written)
+            // The first read-back only: a replacement's renamed copy holds the bytes already read.
+            if !alsoChecked {
+                alsoChecked = true
+                try alsoCheck?(written)
+            }
         }
         result.writtenPath = outcome.writtenPath
         result.bytesWritten = outcome.bytesWritten
