@@ -84,6 +84,10 @@ def photo_list(photos_dir, train_per_source=None):
 # faces it is over the budget too.
 SCENE_SIDES = {224: False, 160: True}
 FACE_SETTINGS = ((320, 1), (240, 1))  # longest side, upsampling
+# The setting shipped (and the only one `--kept-setting-only` extracts and fits): the scene at 160 px
+# with its mirror image, the faces at 240 px upsampled once.
+KEPT_SCENE, KEPT_FACES = (160, True), (240, 1)
+KEPT_SETTING = (f"scene{KEPT_SCENE[0]}", KEPT_SCENE[1], f"faces{KEPT_FACES[0]}x{KEPT_FACES[1]}")
 
 
 def extract_source(job):
@@ -94,8 +98,8 @@ def extract_source(job):
     engine = content_engine.Engine(args.engine, args.model, threads=1)
     n = len(photos)
     # With --kept-setting-only, only what the kept setting reads (about half the time).
-    scene_sides = {160: True} if args.kept_setting_only else SCENE_SIDES
-    face_settings = ((240, 1),) if args.kept_setting_only else FACE_SETTINGS
+    scene_sides = dict([KEPT_SCENE]) if args.kept_setting_only else SCENE_SIDES
+    face_settings = (KEPT_FACES,) if args.kept_setting_only else FACE_SETTINGS
     arrays = {f"scene{side}": np.zeros((n, 4, 2 if mirror else 1, content_engine.FEATURES), dtype=np.float16)
               for side, mirror in scene_sides.items()}
     # Up to 8 face scores a turn, best first; NaN where fewer.
@@ -217,8 +221,9 @@ def log_loss(logits, has_up, temperature=1.0):
 # --- the natural-up gate: has this picture an up at all? ----------------------------------------
 # A texture, a sky, a top-down shot has none, yet the head may still prefer one turn of it. The gate
 # is a logistic regression on the features averaged over the four turns and their mirror images (so
-# that it cannot depend on the turn), fitted on the training split's photos with an up against its
-# textures (models/photos: `dtd-textures`), each class weighing half.
+# that it cannot depend on the turn), fitted on photos with an up against those without (the
+# training split's textures, `dtd-textures`, and the choosing splits' skies, plates from above,
+# space), each class weighing half.
 NATURAL_UP_LOSS = 0.05  # the share of photos with an up that the gate may silence (choosing splits, out of fold)
 
 
@@ -273,7 +278,7 @@ def decide(logits, faces, natural, policy):
     # Faces whose turn a scene with an up gives less than `scene_veto` do not decide (dlib finds faces
     # in a sunset's clouds; the scene then still may).
     face_turn = face_p.argmax(1)
-    vetoed = gated & (scene_p[np.arange(len(logits)), face_turn] < policy.get("scene_veto", 0.0))
+    vetoed = gated & (scene_p[np.arange(len(logits)), face_turn] < policy["scene_veto"])
     by_faces = has_face & (face_p.max(1) >= policy["threshold"]) & ~vetoed
     by_scene = ~by_faces & (scene_p.max(1) >= policy["threshold"]) & gated
     turn[by_faces], signal[by_faces], confidence[by_faces] = face_p[by_faces].argmax(1), "faces", face_p[by_faces].max(1)
@@ -316,7 +321,7 @@ def choose_policy(logits, faces, natural, has_up):
     few photos without an up to choose it on): the least natural-up probability of all but the
     lowest NATURAL_UP_LOSS of the choosing photos that have an up."""
     policy = {"face_score": 0.3, "face_floor": content_engine.FACE_FLOOR, "face_temperature": 0.25,
-              "scene_temperature": 1.0, "threshold": 0.9,
+              "scene_temperature": 1.0, "threshold": 0.9, "scene_veto": 0.0,
               "natural_up_floor": float(np.quantile(natural[has_up], NATURAL_UP_LOSS))}
     temperatures = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0]
     policy["scene_temperature"] = min(temperatures, key=lambda t: log_loss(logits, has_up, t))
@@ -349,7 +354,6 @@ SCENE_PASS_MS = {224: 40, 160: 22}
 FACES_TURN_MS = {"faces320x1": 36, "faces240x1": 20}
 # What is left of the 0.3 s a photo for the network and the faces, after decoding and the rest.
 BUDGET_MS = 260
-KEPT_SETTING = ("scene160", True, "faces240x1")
 
 
 def settings():
