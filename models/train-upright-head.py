@@ -439,6 +439,7 @@ def train(args):
                 for name in ("faces", "scene", "combined")}
         rows["curve"] = {t: measure(logits, faces, natural, up, dict(policy, threshold=t))["combined"] for t in CURVE}
         rows["ungated"] = measure(logits, faces, natural, up, dict(policy, natural_up_floor=0.0))["combined"]
+        rows["unvetoed"] = measure(logits, faces, natural, up, dict(policy, scene_veto=0.0))["combined"]
         return rows
 
     # Out of fold: each choosing split as the head that never saw it judged it, then all of them.
@@ -599,9 +600,10 @@ def write_report(setting, fitted, results, trials, sizes, kept_only):
             label = name if name == "combined" else f"{name} alone"
             lines.append(f"| {split} | {label} | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
                          f"{m['coverage']:.1%} |")
-        m = rows["ungated"]
-        lines.append(f"| {split} | combined, without the gate | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
-                     f"{m['coverage']:.1%} |")
+        for key, label in (("ungated", "without the gate"), ("unvetoed", "without the scene's veto of faces")):
+            m = rows[key]
+            lines.append(f"| {split} | combined, {label} | {m['opinions']} | {m['right']} | {m['precision']:.2%} | "
+                         f"{m['coverage']:.1%} |")
     shown = [split for split in results if split.startswith("choosing") or split in HELD_OUT]
     head = " | ".join(f"{split} precision | {split} coverage" for split in shown)
     lines += [
