@@ -150,9 +150,15 @@ final class WatchRun: Sendable {
         #expect(run.wait { run.isReady })
         let dropped = try place("orient-8.jpg", in: run.folder, named: Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
         #expect(try run.syncPoint("sync.mp4"))
-        // A file written within the start's clock tick is queued, not walked, and can become due in
-        // the same batch as the sync file; a batch is audited in parallel, so wait for it (bounded).
-        #expect(run.wait { run.records.withLock { $0.contains { $0.path.pathBytes == before } } })
+        // A file written within the start's clock tick is queued, not walked, and either file can
+        // become due in the same batch as the sync file; a batch is audited in parallel, so wait for
+        // both (bounded).
+        #expect(
+            run.wait {
+                run.records.withLock { records in
+                    [before, dropped].allSatisfy { name in records.contains { $0.path.pathBytes == name } }
+                }
+            })
         let records = run.records.withLock { $0 }
         #expect(records.first { $0.path.pathBytes == before }?.video?.exifOrientation == 6)
         #expect(records.first { $0.path.pathBytes == dropped }?.photo?.exifOrientation == 8)
