@@ -109,7 +109,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     /// nothing else was, else 0.
     public var exitStatus: Int32 {
         if failing > 0 { return 1 }
-        if unreadable > 0 || (skipped["unreadable-directory"] ?? 0) > 0 || (skipped["missing"] ?? 0) > 0 { return 2 }
+        let unread: [WalkNote.Kind] = [.unreadableDirectory, .missing, .unreadableList]
+        if unreadable > 0 || unread.contains(where: { (skipped[$0.rawValue] ?? 0) > 0 }) { return 2 }
         return 0
     }
 
@@ -303,6 +304,12 @@ public struct Auditor: Sendable {
         case .list(var paths):
             while let path = paths.next() {
                 if !path.isEmpty && walk.filter(path) { file(path, nil) }
+            }
+            // A list that could not be read to its end is said, and the audit is not a success.
+            if let list = paths as? PathList {
+                for problem in list.problems {
+                    noted(WalkNote(kind: .unreadableList, path: list.path, reason: problem))
+                }
             }
         }
         handOver()

@@ -71,8 +71,11 @@ public final class Watcher: Sendable {
     }
 
     /// Audits what is there (with the cache, cheap when unchanged), then each file as it
-    /// completes, until `stop()`. `record` and `event` are called one at a time.
-    public func run(options: AuditOptions, record: @escaping (AuditRecord) -> Void, event: @escaping (Event) -> Void) {
+    /// completes, until `stop()`. `record` and `event` are called one at a time. Throws when the
+    /// wait for events fails (it used to end the watch as if stopped, in silence).
+    public func run(
+        options: AuditOptions, record: @escaping (AuditRecord) -> Void, event: @escaping (Event) -> Void
+    ) throws(VidorientError) {
         var state = WatchState(walk: options.walk)
         // File times come from the kernel's coarse clock, up to a tick (4–10 ms) behind this one:
         // a file changed just after this moment may carry a ctime just before it.
@@ -104,11 +107,15 @@ public final class Watcher: Sendable {
                 pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
             ]
-            // An interrupted wait is tried again; any other failure ends the watch.
-            guard (try? System.call { poll(&fds, 2, timeout) }) != nil else { break }
+            // An interrupted wait is tried again; any other failure ends the watch, said.
+            _ = try System.call("waiting for changes") { poll(&fds, 2, timeout) }
             if fds[1].revents != 0 { break }
+            if fds[0].revents & Int16(POLLERR | POLLNVAL) != 0 {
+                throw .io("waiting for changes: the kernel's event queue failed")
+            }
             if fds[0].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+                if count < 0 && errno != EAGAIN && errno != EINTR { throw System.error("reading the kernel's events") }
                 if count > 0 { state.handle(buffer[0..<count], inotify: inotify, settle: settle, event: event) }
             }
             if state.overflowed {

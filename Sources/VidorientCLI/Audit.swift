@@ -187,7 +187,7 @@ struct Audit: ParsableCommand {
             },
             note: { note in
                 progress.clear()
-                if note.kind != .symlinkSkipped { Terminal.warn("skipped '\(note.path)': \(note.reason)") }
+                if note.kind != .symlinkSkipped { Terminal.warn(note.message) }
             },
             progress: { progress.show($0) })
         progress.clear()
@@ -226,9 +226,20 @@ struct Audit: ParsableCommand {
         }
         write(writer.begin())
         fflush(nil)
+        do throws(VidorientError) {
+            try watch(watcher, options: options, writer: writer)
+        } catch {
+            options.cache?.flush()
+            Terminal.warn("the watch stopped: \(error.reason)")
+            throw ExitStatus.unreadableInput
+        }
+        options.cache?.flush()
+    }
+
+    private func watch(_ watcher: Watcher, options: AuditOptions, writer: AuditWriter) throws(VidorientError) {
         let exec = self.exec
         let failOn = options.failOn
-        watcher.run(
+        try watcher.run(
             options: options,
             record: { record in
                 write(writer.record(record, first: false))
@@ -252,10 +263,9 @@ struct Audit: ParsableCommand {
                 case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
                 case .overflow: Terminal.warn("the inotify queue overflowed: looking again for what changed")
                 case .walkNote(let note):
-                    if note.kind != .symlinkSkipped { Terminal.warn("skipped '\(note.path)': \(note.reason)") }
+                    if note.kind != .symlinkSkipped { Terminal.warn(note.message) }
                 }
             })
-        options.cache?.flush()
     }
 }
 

@@ -20,12 +20,11 @@ public struct AuditInput<Record: Decodable> {
     }
 
     private var lines: PathList
-    private let name: String
+    private var name: String { lines.name }
 
     /// - Parameter path: a file, or `-` for standard input.
     public init(path: String) throws(VidorientError) {
         lines = try PathList(path: path, nulSeparated: false)
-        name = path == "-" ? "standard input" : "'\(path)'"
     }
 
     /// Reads everything, in order. Throws, before `each` has seen anything, when the input is
@@ -60,17 +59,7 @@ public struct AuditInput<Record: Decodable> {
             }
             try each(.record(record, place: "line \(number)"))
         }
-        for problem in readProblems() { try each(.unreadable("could not read the audit on \(name): \(problem)")) }
-    }
-
-    /// What `PathList` skipped or stopped on: lines too long to hold, a read that failed.
-    private func readProblems() -> [String] {
-        var problems: [String] = []
-        if lines.overlongLines > 0 {
-            problems.append("\(lines.overlongLines) line(s) longer than \(PathList.longestLine >> 20) MiB skipped")
-        }
-        if let failure = lines.failure { problems.append(failure) }
-        return problems
+        for problem in lines.problems { try each(.unreadable("could not read the audit on \(name): \(problem)")) }
     }
 
     /// The input as one document, `first` its first line that is not blank.
@@ -82,7 +71,7 @@ public struct AuditInput<Record: Decodable> {
             text += "\n"
             text += line
         }
-        if let problem = readProblems().first {
+        if let problem = lines.problems.first {
             throw VidorientError.malformed("could not read the audit on \(name): \(problem); nothing was done")
         }
         let records: [Record]

@@ -89,11 +89,26 @@ public struct WalkNote: Sendable, Hashable {
         case symlinkSkipped = "symlink-skipped"
         /// A path given that does not exist.
         case missing
+        /// A list of paths (`--files-from`) not read to its end: a line too long, a read that failed.
+        case unreadableList = "unreadable-list"
     }
 
     public let kind: Kind
     public let path: String
     public let reason: String
+
+    package init(kind: Kind, path: String, reason: String) {
+        self.kind = kind
+        self.path = path
+        self.reason = reason
+    }
+
+    /// The line a command says on stderr: what was passed over, and why.
+    public var message: String {
+        kind == .unreadableList
+            ? "could not read the list \(path == "-" ? "on standard input" : "'\(path)'") to its end: \(reason)"
+            : "skipped '\(path)': \(reason)"
+    }
 }
 
 /// Walks paths depth-first in sorted order, calling `file` for each file to audit. Memory is
@@ -248,8 +263,11 @@ package struct DirectoryID: Hashable {
 /// (`overlongLines`), never held whole, and the search for a line's end never rescans what it
 /// has seen (a huge line once cost time quadratic in its length). A folder is refused when it
 /// is opened (reading one gave an empty list, and exit 0); a read that fails ends the list and
-/// says why (`failure`).
-public struct PathList: IteratorProtocol, Sendable {
+/// says why (`failure`); `problems` says both in words.
+///
+/// A class: it owns its descriptor (closed when the list ends or is let go), and whoever reads
+/// `problems` after the paths sees the one list that was read, never a copy of it.
+public final class PathList: IteratorProtocol {
     /// 64 MiB: far above any path or audit record, far below what would exhaust memory.
     public static let longestLine = 64 << 20
 
@@ -266,11 +284,27 @@ public struct PathList: IteratorProtocol, Sendable {
     public private(set) var overlongLines = 0
     /// Why reading stopped early, when it did.
     public private(set) var failure: String?
+    /// The list's path as given, `-` for standard input.
+    public let path: String
+    /// The list as named in messages: `'path'`, or standard input.
+    public var name: String { path == "-" ? "standard input" : "'\(path)'" }
+
+    /// What could not be read, in words, once the list has ended: lines too long to hold, a read
+    /// that failed. Empty when every line was read.
+    public var problems: [String] {
+        var problems: [String] = []
+        if overlongLines > 0 {
+            problems.append("\(overlongLines) line(s) longer than \(PathList.longestLine >> 20) MiB skipped")
+        }
+        if let failure { problems.append(failure) }
+        return problems
+    }
 
     /// - Parameters:
     ///   - path: a file, or `-` for standard input.
     ///   - nulSeparated: split on NUL (`find -print0`) instead of newlines.
     public init(path: String, nulSeparated: Bool) throws(InputError) {
+        self.path = path
         if path == "-" {
             descriptor = STDIN_FILENO
         } else {
@@ -285,7 +319,11 @@ public struct PathList: IteratorProtocol, Sendable {
         separator = nulSeparated ? 0 : UInt8(ascii: "\n")
     }
 
-    public mutating func next() -> String? {
+    deinit {
+        if !ended && descriptor != STDIN_FILENO { close(descriptor) }
+    }
+
+    public func next() -> String? {
         while true {
             if let end = buffer[max(position, searched)...].firstIndex(of: separator) {
                 defer {
@@ -316,11 +354,17 @@ public struct PathList: IteratorProtocol, Sendable {
             searched -= position
             position = 0
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                (try? System.call { read(descriptor, buffer.baseAddress, buffer.count) }) ?? -1
+            let attempt = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(VidorientError) in
+                    try System.call { read(descriptor, buffer.baseAddress, buffer.count) }
+                }
             }
-            if count <= 0 {
-                if count < 0 { failure = LibraryWalk.errnoReason() }
+            var count = 0
+            switch attempt {
+            case .success(let got): count = got
+            case .failure(let error): failure = "reading stopped: \(error.reason)"
+            }
+            if count == 0 {
                 ended = true
                 if descriptor != STDIN_FILENO { close(descriptor) }
             } else {

@@ -31,7 +31,8 @@ final class WatchRun: Sendable {
 
     func start(options: AuditOptions = AuditOptions(), thenAtOnce: () throws -> Void) throws {
         DispatchQueue.global().async {
-            self.watcher.run(
+            // A failed wait is the watch's error: a test that meets one fails on it.
+            try! self.watcher.run(
                 options: options,
                 record: { record in
                     if let gate = self.gate.withLock({ $0 }) {

@@ -146,3 +146,86 @@ import VidorientTestSupport
         #expect(calls.map { String($0.prefix(6)) } == ["fsync(", "rename", "fsync("], "\(calls)")
     }
 }
+
+/// Issue 30's hidden failures: each passed in silence before its fix, and each test fails on the
+/// code before it.
+@Suite struct SilentEndTests {
+    /// The test harness reads a child's stdout and stderr at once: a child that fills the stderr
+    /// pipe (64 KiB) before closing stdout used to block it, and the test with it.
+    @Test(.timeLimit(.minutes(1))) func aChildThatSaysMuchOnStderrDoesNotBlockTheHarness() throws {
+        let output = try ProcessOutput.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 300000 /dev/zero | tr '\\0' x >&2; echo done"])
+        #expect(output.status == 0)
+        #expect(String(decoding: output.stdout, as: UTF8.self) == "done\n")
+        #expect(output.stderr.count == 300_000)
+    }
+
+    /// `audit --files-from` of a list that cannot be read to its end is not a success: the read
+    /// error used to end the list in silence, a shorter audit with exit 0. (`/proc/self/mem` opens,
+    /// and its first read fails: the extreme case of a list cut by an I/O error.)
+    @Test func aListThatCannotBeReadToItsEndIsSaid() throws {
+        let run = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--files-from", "/proc/self/mem"])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(
+            run.stderrLines.first
+                == "vidorient: could not read the list '/proc/self/mem' to its end: reading stopped: input/output error",
+            "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    /// A watch whose wait for events fails ends with a line and exit 2; it used to end as if stopped:
+    /// exit 0, nothing said. The failure is made real with a preloaded `poll` that fails once a
+    /// marker file exists (clang from the Swift toolchain builds it).
+    @Test(.timeLimit(.minutes(1))) func aWatchWhoseWaitFailsSaysSo() throws {
+        let folder = try TemporaryFolder("watch-poll")
+        defer { folder.remove() }
+        let source = folder.path("failpoll.c")
+        let library = folder.path("failpoll.so")
+        let marker = folder.path("fail-now")
+        try Data(
+            """
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <errno.h>
+            #include <poll.h>
+            #include <unistd.h>
+            int poll(struct pollfd *fds, nfds_t count, int timeout) {
+                static int (*real)(struct pollfd *, nfds_t, int);
+                if (!real) real = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+                if (access("\(marker)", F_OK) == 0) { errno = ENOMEM; return -1; }
+                return real(fds, count, timeout);
+            }
+            """.utf8
+        ).write(to: URL(fileURLWithPath: source))
+        let compiled = try run("clang", ["-shared", "-fPIC", "-o", library, source, "-ldl"])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        let watched = folder.path("library")
+        try FileManager.default.createDirectory(atPath: watched, withIntermediateDirectories: true)
+
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["audit", "--watch", "--jsonl", "--no-progress", watched]
+        process.environment = ProcessInfo.processInfo.environment.merging(["LD_PRELOAD": library]) { $1 }
+        let (out, err) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errors = PipeDrain(err.fileHandleForReading)
+        // Make every wait fail from now on (the first one too, should the watch not be waiting
+        // yet), and wake it with a change.
+        Thread.sleep(forTimeInterval: 0.5)
+        FileManager.default.createFile(atPath: marker, contents: nil)
+        Thread.sleep(forTimeInterval: 0.3)
+        FileManager.default.createFile(atPath: watched + "/new.txt", contents: Data("x".utf8))
+        let stopper = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: stopper)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        stopper.cancel()
+        let stderr = String(decoding: errors.wait(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 2, "\(stderr)")
+        #expect(
+            stderr.hasSuffix("vidorient: the watch stopped: waiting for changes: cannot allocate memory\n"), "\(stderr)"
+        )
+    }
+}

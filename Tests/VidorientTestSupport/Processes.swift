@@ -6,8 +6,9 @@ public struct ProcessOutput: Sendable {
     public let stdout: Data
     public let stderr: String
 
-    /// Runs `executable` with `arguments` and waits for it. Both pipes are read before waiting:
-    /// a full pipe would block the child.
+    /// Runs `executable` with `arguments` and waits for it. Both pipes are read at once, standard
+    /// error on a thread of its own while standard output is read here: read one after the other,
+    /// a child that fills the pipe not being read (64 KiB) would block, and the test with it.
     public static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> ProcessOutput {
@@ -21,11 +22,30 @@ public struct ProcessOutput: Sendable {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let errData = PipeDrain(err.fileHandleForReading)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return ProcessOutput(
-            status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+            status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData.wait(), as: UTF8.self))
+    }
+}
+
+/// A pipe read to its end on a thread of its own; `wait` returns what it held.
+public final class PipeDrain: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    /// Blocks until the pipe is closed by every writer, then returns everything read.
+    public func wait() -> Data {
+        done.wait()
+        return data
     }
 }
 
