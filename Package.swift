@@ -96,8 +96,7 @@ let package = Package(
         .target(
             name: "VidorientAudit",
             dependencies: [
-                "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientContent",
-                "CSQLite",
+                "Vidorient", "VidorientCore", "VidorientIO", "VidorientContent", "CSQLite",
             ]),
         // Argument parsing, printing and exit codes.
         .executableTarget(

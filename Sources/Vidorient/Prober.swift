@@ -30,21 +30,49 @@ public struct Prober: Sendable {
     /// (neither loads FFmpeg); everything else, `--deep`, and a movie the box layer cannot
     /// describe alone (`fallbackNote` says why) by FFmpeg.
     public func inspect(_ path: String) throws(InputError) -> MediaReport {
+        try read(path, headersSuffice: false)
+    }
+
+    /// `inspect`'s orientation decision, without FFmpeg where FFmpeg could add nothing to it: as
+    /// `inspect`, except that a movie the box layer does not describe alone (a sample table it
+    /// refuses, a fragmented file) is answered from its box headers (`MovieStructure.mediaProbe`)
+    /// when its video is not a codec that carries a display-orientation SEI: only H.264 and HEVC
+    /// do, which only a reading of the bitstream sees; for any other codec the matrices decide,
+    /// and FFmpeg reads the same boxes. The box layer's reason for not describing it stays in the
+    /// report (`box-layer-unreadable`). What `audit` reports and `fix` plans and verifies against:
+    /// loading FFmpeg's ~140 libraries cost more than either.
+    public func inspectOrientation(_ path: String) throws(InputError) -> MediaReport {
+        try read(path, headersSuffice: true)
+    }
+
+    /// The one place that decides which reader answers a file, and what happens when it cannot:
+    /// photo readers, else the box layer, else FFmpeg; `--deep` decodes.
+    private func read(_ path: String, headersSuffice: Bool) throws(InputError) -> MediaReport {
         let format = try PhotoReader.format(of: path)
-        if format.isPhoto && !decodesFirstFrame {
+        if format.isPhoto {
+            if decodesFirstFrame { return try Prober.inspectPhotoDecoding(path, format: format) }
             return MediaReport(photo: try PhotoReader.read(path: path, format: format))
         }
-        if format.isPhoto { return try Prober.inspectPhotoDecoding(path, format: format) }
         var boxLayerError: String?
         if format == .movie && !decodesFirstFrame {
+            let refusal: ISOBMFFError
             do throws(ISOBMFFError) {
-                return MediaReport(probe: try MovieDescription.probe(path: path))
+                switch try MovieDescription.read(path: path) {
+                case .described(let probe): return MediaReport(probe: probe)
+                case .headers(var probe, let why):
+                    if headersSuffice && Prober.headersDecide(probe) {
+                        if why.kind != .unsupported { probe.video?.boxLayerError = why.reason }
+                        return MediaReport(probe: probe)
+                    }
+                    refusal = why
+                }
             } catch {
-                // An unreadable file is FFmpeg's to judge too: it reads some that the box layer refuses.
-                fallbackNote?(path, error.reason)
-                // Unsupported (a fragmented file) is not an error in the file; anything else is said.
-                if error.kind != .unsupported { boxLayerError = error.reason }
+                refusal = error
             }
+            // An unreadable file is FFmpeg's to judge too: it reads some that the box layer refuses.
+            fallbackNote?(path, refusal.reason)
+            // Unsupported (a fragmented file) is not an error in the file; anything else is said.
+            if refusal.kind != .unsupported { boxLayerError = refusal.reason }
         }
         var probe: MediaProbe
         do { probe = try self.probe(path) } catch {
@@ -58,37 +86,14 @@ public struct Prober: Sendable {
         return MediaReport(probe: probe)
     }
 
-    /// `inspect`'s orientation decision, without FFmpeg where FFmpeg could add nothing to it: as
-    /// `inspect`, except that a movie the box layer does not describe alone because its video is
-    /// not a codec it knows (uncompressed `2vuy`, DV, …) is read from its box headers
-    /// (`MovieStructure.mediaProbe`, the audit's fast path). Only H.264 and HEVC carry a
-    /// display-orientation SEI, which only a reading of the bitstream sees; for any other codec
-    /// the matrices decide, and FFmpeg reads the same boxes. What `fix` plans and verifies
-    /// against (`FixIntent`): loading FFmpeg's ~140 libraries cost more than the fix itself.
-    public func inspectOrientation(_ path: String) throws(InputError) -> MediaReport {
-        if !decodesFirstFrame, try PhotoReader.format(of: path) == .movie, let probe = Prober.boxesDecide(path) {
-            return MediaReport(probe: probe)
-        }
-        return try inspect(path)
-    }
-
-    /// The box layer's view of a movie when it decides the orientation alone: its description
-    /// (what `inspect` says), or, when it does not describe the file only as unsupported and the
-    /// video track is not H.264 or HEVC (nor an encrypted entry that could hide one), the box
-    /// headers. Nil otherwise: `inspect` then reads it (FFmpeg).
-    static func boxesDecide(_ path: String) -> MediaProbe? {
-        switch MovieDescription.read(path: path) {
-        case nil: return nil
-        // Described: the same description `inspect` answers with.
-        case .described(let probe): return probe
-        case .headers(let probe, let refusal, let fragmented):
-            guard refusal.kind == .unsupported, !fragmented else { return nil }
-            guard let video = probe.video, video.streamIndex < probe.streams.count else { return nil }
-            let stream = probe.streams[video.streamIndex]
-            // `encv`: an encrypted track, whose sample entry hides the codec.
-            guard !["h264", "hevc"].contains(stream.codec ?? ""), stream.codecTag != "encv" else { return nil }
-            return probe
-        }
+    /// Whether a movie's box headers decide its orientation alone: a video track whose codec
+    /// carries no display-orientation SEI (not H.264 or HEVC, nor an encrypted entry that could
+    /// hide one).
+    static func headersDecide(_ probe: MediaProbe) -> Bool {
+        guard let video = probe.video, video.streamIndex < probe.streams.count else { return false }
+        let stream = probe.streams[video.streamIndex]
+        // `encv`: an encrypted track, whose sample entry hides the codec.
+        return !["h264", "hevc"].contains(stream.codec ?? "") && stream.codecTag != "encv"
     }
 
     /// `--deep` on a photo: the report from its headers, and proof that its pixels decode.

@@ -497,11 +497,13 @@ private final class Database: @unchecked Sendable {
         if pending >= 500 || MonotonicClock.now - transactionStart > 1 { try commit() }
     }
 
+    /// Ends the open transaction. Marked closed only once COMMIT succeeds: a COMMIT that fails
+    /// (busy) leaves SQLite's transaction open, and the next call must commit it, not BEGIN anew.
     func commit() throws(SQLiteError) {
         guard transaction != .none else { return }
+        try Database.exec(handle, "COMMIT")
         pending = 0
         transaction = .none
-        try Database.exec(handle, "COMMIT")
     }
 
     private func bind(_ statement: OpaquePointer, path: String, optionsKey: String) throws(SQLiteError) {
@@ -547,5 +549,5 @@ private final class Database: @unchecked Sendable {
         }
     }
 
-    private static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
+    private static func errnoReason() -> String { System.reason() }
 }

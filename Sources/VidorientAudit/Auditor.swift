@@ -3,8 +3,6 @@ import Vidorient
 public import VidorientContent
 public import VidorientCore
 public import VidorientIO
-import VidorientISOBMFF
-import VidorientPhoto
 
 public struct AuditOptions: Sendable {
     public var walk = WalkOptions()
@@ -347,19 +345,11 @@ public struct Auditor: Sendable {
 }
 
 extension Auditor {
-    /// What `inspect` would say of the file, read as cheaply as the options allow.
+    /// What `inspect` would say of the file, read as cheaply as the options allow: the prober's
+    /// orientation reading (`Prober.inspectOrientation`), the one place that decides which reader
+    /// answers a file.
     fileprivate static func report(_ path: String, options: AuditOptions) throws(InputError) -> MediaReport {
-        let format = try PhotoReader.format(of: path)
-        if !options.deep, format.isPhoto {
-            return MediaReport(photo: try PhotoReader.read(path: path, format: format))
-        }
-        if !options.deep, format == .movie, let probe = movieProbe(path) {
-            return MediaReport(probe: probe)
-        }
-        // Not a movie, --deep, or boxes the box layer could not read: FFmpeg's reading, which
-        // for a movie carries the box layer's reason as a `box-layer-unreadable` finding.
-        let prober = Prober(timeout: options.timeout, decodesFirstFrame: options.deep)
-        return format == .movie ? MediaReport(probe: try prober.probe(path)) : try prober.inspect(path)
+        try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspectOrientation(path)
     }
 
     /// The pixels' verdict and its findings; pixels that cannot be judged (a file whose tags read
@@ -393,20 +383,6 @@ extension Auditor {
 
 /// The engines every audit in this process judges content with, one per worker at a time.
 private let contentEngines = ContentEnginePool()
-
-/// A movie from its boxes alone: the whole description (the codec's SEI included) when the box
-/// layer can give it, else what the headers say (enough for the orientation: a fragmented file,
-/// or a sample table the description refuses, whose reason the report then carries). Nil when
-/// the boxes cannot be read at all.
-private func movieProbe(_ path: String) -> MediaProbe? {
-    switch MovieDescription.read(path: path) {
-    case nil: return nil
-    case .described(let probe): return probe
-    case .headers(var probe, let refusal, _):
-        if refusal.kind != .unsupported { probe.video?.boxLayerError = refusal.reason }
-        return probe
-    }
-}
 
 /// What a worker hands over: the records it audited since its last chunk, as the run's `render`
 /// made them (text, or the records themselves), and their counts.

@@ -221,7 +221,7 @@ struct Audit: ParsableCommand {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { _ in
                 var byte: UInt8 = 1
-                _ = Glibc.write(watchStopDescriptor, &byte, 1)
+                _ = System.unbufferedWrite(watchStopDescriptor, &byte, 1)
             }
         }
         write(writer.begin())
@@ -320,6 +320,6 @@ final class ProgressLine: @unchecked Sendable {
 
     private func emit(_ text: String) {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBufferPointer { System.unbufferedWrite(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

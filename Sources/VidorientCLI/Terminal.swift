@@ -1,5 +1,10 @@
-// Preconcurrency for the C `stdout` stream, which the exit check flushes.
+// Preconcurrency for the C `stdout` stream, which the exit check flushes (an import's
+// @preconcurrency does not pass through VidorientCore's re-export).
+#if canImport(Glibc)
 @preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
 import Synchronization
 import VidorientAudit
 import VidorientCore
@@ -57,8 +62,7 @@ struct Terminal {
     static func checkOutputWritten() {
         let flushed = fflush(stdout) == 0 && ferror(stdout) == 0
         if !flushed {
-            let reason = String(cString: strerror(errno)).lowercased()
-            warn("could not write standard output: \(reason)")
+            warn("could not write standard output: \(System.reason())")
         }
         if !flushed || diagnosticLost.load(ordering: .relaxed) { _exit(2) }
     }

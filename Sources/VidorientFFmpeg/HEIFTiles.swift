@@ -5,12 +5,6 @@ package import VidorientCore
 import VidorientIO
 import VidorientISOBMFF
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A HEIF picture coded in 8-bit 4:2:0 HEVC (one image, or a grid of tiles as phones write them)
 /// decoded by FFmpeg's HEVC decoder: the tiles on every core, one decoder per worker, pasted into
 /// one 4:2:0 picture, which swscale crops, scales and turns into RGB in one pass at the size asked.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import VidorientCore
+import VidorientIO
 
 /// An open input: owns one `AVFormatContext` from a successful `avformat_open_input` to `deinit`.
 /// Everything read from it is copied into value types at once; no borrowed pointer escapes.
@@ -59,9 +60,7 @@ final class MediaFile {
     /// Whether the timeout has passed: errors after it are reported as a timeout.
     var timedOut: Bool { vo_now() > deadline.pointee }
 
-    private static func errnoReason() -> String {
-        String(cString: strerror(errno)).lowercased()
-    }
+    private static func errnoReason() -> String { System.reason() }
 
     var formatName: String { context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown" }
 

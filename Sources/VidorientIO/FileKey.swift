@@ -1,11 +1,5 @@
 import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// What identifies one state of a file without reading it: if none of these changed, its bytes
 /// did not either. ctime matters because it cannot be set back: a rewrite in place that restores
 /// the size and the mtime still moves it. The audit cache's key; `LibraryWalk` hands one over

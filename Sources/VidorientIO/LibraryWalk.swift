@@ -242,7 +242,7 @@ public struct LibraryWalk {
         }
     }
 
-    package static func errnoReason() -> String { String(cString: strerror(errno)).lowercased() }
+    package static func errnoReason() -> String { System.reason() }
 }
 
 /// A directory's identity, to notice a link that leads back up the tree.

@@ -1,12 +1,6 @@
 import Synchronization
 import VidorientCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Runs `body` for every index on `jobs` threads (fewer when there are fewer indices); each index
 /// exactly once, taken from one atomic counter (no lock, no wake-up per index), the calling
 /// thread one of the workers. Each worker is a thread of its own (`WorkerThreads`), so

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import VidorientCore
 
 /// How many processors this process may run on: the default for `--jobs` and for the threads
 /// one picture is decoded on.

@@ -61,6 +61,17 @@ package enum System {
         return bytes
     }
 
+    /// The C library's `write(2)`, once, unwrapped (no retry: async-signal-safe), for code inside
+    /// a type with a `write` of its own, where the plain name finds the method. The one place that
+    /// names the C library's module (glibc, or musl for a static build).
+    package static func unbufferedWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, bytes, count)
+        #else
+        Musl.write(descriptor, bytes, count)
+        #endif
+    }
+
     /// Writes every byte of `bytes` at `offset` (or, with nil, at the descriptor's position:
     /// a pipe or a device).
     package static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64?)
@@ -72,7 +83,7 @@ package enum System {
                 if let offset {
                     pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
                 } else {
-                    Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+                    unbufferedWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
                 }
             }
             // A write of nothing that is not an error: a device that takes no more.

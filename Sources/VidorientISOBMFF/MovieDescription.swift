@@ -21,26 +21,19 @@ package enum MovieDescription {
     /// give it beside what the headers say (enough for the orientation).
     package enum Reading {
         case described(MediaProbe)
-        case headers(MediaProbe, refusal: ISOBMFFError, fragmented: Bool)
+        case headers(MediaProbe, refusal: ISOBMFFError)
     }
 
     /// The movie at `path` read from its boxes: the description tried first, the headers after it
-    /// when it is refused. Nil when the boxes cannot be read at all. The one reading that the
-    /// audit and `Prober.inspectOrientation` each take their answer from.
-    package static func read(path: String) -> Reading? {
-        let source: ReadAheadBytes
-        let structure: MovieStructure
-        do throws(ISOBMFFError) {
-            source = ReadAheadBytes(try FileBytes(path: path))
-            structure = try MovieStructure(source)
-        } catch {
-            return nil
-        }
+    /// when it is refused. Throws when the boxes cannot be read at all. The one reading that
+    /// `Prober` (inspect, the audit, the fix) takes a movie's answer from.
+    package static func read(path: String) throws(ISOBMFFError) -> Reading {
+        let source = ReadAheadBytes(try FileBytes(path: path))
+        let structure = try MovieStructure(source)
         do throws(ISOBMFFError) {
             return .described(try probe(structure, path: path, source: source))
         } catch {
-            return .headers(
-                structure.mediaProbe(path: path, source: source), refusal: error, fragmented: structure.isFragmented)
+            return .headers(structure.mediaProbe(path: path, source: source), refusal: error)
         }
     }
 

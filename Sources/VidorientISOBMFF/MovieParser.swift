@@ -32,7 +32,7 @@ struct MovieParser<Source: ByteSource> {
         // A file cut inside its media data still has its description; cut inside `moov` it has none.
         let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil, cutEnd: true)
         let cut = walker.cut
-        if let cut, cut.box?.type == "moov" { throw .malformed(cut.reason) }
+        if let cut, cut.box?.type == "moov" { throw .malformed("the file is cut short: \(cut.reason)") }
         var majorBrand: FourCC?
         var compatibleBrands: [FourCC] = []
         var movieBoxes = MovieBoxes()

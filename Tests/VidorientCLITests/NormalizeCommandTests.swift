@@ -446,12 +446,9 @@ private typealias F = NormalizeFixture
     /// The real camera JPEGs of ../shared/media: where jpegtran -perfect can turn one, normalize
     /// gives its pixels; where it cannot (1800 is not a multiple of 16), normalize refuses and
     /// --trim gives jpegtran -trim's.
-    @Test(arguments: 1...8)
+    @Test(.enabled(if: SharedMedia.isPresent, "../shared/media is absent"), arguments: 1...8)
     func realPhotosMatchJpegtran(n: Int) throws {
-        let source = Run.packageRoot.deletingLastPathComponent().appendingPathComponent(
-            "shared/media/Landscape_\(n).jpg"
-        ).path
-        guard FileManager.default.fileExists(atPath: source) else { return }
+        let source = try #require(SharedMedia.existingPath("Landscape_\(n).jpg"))
         let folder = try F.folder("landscape-\(n)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try F.copy(source, to: folder, as: "Landscape_\(n).jpg")
