@@ -1,3 +1,8 @@
+import Synchronization
+import VidorientAudit
+import VidorientCore
+import VidorientIO
+
 // Preconcurrency for the C `stdout` stream, which the exit check flushes (an import's
 // @preconcurrency does not pass through VidorientCore's re-export).
 #if canImport(Glibc)
@@ -5,12 +10,6 @@
 #elseif canImport(Musl)
 @preconcurrency import Musl
 #endif
-import Synchronization
-import VidorientAudit
-import VidorientCore
-import VidorientIO
-
-// Preconcurrency for the C `stdout` stream, which the exit check flushes.
 
 /// Set when a line meant for stderr could not be written: the run then cannot claim success.
 private let diagnosticLost = Atomic<Bool>(false)
