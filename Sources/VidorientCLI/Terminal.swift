@@ -1,15 +1,15 @@
-import Synchronization
-import VidorientAudit
-import VidorientCore
-import VidorientIO
-
-// Preconcurrency for the C `stdout` stream, which the exit check flushes (an import's
-// @preconcurrency does not pass through VidorientCore's re-export).
+// swift-format-ignore-file: OrderedImports
+// Preconcurrency for the C `stdout` stream, which the exit check flushes: imported before
+// VidorientCore, whose re-export of the C library does not carry @preconcurrency.
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Musl)
 @preconcurrency import Musl
 #endif
+import Synchronization
+import VidorientAudit
+import VidorientCore
+import VidorientIO
 
 /// Set when a line meant for stderr could not be written: the run then cannot claim success.
 private let diagnosticLost = Atomic<Bool>(false)

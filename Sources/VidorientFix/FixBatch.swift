@@ -202,17 +202,17 @@ public struct FixBatch: Sendable {
     /// `inspect` shows, journaled around the write.
     public func fix(_ job: FixJob) -> FixOutcome {
         do throws(VidorientError) {
-            // One question, asked once: what the file is. Photos take the tag fix, movies the matrix
-            // fix; anything else is said as what fix takes, not as "not an mp4" (issue 24).
-            let format = try PhotoReader.format(of: job.path)
-            if case .other(let name) = format {
-                throw .unsupported(
-                    "not a photo, MP4 or QuickTime file (\(name ?? "no signature of theirs at the start")): fix "
-                        + "changes JPEG, PNG, WebP, TIFF/DNG/raw, HEIF/AVIF, MP4 and QuickTime files")
-            }
             let lock = dryRun ? nil : try FileLock(path: job.path)
             return try withExtendedLifetime(lock) { () throws(VidorientError) -> FixOutcome in
-                format.isPhoto ? try fixPhoto(job, lock: lock) : try fixVideo(job, lock: lock)
+                // One question, asked once and under the lock: what the file is. Photos take the tag
+                // fix, movies the matrix fix; anything else is said as what fix takes (issue 24).
+                let format = try PhotoReader.format(of: job.path)
+                if case .other(let name) = format {
+                    throw .unsupported(
+                        "not a photo, MP4 or QuickTime file (\(name ?? "no signature of theirs at the start")): fix "
+                            + "changes JPEG, PNG, WebP, TIFF/DNG/raw, HEIF/AVIF, MP4 and QuickTime files")
+                }
+                return format.isPhoto ? try fixPhoto(job, lock: lock) : try fixVideo(job, lock: lock)
             }
         } catch {
             return FixOutcome(error)

@@ -78,6 +78,19 @@ import VidorientTestSupport
 
     static let target = 3
 
+    /// One mutant in `share` is run by default, a different third for each base so that every
+    /// kind of mutation still meets every format across the bases, and the whole test run stays
+    /// within its four minutes; `.ci/run` runs every mutant (`LargeRounds`), and the counts
+    /// docs/hostile-input.md gives are from that run.
+    static let share = LargeRounds.mutationShare
+
+    /// The mutants of `bytes` this run takes, for the base at `position` in `Base.all`.
+    static func mutants(of bytes: [UInt8], format: String, base: Base) -> [PhotoMutation] {
+        let phase = (Base.all.firstIndex { $0.label == base.label } ?? 0) % max(1, share)
+        return PhotoMutations.all(of: bytes, format: format).enumerated().filter { $0.offset % max(1, share) == phase }
+            .map(\.element)
+    }
+
     static func tools() -> Bool {
         ["exiftool", "ffmpeg", "jpegtran", "djpeg", "heif-convert", "python3"].allSatisfy(isInstalled)
     }
@@ -120,7 +133,7 @@ import VidorientTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
         try base.make(pristine)
-        let mutants = PhotoMutations.all(of: [UInt8](try FixFixture.contents(pristine)), format: base.format)
+        let mutants = Self.mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base)
         var tally = Tally()
         var fixed: [(path: String, what: String, before: String)] = []
         for (index, mutant) in mutants.enumerated() {
@@ -178,8 +191,8 @@ import VidorientTestSupport
                 #expect(read == Self.target, "\(fixed[index].what): exiftool reads \(String(describing: read))")
             }
         }
-        print("mutated fix \(base.label): \(tally)")
-        #expect(tally.attempts == mutants.count && tally.attempts > 20)
+        print("mutated fix \(base.label) (1 mutant in \(Self.share)): \(tally)")
+        #expect(tally.attempts == mutants.count && tally.attempts > 20 / max(1, Self.share))
     }
 
     /// normalize on the mutants of the formats it turns losslessly (JPEG, PNG, lossless WebP):
@@ -191,7 +204,7 @@ import VidorientTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
         try base.make(pristine)
-        let mutants = PhotoMutations.all(of: [UInt8](try FixFixture.contents(pristine)), format: base.format)
+        let mutants = Self.mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base)
         var tally = Tally()
         for (index, mutant) in mutants.enumerated() {
             let what = "\(base.label) \(mutant.name)"
@@ -240,9 +253,9 @@ import VidorientTestSupport
             }
         }
         print(
-            "mutated normalize \(base.label): \(tally.attempts) attempts, \(tally.successes) successes, \(tally.refusals) refusals"
+            "mutated normalize \(base.label) (1 mutant in \(Self.share)): \(tally.attempts) attempts, \(tally.successes) successes, \(tally.refusals) refusals"
         )
-        #expect(tally.attempts == mutants.count && tally.attempts > 20)
+        #expect(tally.attempts == mutants.count && tally.attempts > 20 / max(1, Self.share))
     }
 }
 

@@ -74,7 +74,7 @@ import VidorientTestSupport
 
     @Test(
         .enabled(if: SharedMedia.isPresent && isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: shared,
-        1...8)
+        LargeRounds.phoneTargets)
     func phoneFilesShowEachTarget(file: FixCase, target: Int) throws {
         try #require(FileManager.default.fileExists(atPath: file.path))
         try check(file, target: target, exif: file.exif, scaled: true)
@@ -398,7 +398,9 @@ private struct RGBPicture {
         FixCase(path: SharedMedia.path("samsung-one-ui-6.heic"), orientation: 6),
     ]
 
-    @Test(.enabled(if: SharedMedia.isPresent && tools && isInstalled("ffmpeg")), arguments: shared, 1...8)
+    @Test(
+        .enabled(if: SharedMedia.isPresent && tools && isInstalled("ffmpeg")), arguments: shared,
+        LargeRounds.phoneTargets)
     func phoneThumbnailsTurnWithThePrimary(file: FixCase, target: Int) throws {
         try #require(FileManager.default.fileExists(atPath: file.path))
         try checkThumbnails(file, target: target, scaled: true)
