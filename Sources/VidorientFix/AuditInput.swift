@@ -42,6 +42,7 @@ public struct AuditInput<Record: Decodable> {
             }
         }
         guard let first else { return }
+        try refuseRepeatedKeys(first, place: "line \(number)")
         let firstNumber = number
         let firstRecord: Record
         do { firstRecord = try decoder.decode(Record.self, from: Data(first.utf8)) } catch let lineError {
@@ -52,6 +53,7 @@ public struct AuditInput<Record: Decodable> {
         while let line = lines.next() {
             number += 1
             guard !line.allSatisfy(\.isWhitespace) else { continue }
+            try refuseRepeatedKeys(line, place: "line \(number)")
             let record: Record
             do { record = try decoder.decode(Record.self, from: Data(line.utf8)) } catch {
                 let why = (error as? DecodingError).map { Self.reason($0) } ?? "\(error)"
@@ -61,6 +63,16 @@ public struct AuditInput<Record: Decodable> {
             try each(.record(record, place: "line \(number)"))
         }
         for problem in readProblems() { try each(.unreadable("could not read the audit on \(name): \(problem)")) }
+    }
+
+    /// A record naming a key twice means what its reader decides (jq takes the last, we would take
+    /// the first): the whole input is refused, before anything is done.
+    private func refuseRepeatedKeys(_ text: String, place: String?) throws(VidorientError) {
+        guard let key = JSONDuplicateKeys.first(in: text) else { return }
+        let at = place.map { ", \($0)" } ?? ""
+        throw .malformed(
+            "could not read the audit on \(name)\(at): the key \"\(key.escapingControlCharacters)\" appears twice in one "
+                + "object, which readers take differently; nothing was done")
     }
 
     /// What `PathList` skipped or stopped on: lines too long to hold, a read that failed.
@@ -85,6 +97,7 @@ public struct AuditInput<Record: Decodable> {
         if let problem = readProblems().first {
             throw VidorientError.malformed("could not read the audit on \(name): \(problem); nothing was done")
         }
+        try refuseRepeatedKeys(text, place: nil)
         let records: [Record]
         do {
             records = try decoder.decode(Document.self, from: Data(text.utf8)).records

@@ -13,14 +13,34 @@ public struct FixJob: Sendable {
     /// From `--from-audit`: what the audit saw the file show; a file showing something else now
     /// changed since, and is refused.
     public let shownAtAudit: Orientation?
+    /// From `--from-audit`: what identified the file at the audit. The path must still name that
+    /// file itself (not a link, nothing put there since), or the job is refused.
+    public let audited: AuditedFile?
 
     public init(
-        path: String, change: OrientationChange, resetMovieMatrix: Bool = false, shownAtAudit: Orientation? = nil
+        path: String, change: OrientationChange, resetMovieMatrix: Bool = false, shownAtAudit: Orientation? = nil,
+        audited: AuditedFile? = nil
     ) {
         self.path = path
         self.change = change
         self.resetMovieMatrix = resetMovieMatrix
         self.shownAtAudit = shownAtAudit
+        self.audited = audited
+    }
+
+    /// A job from an audit refuses a path that is a symbolic link now (the audit's walk did not
+    /// follow it, so neither does the fix), and one whose file is not the one audited: another
+    /// inode (the file, or a folder above it, replaced since), size, modification time or first
+    /// 4 KiB. Nothing is read through a link before this says yes.
+    func checkAudited() throws(VidorientError) {
+        guard shownAtAudit != nil || audited != nil else { return }
+        let now: AuditedFile
+        do throws(VidorientError) { now = try AuditedFile(path: path) } catch {
+            throw .unsupported("it changed since the audit: \(error.reason)")
+        }
+        if let audited, let changed = audited.differences(now: now) {
+            throw .unsupported("it changed since the audit: \(changed) differ")
+        }
     }
 }
 
@@ -202,6 +222,7 @@ public struct FixBatch: Sendable {
     /// `inspect` shows, journaled around the write.
     public func fix(_ job: FixJob) -> FixOutcome {
         do throws(VidorientError) {
+            try job.checkAudited()
             // One question, asked once: what the file is. Photos take the tag fix, movies the matrix
             // fix; anything else is said as what fix takes, not as "not an mp4" (issue 24).
             let format = try PhotoReader.format(of: job.path)
@@ -211,6 +232,9 @@ public struct FixBatch: Sendable {
                         + "changes JPEG, PNG, WebP, TIFF/DNG/raw, HEIF/AVIF, MP4 and QuickTime files")
             }
             let lock = dryRun ? nil : try FileLock(path: job.path)
+            // Again under the lock: the file locked is the one checked, and nothing is swapped in
+            // between this check and the write by another vidorient.
+            if lock != nil { try job.checkAudited() }
             return try withExtendedLifetime(lock) { () throws(VidorientError) -> FixOutcome in
                 format.isPhoto ? try fixPhoto(job, lock: lock) : try fixVideo(job, lock: lock)
             }
@@ -314,7 +338,7 @@ public struct FixBatch: Sendable {
                         jobs.append(
                             FixJob(
                                 path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
-                                shownAtAudit: fix.shownAtAudit))
+                                shownAtAudit: fix.shownAtAudit, audited: fix.audited))
                     } catch {
                         unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
                     }
