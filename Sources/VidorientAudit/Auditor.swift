@@ -241,7 +241,10 @@ public struct Auditor: Sendable {
         let output = Mutex(RunOutput(deliver: deliver, note: note, progress: progress, start: start))
         let found = Atomic<Int>(0)
         let options = self.options
-        let work: @Sendable (Int) -> Void = { _ in
+        // Which file each worker is reading, kept beside the cache: a file that killed an earlier
+        // run is reported and skipped (`ReaderCrashes`).
+        let crashes = options.cache.flatMap { ReaderCrashes(cachePath: $0.path, workers: workers) }
+        let work: @Sendable (Int) -> Void = { worker in
             let session = options.cache?.session(options: options)
             defer { session?.finish() }
             var chunk = AuditChunk()
@@ -256,8 +259,15 @@ public struct Auditor: Sendable {
             // Hands over what it holds before it waits for more.
             while queue.take(into: &files, beforeWaiting: hand) {
                 for file in files {
-                    let record =
-                        session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
+                    let record: AuditRecord
+                    if let known = crashes?.knownCrash(file.path, key: file.key) {
+                        record = known
+                    } else {
+                        crashes?.begin(worker: worker, path: file.path, key: file.key)
+                        record =
+                            session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
+                        crashes?.end(worker: worker)
+                    }
                     chunk.summary.add(record, failOn: options.failOn)
                     chunk.count += 1
                     render(record, &chunk)
@@ -315,6 +325,7 @@ public struct Auditor: Sendable {
         output.withLock { $0.walkFinished = true }
         queue.finish()
         threads.join()
+        crashes?.finish()
         options.cache?.flush()
         var summary = output.withLock { $0.summary }
         summary.seconds = MonotonicClock.now - start
