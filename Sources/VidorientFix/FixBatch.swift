@@ -323,10 +323,18 @@ public struct FixBatch: Sendable {
     /// lines or one `audit --json` document, read as `AuditInput` says), and each record that
     /// could not be read, said as one line naming it. Records without a suggested fix ask for
     /// nothing. Throws, before any job exists, when the input cannot be opened or is neither.
-    public static func jobs(fromAudit input: String) throws(VidorientError) -> (jobs: [FixJob], unreadable: [String]) {
+    ///
+    /// A file listed twice (shards run twice, outputs concatenated) is fixed once: a second record
+    /// asking the same fix is skipped and said through `note`; one asking another fix refuses
+    /// both, since the audit does not say which is right.
+    public static func jobs(fromAudit input: String, note: (String) -> Void = { _ in }) throws(VidorientError) -> (
+        jobs: [FixJob], unreadable: [String]
+    ) {
         var reader = try AuditInput<AuditedFix.Record>(path: input)
-        var jobs: [FixJob] = []
+        var jobs: [FixJob?] = []
         var unreadable: [String] = []
+        // Where each path's job is, and the place of the record that asked for it.
+        var listed: [String: (index: Int, place: String, fix: AuditedFix)] = [:]
         let name = input == "-" ? "standard input" : "'\(input)'"
         do {
             try reader.read { item in
@@ -335,6 +343,24 @@ public struct FixBatch: Sendable {
                 case .record(let record, let place):
                     do throws(VidorientError) {
                         guard let fix = try AuditedFix(record) else { return }
+                        if let first = listed[fix.path] {
+                            let file = "'\(fix.path.escapingControlCharacters)'"
+                            if first.fix.orientation == fix.orientation
+                                && first.fix.resetMovieMatrix == fix.resetMovieMatrix
+                            {
+                                note(
+                                    "\(file) is listed again in the audit on \(name), \(place): fixed once (\(first.place))"
+                                )
+                            } else if jobs[first.index] != nil {
+                                jobs[first.index] = nil
+                                unreadable.append(
+                                    "could not read the audit on \(name), \(place): it asks another fix for \(file) than "
+                                        + "\(first.place) (orientation \(fix.orientation.exif), not "
+                                        + "\(first.fix.orientation.exif)); neither is applied: fix it by hand")
+                            }
+                            return
+                        }
+                        listed[fix.path] = (jobs.count, place, fix)
                         jobs.append(
                             FixJob(
                                 path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
@@ -349,6 +375,6 @@ public struct FixBatch: Sendable {
         } catch {
             throw .malformed("could not read the audit on \(name): \(error)")
         }
-        return (jobs, unreadable)
+        return (jobs.compactMap { $0 }, unreadable)
     }
 }

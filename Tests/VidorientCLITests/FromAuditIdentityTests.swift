@@ -135,4 +135,48 @@ struct FromAuditIdentityTests {
         #expect(try FixFixture.contents(setup.outside) == outsideBefore)
         #expect(try FixFixture.contents(setup.file) == fileBefore)
     }
+
+    /// A record listed twice (issue 28, item 12): it was refused the second time as "changed since
+    /// the audit", exit 2; the file is fixed once and the repeat said. Two records asking
+    /// different fixes for one file: neither is applied.
+    @Test(arguments: [true, false])
+    func aRecordListedTwiceIsAppliedOnce(sameFix: Bool) throws {
+        let setup = try Self.setUp("twice-\(sameFix)")
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let line = try String(contentsOfFile: setup.audit, encoding: .utf8).split(separator: "\n")[0]
+        let second = sameFix ? String(line) : String(line.replacing("\"orientation\":1", with: "\"orientation\":3"))
+        try Data((line + "\n" + second + "\n").utf8).write(to: URL(fileURLWithPath: setup.audit))
+        let before = try FixFixture.contents(setup.file)
+        let fix = try Run.vidorient(["fix", "--from-audit", setup.audit])
+        if sameFix {
+            #expect(fix.status == 0, "\(fix.stderr)")
+            #expect(
+                fix.stderrLines == [
+                    "vidorient: '\(setup.file)' is listed again in the audit on '\(setup.audit)', line 2: fixed once "
+                        + "(line 1)",
+                    "vidorient: fixed 1, already right 0, refused 0, failed 0",
+                ], "\(fix.stderr)")
+            #expect(try FixFixture.contents(setup.file) != before)
+        } else {
+            #expect(fix.status == 2, "\(fix.stderr)")
+            #expect(fix.stderr.contains("it asks another fix for '\(setup.file)' than line 1"), "\(fix.stderr)")
+            #expect(try FixFixture.contents(setup.file) == before)
+        }
+    }
+
+    /// Valid JSON nested deeper than the decoder goes was "not valid json": said as too deep.
+    @Test func aRecordNestedTooDeepIsSaidSo() throws {
+        let setup = try Self.setUp("deep")
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let line = try String(contentsOfFile: setup.audit, encoding: .utf8).split(separator: "\n")[0]
+        let deep = "{\"extra\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + ","
+        try Data((deep + line.dropFirst() + "\n").utf8).write(to: URL(fileURLWithPath: setup.audit))
+        let fix = try Run.vidorient(["fix", "--from-audit", setup.audit])
+        #expect(fix.status == 2)
+        #expect(
+            fix.stderrLines == [
+                "vidorient: could not read the audit on '\(setup.audit)', line 1: nested too deep (more than 512 "
+                    + "levels of arrays and objects); nothing was done"
+            ], "\(fix.stderr)")
+    }
 }

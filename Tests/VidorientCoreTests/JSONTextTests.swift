@@ -150,9 +150,9 @@ struct Synthesized: Codable, Equatable {
     }
 }
 
-/// `JSONDuplicateKeys`: a key named twice in one object, however it is spelled; the same key in
+/// `JSONStructure.firstRepeatedKey`: a key named twice in one object, however it is spelled; the same key in
 /// two objects, in strings or as a value, is no repetition.
-struct JSONDuplicateKeysTests {
+struct JSONStructureTests {
     @Test(arguments: [
         (#"{"path":"a","path":"b"}"#, "path"),
         (#"{"p\u0061th":"a","path":"b"}"#, "path"),
@@ -161,7 +161,7 @@ struct JSONDuplicateKeysTests {
         (#"{"\ud83d\ude00":1,"😀":2}"#, "😀"),
     ])
     func aRepeatedKeyIsFound(text: String, key: String) {
-        #expect(JSONDuplicateKeys.first(in: text) == key)
+        #expect(JSONStructure.firstRepeatedKey(in: text) == key)
     }
 
     @Test(arguments: [
@@ -169,6 +169,15 @@ struct JSONDuplicateKeysTests {
         #"{"a\\":1,"a":2}"#,
     ])
     func noRepetitionIsNone(text: String) {
-        #expect(JSONDuplicateKeys.first(in: text) == nil)
+        #expect(JSONStructure.firstRepeatedKey(in: text) == nil)
+    }
+
+    /// JSON nested deeper than Foundation's decoder goes (512) is valid: said as too deep, not as
+    /// "not valid json" (issue 28).
+    @Test(arguments: [
+        (#"{"a":[1,{"b":[]}],"c":"[[[["}"#, 4), ("[]", 1), ("1", 0), (String(repeating: "[", count: 600), 600),
+    ])
+    func depth(text: String, depth: Int) {
+        #expect(JSONStructure.depth(of: text) == depth)
     }
 }

@@ -1,11 +1,45 @@
-/// Finds an object in JSON text that names one key twice. JSON leaves such a document's meaning
-/// to the reader (jq keeps the last, Foundation's decoder the first), so whoever acts on it
-/// refuses it instead of guessing. Keys are compared as the text they stand for (`"p\u0061th"`
-/// is `"path"`). Text that is not JSON is not judged here: the decoder refuses it.
-public enum JSONDuplicateKeys {
+/// What a JSON decoder does not say of a text: an object that names one key twice, and how deep
+/// it is nested. JSON leaves a repeated key's meaning to the reader (jq keeps the last,
+/// Foundation's decoder the first), so whoever acts on it refuses it instead of guessing; and
+/// Foundation's decoder calls valid JSON nested deeper than `decoderDepthLimit` "not valid".
+/// Keys are compared as the text they stand for (`"p\u0061th"` is `"path"`). Text that is not
+/// JSON is not judged here: the decoder refuses it.
+public enum JSONStructure {
+    /// The nesting Foundation's `JSONDecoder` refuses beyond.
+    public static let decoderDepthLimit = 512
+
     /// The first key that repeats within one object, or nil.
-    public static func first(in text: String) -> String? {
+    public static func firstRepeatedKey(in text: String) -> String? {
         Array(text.utf8).withUnsafeBufferPointer { first(in: $0) }
+    }
+
+    /// The deepest nesting of arrays and objects (0 for a bare value), strings skipped.
+    public static func depth(of text: String) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// One level of nesting: an object with the keys seen so far, or an array.
