@@ -32,6 +32,9 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var findings: [Finding]
     /// The content verdict, with `--content`; nil otherwise.
     public var content: ContentVerdict?
+    /// What identifies the file as audited (`fix --from-audit` refuses a file that differs);
+    /// nil when it could not be read, or is not a regular file of its own (a symbolic link).
+    public var file: AuditedFile?
     /// The record's exact JSON line when it went through the audit cache (replayed from it, or
     /// just stored in it): writers write it instead of encoding the record again, byte for byte.
     /// Not part of the record's value; reset it (`CachedLine()`) after changing a record.
@@ -57,7 +60,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var isUnreadable: Bool { findings.contains { AuditRecord.unreadableCodes.contains($0.code) } }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings, content
+        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings, content, file
     }
 
     // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
@@ -69,6 +72,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         photo = try c.decodeIfPresent(PhotoReport.self, forKey: .photo)
         findings = try c.decode([Finding].self, forKey: .findings)
         content = try c.decodeIfPresent(ContentVerdict.self, forKey: .content)
+        file = try c.decodeIfPresent(AuditedFile.self, forKey: .file)
     }
 
     // Hand-written for `path_bytes`, a key computed from the path.
@@ -81,6 +85,7 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         try c.encode(photo, forKey: .photo)
         try c.encode(findings, forKey: .findings)
         try c.encode(content, forKey: .content)
+        try c.encode(file, forKey: .file)
     }
 }
 
@@ -235,7 +240,10 @@ public struct Auditor: Sendable {
         let output = Mutex(RunOutput(deliver: deliver, note: note, progress: progress, start: start))
         let found = Atomic<Int>(0)
         let options = self.options
-        let work: @Sendable (Int) -> Void = { _ in
+        // Which file each worker is reading, kept beside the cache: a file that killed an earlier
+        // run is reported and skipped (`ReaderCrashes`).
+        let crashes = options.cache.flatMap { ReaderCrashes(cachePath: $0.path, workers: workers) }
+        let work: @Sendable (Int) -> Void = { worker in
             let session = options.cache?.session(options: options)
             defer { session?.finish() }
             var chunk = AuditChunk()
@@ -250,8 +258,15 @@ public struct Auditor: Sendable {
             // Hands over what it holds before it waits for more.
             while queue.take(into: &files, beforeWaiting: hand) {
                 for file in files {
-                    let record =
-                        session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
+                    let record: AuditRecord
+                    if let known = crashes?.knownCrash(file.path, key: file.key) {
+                        record = known
+                    } else {
+                        crashes?.begin(worker: worker, path: file.path, key: file.key)
+                        record =
+                            session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
+                        crashes?.end(worker: worker)
+                    }
                     chunk.summary.add(record, failOn: options.failOn)
                     chunk.count += 1
                     render(record, &chunk)
@@ -315,6 +330,7 @@ public struct Auditor: Sendable {
         output.withLock { $0.walkFinished = true }
         queue.finish()
         threads.join()
+        crashes?.finish()
         options.cache?.flush()
         var summary = output.withLock { $0.summary }
         summary.seconds = MonotonicClock.now - start
@@ -327,6 +343,14 @@ public struct Auditor: Sendable {
     /// boxes (no FFmpeg; `deep` decodes them with it), anything else with FFmpeg. A file that
     /// cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
+        // Taken before the file is read: a file changed while it is read then differs from it.
+        let file = try? AuditedFile(path: path)
+        var record = audited(path, options: options)
+        record.file = file
+        return record
+    }
+
+    private static func audited(_ path: String, options: AuditOptions) -> AuditRecord {
         do {
             var report = try Auditor.report(path, options: options)
             if let policy = options.content { judgeContent(&report, policy: policy) }

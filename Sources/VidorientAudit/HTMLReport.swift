@@ -12,6 +12,10 @@ public final class HTMLReport {
     /// The folder beside the page that holds the thumbnails, when asked for.
     public let thumbnailFolder: String?
     private let descriptor: Int32
+    /// Whether `descriptor` is this page's to close (not standard output's).
+    private let ownsDescriptor: Bool
+    /// Where the temporary file is renamed to: the path, or the target of the link it names.
+    private let target: String
     /// The temporary file the page is written to until `finish` renames it into place; nil when
     /// the page streams into something that is not a regular file, or once it is in place.
     private var temporary: String?
@@ -34,24 +38,31 @@ public final class HTMLReport {
         if !folder.isEmpty, folder.withPathCString({ stat($0, &status) }) != 0 {
             throw InputError(path: path, reason: "its folder '\(folder)' does not exist")
         }
-        // As every output is written (`OutputFile`): into a temporary file beside the page, renamed
-        // over it by `finish`, so that a page already there stays whole until the new one is, and a
-        // symbolic link in the page's place is replaced, never written through. Something there
-        // that is not a regular file (a FIFO, `/dev/stdout`) is written to as a stream and never
-        // replaced; a folder is refused.
-        if let existing = System.status(path), existing.st_mode & S_IFMT != S_IFREG {
-            guard existing.st_mode & S_IFMT != S_IFDIR else { throw InputError(path: path, reason: "is a directory") }
-            let opened = path.withPathCString { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
-            guard opened >= 0 else { throw InputError(path: path, reason: LibraryWalk.errnoReason()) }
-            descriptor = opened
-            temporary = nil
-        } else {
-            do throws(VidorientError) {
-                let created = try SafeWrite.createTemporary(for: path, mode: 0o644)
-                (descriptor, temporary) = (created.descriptor, created.path)
-            } catch {
-                throw InputError(path: path, reason: error.reason)
+        // Where the page goes is decided as for every output (`OutputDestination`): a regular
+        // file (or a new one; through a symbolic link, its target) is written into a temporary
+        // file beside it, renamed over it by `finish`, so that a page already there stays whole
+        // until the new one is; standard output (`-`), a FIFO or a device is written to as a
+        // stream and never replaced; a folder is refused.
+        let destination: OutputDestination
+        do throws(VidorientError) { destination = try OutputDestination(path: path) } catch {
+            throw InputError(path: path, reason: error.reason)
+        }
+        if thumbnails && destination.isStream {
+            throw InputError(path: path, reason: "--thumbnails needs the page in a folder, not a stream")
+        }
+        do throws(VidorientError) {
+            switch destination {
+            case .file(let target):
+                let created = try SafeWrite.createTemporary(for: target, mode: 0o644)
+                (descriptor, temporary, ownsDescriptor) = (created.descriptor, created.path, true)
+                self.target = target
+            case .standardOutput, .stream:
+                (descriptor, ownsDescriptor) = try destination.openStream()
+                temporary = nil
+                self.target = path
             }
+        } catch {
+            throw InputError(path: path, reason: error.reason)
         }
         self.path = path
         if thumbnails {
@@ -64,7 +75,7 @@ public final class HTMLReport {
     }
 
     deinit {
-        close(descriptor)
+        if ownsDescriptor { close(descriptor) }
         // A page never finished (an interrupted or failed run) leaves nothing behind.
         if let temporary { _ = temporary.withPathCString { unlink($0) } }
     }
@@ -109,7 +120,8 @@ public final class HTMLReport {
         guard let temporary else { return }
         do throws(VidorientError) {
             try System.call("could not flush the page") { fsync(descriptor) }
-            try SafeWrite.moveIntoPlace(temporary, over: path, folder: SafeWrite.split(path).folder, what: "the page")
+            try SafeWrite.moveIntoPlace(
+                temporary, over: target, folder: SafeWrite.split(target).folder, what: "the page")
             self.temporary = nil
         } catch {
             throw InputError(path: path, reason: error.reason)

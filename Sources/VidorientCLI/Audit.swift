@@ -115,6 +115,9 @@ struct Audit: ParsableCommand {
             throw ValidationError("--html writes one page at the end; it does not go with --watch")
         }
         if thumbnails && html == nil { throw ValidationError("--thumbnails goes with --html") }
+        if let html, (try? OutputDestination(path: html))?.isStandardOutput == true {
+            throw ValidationError("--html - would put the page among the records on standard output; name a file")
+        }
         guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
     }
 

@@ -156,7 +156,9 @@ struct Fix: ParsableCommand {
         let list: [FixJob]
         var unreadable: [String] = []
         if let fromAudit {
-            do throws(VidorientError) { (list, unreadable) = try FixBatch.jobs(fromAudit: fromAudit) } catch {
+            do throws(VidorientError) {
+                (list, unreadable) = try FixBatch.jobs(fromAudit: fromAudit, note: Terminal.warn)
+            } catch {
                 Terminal.warn(error.description)
                 throw ExitStatus.unreadableInput
             }

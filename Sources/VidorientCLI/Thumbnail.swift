@@ -119,11 +119,20 @@ struct Thumbnail: ParsableCommand {
         if [compare, asStored, grid != nil].filter({ $0 }).count > 1 {
             throw ValidationError("--compare, --as-stored and --grid do not combine")
         }
-        if format == nil, let output, ImageFormat(fileName: output) == nil {
+        // A picture streamed (`-o -`, a FIFO, a device) is PNG unless --format says otherwise.
+        let streamed = outputDestination?.isStream == true
+        if jsonOutput.json, outputDestination?.isStandardOutput == true {
+            throw ValidationError("-o - writes the picture to standard output, where --json would go too")
+        }
+        if format == nil, !streamed, let output, ImageFormat(fileName: output) == nil {
             throw ValidationError("cannot tell the format from '\(output)': use a .png or .jpg name, or --format")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
     }
+
+    /// Where `-o` leads (`OutputDestination`); nil without `-o`, or when it cannot be told yet
+    /// (the write then says why).
+    private var outputDestination: OutputDestination? { output.flatMap { try? OutputDestination(path: $0) } }
 
     /// More workers than this only add memory: each holds a decoder and a picture.
 
@@ -187,8 +196,10 @@ struct Thumbnail: ParsableCommand {
         if jsonOutput.json {
             print(try JSONText().encode(written))
         } else {
+            // With the picture on standard output, nothing else goes there: the line goes to stderr.
+            let toStandardOutput = outputDestination?.isStandardOutput == true
             for item in written {
-                print(
+                (toStandardOutput ? Terminal.warn : { print($0) })(
                     "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
                 )
             }

@@ -4,7 +4,7 @@
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
     /// Bumped when a key changes meaning or disappears; new keys do not bump it.
-    public static let currentSchemaVersion = 4
+    public static let currentSchemaVersion = 5
 
     public var schemaVersion: Int
     /// The path as given.

@@ -10,7 +10,18 @@ struct FFmpegError: Error, CustomStringConvertible {
     static let outOfMemory = FFmpegError(code: vo_averror_enomem())
     static let invalidArgument = FFmpegError(code: vo_averror_einval())
 
+    /// In our words where FFmpeg's own mean little about a file (issue 28: "cannot allocate
+    /// memory" for a 15 KB MP4, "invalid argument"), its words kept after them; otherwise
+    /// `av_strerror`'s, lowercased.
     var description: String {
+        if self == .outOfMemory {
+            return "a size in the file is more than FFmpeg could allocate, so the file is damaged or crafted "
+                + "(ffmpeg: cannot allocate memory)"
+        }
+        if self == .invalidArgument {
+            return "FFmpeg found a value in the file that it cannot use, so the file is damaged or not what its "
+                + "name says (ffmpeg: invalid argument)"
+        }
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         let message =
             av_strerror(code, &buffer, buffer.count) == 0

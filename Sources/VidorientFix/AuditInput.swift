@@ -41,6 +41,7 @@ public struct AuditInput<Record: Decodable> {
             }
         }
         guard let first else { return }
+        try refuseWhatTheDecoderMisreads(first, place: "line \(number)")
         let firstNumber = number
         let firstRecord: Record
         do { firstRecord = try decoder.decode(Record.self, from: Data(first.utf8)) } catch let lineError {
@@ -51,6 +52,7 @@ public struct AuditInput<Record: Decodable> {
         while let line = lines.next() {
             number += 1
             guard !line.allSatisfy(\.isWhitespace) else { continue }
+            try refuseWhatTheDecoderMisreads(line, place: "line \(number)")
             let record: Record
             do { record = try decoder.decode(Record.self, from: Data(line.utf8)) } catch {
                 let why = (error as? DecodingError).map { Self.reason($0) } ?? "\(error)"
@@ -60,6 +62,23 @@ public struct AuditInput<Record: Decodable> {
             try each(.record(record, place: "line \(number)"))
         }
         for problem in lines.problems { try each(.unreadable("could not read the audit on \(name): \(problem)")) }
+    }
+
+    /// A record naming a key twice means what its reader decides (jq takes the last, we would take
+    /// the first): the whole input is refused, before anything is done. So is one nested deeper
+    /// than the decoder goes, which it would call "not valid json".
+    private func refuseWhatTheDecoderMisreads(_ text: String, place: String?) throws(VidorientError) {
+        let at = place.map { ", \($0)" } ?? ""
+        // Valid JSON the decoder would call "not valid": said for what it is.
+        if JSONStructure.depth(of: text) > JSONStructure.decoderDepthLimit {
+            throw .malformed(
+                "could not read the audit on \(name)\(at): nested too deep (more than "
+                    + "\(JSONStructure.decoderDepthLimit) levels of arrays and objects); nothing was done")
+        }
+        guard let key = JSONStructure.firstRepeatedKey(in: text) else { return }
+        throw .malformed(
+            "could not read the audit on \(name)\(at): the key \"\(key.escapingControlCharacters)\" appears twice in one "
+                + "object, which readers take differently; nothing was done")
     }
 
     /// The input as one document, `first` its first line that is not blank.
@@ -74,6 +93,7 @@ public struct AuditInput<Record: Decodable> {
         if let problem = lines.problems.first {
             throw VidorientError.malformed("could not read the audit on \(name): \(problem); nothing was done")
         }
+        try refuseWhatTheDecoderMisreads(text, place: nil)
         let records: [Record]
         do {
             records = try decoder.decode(Document.self, from: Data(text.utf8)).records

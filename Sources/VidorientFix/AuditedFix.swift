@@ -13,15 +13,20 @@ public struct AuditedFix: Sendable, Hashable {
     /// What the audit saw the file show; a file that shows something else now changed since the
     /// audit, and is refused.
     public var shownAtAudit: Orientation?
+    /// What identified the file at the audit (the record's `file`; nil in a record from before
+    /// schema 5): a file that differs now is refused as changed since the audit.
+    public var audited: AuditedFile?
 
     public init(
-        path: String, orientation: Orientation, resetMovieMatrix: Bool, codes: [String], shownAtAudit: Orientation?
+        path: String, orientation: Orientation, resetMovieMatrix: Bool, codes: [String], shownAtAudit: Orientation?,
+        audited: AuditedFile? = nil
     ) {
         self.path = path
         self.orientation = orientation
         self.resetMovieMatrix = resetMovieMatrix
         self.codes = codes
         self.shownAtAudit = shownAtAudit
+        self.audited = audited
     }
 
     /// The fix one JSONL line asks for; nil when none of its findings carries one. Throws for a
@@ -51,7 +56,7 @@ public struct AuditedFix: Sendable, Hashable {
             path: record.path, orientation: orientation, resetMovieMatrix: asked.contains { $0.1.resetMovieMatrix },
             codes: asked.map(\.0),
             shownAtAudit: (record.photo?.exifOrientation ?? record.video?.exifOrientation).flatMap(
-                Orientation.init(exif:)))
+                Orientation.init(exif:)), audited: record.file)
     }
 
     /// The part of an audit record a fix reads.
@@ -64,8 +69,9 @@ public struct AuditedFix: Sendable, Hashable {
         var findings: [Finding]
         var video: Shown?
         var photo: Shown?
+        var file: AuditedFile?
 
-        enum CodingKeys: String, CodingKey { case path, pathBytes = "path_bytes", findings, video, photo }
+        enum CodingKeys: String, CodingKey { case path, pathBytes = "path_bytes", findings, video, photo, file }
 
         // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
         init(from decoder: any Decoder) throws {
@@ -74,6 +80,7 @@ public struct AuditedFix: Sendable, Hashable {
             findings = try c.decode([Finding].self, forKey: .findings)
             video = try c.decodeIfPresent(Shown.self, forKey: .video)
             photo = try c.decodeIfPresent(Shown.self, forKey: .photo)
+            file = try c.decodeIfPresent(AuditedFile.self, forKey: .file)
         }
     }
 }

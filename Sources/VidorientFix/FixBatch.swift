@@ -13,14 +13,34 @@ public struct FixJob: Sendable {
     /// From `--from-audit`: what the audit saw the file show; a file showing something else now
     /// changed since, and is refused.
     public let shownAtAudit: Orientation?
+    /// From `--from-audit`: what identified the file at the audit. The path must still name that
+    /// file itself (not a link, nothing put there since), or the job is refused.
+    public let audited: AuditedFile?
 
     public init(
-        path: String, change: OrientationChange, resetMovieMatrix: Bool = false, shownAtAudit: Orientation? = nil
+        path: String, change: OrientationChange, resetMovieMatrix: Bool = false, shownAtAudit: Orientation? = nil,
+        audited: AuditedFile? = nil
     ) {
         self.path = path
         self.change = change
         self.resetMovieMatrix = resetMovieMatrix
         self.shownAtAudit = shownAtAudit
+        self.audited = audited
+    }
+
+    /// A job from an audit refuses a path that is a symbolic link now (the audit's walk did not
+    /// follow it, so neither does the fix), and one whose file is not the one audited: another
+    /// inode (the file, or a folder above it, replaced since), size, modification time or first
+    /// 4 KiB. Nothing is read through a link before this says yes.
+    func checkAudited() throws(VidorientError) {
+        guard shownAtAudit != nil || audited != nil else { return }
+        let now: AuditedFile
+        do throws(VidorientError) { now = try AuditedFile(path: path) } catch {
+            throw .unsupported("it changed since the audit: \(error.reason)")
+        }
+        if let audited, let changed = audited.differences(now: now) {
+            throw .unsupported("it changed since the audit: \(changed) differ")
+        }
     }
 }
 
@@ -202,7 +222,11 @@ public struct FixBatch: Sendable {
     /// `inspect` shows, journaled around the write.
     public func fix(_ job: FixJob) -> FixOutcome {
         do throws(VidorientError) {
+            try job.checkAudited()
             let lock = dryRun ? nil : try FileLock(path: job.path)
+            // Again under the lock: the file locked is the one checked, and nothing is swapped in
+            // between this check and the write by another vidorient.
+            if lock != nil { try job.checkAudited() }
             return try withExtendedLifetime(lock) { () throws(VidorientError) -> FixOutcome in
                 // One question, asked once and under the lock: what the file is. Photos take the tag
                 // fix, movies the matrix fix; anything else is said as what fix takes (issue 24).
@@ -299,10 +323,18 @@ public struct FixBatch: Sendable {
     /// lines or one `audit --json` document, read as `AuditInput` says), and each record that
     /// could not be read, said as one line naming it. Records without a suggested fix ask for
     /// nothing. Throws, before any job exists, when the input cannot be opened or is neither.
-    public static func jobs(fromAudit input: String) throws(VidorientError) -> (jobs: [FixJob], unreadable: [String]) {
+    ///
+    /// A file listed twice (shards run twice, outputs concatenated) is fixed once: a second record
+    /// asking the same fix is skipped and said through `note`; one asking another fix refuses
+    /// both, since the audit does not say which is right.
+    public static func jobs(fromAudit input: String, note: (String) -> Void = { _ in }) throws(VidorientError) -> (
+        jobs: [FixJob], unreadable: [String]
+    ) {
         var reader = try AuditInput<AuditedFix.Record>(path: input)
-        var jobs: [FixJob] = []
+        var jobs: [FixJob?] = []
         var unreadable: [String] = []
+        // Where each path's job is, and the place of the record that asked for it.
+        var listed: [String: (index: Int, place: String, fix: AuditedFix)] = [:]
         let name = input == "-" ? "standard input" : "'\(input)'"
         do {
             try reader.read { item in
@@ -311,10 +343,28 @@ public struct FixBatch: Sendable {
                 case .record(let record, let place):
                     do throws(VidorientError) {
                         guard let fix = try AuditedFix(record) else { return }
+                        if let first = listed[fix.path] {
+                            let file = "'\(fix.path.escapingControlCharacters)'"
+                            if first.fix.orientation == fix.orientation
+                                && first.fix.resetMovieMatrix == fix.resetMovieMatrix
+                            {
+                                note(
+                                    "\(file) is listed again in the audit on \(name), \(place): fixed once (\(first.place))"
+                                )
+                            } else if jobs[first.index] != nil {
+                                jobs[first.index] = nil
+                                unreadable.append(
+                                    "could not read the audit on \(name), \(place): it asks another fix for \(file) than "
+                                        + "\(first.place) (orientation \(fix.orientation.exif), not "
+                                        + "\(first.fix.orientation.exif)); neither is applied: fix it by hand")
+                            }
+                            return
+                        }
+                        listed[fix.path] = (jobs.count, place, fix)
                         jobs.append(
                             FixJob(
                                 path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
-                                shownAtAudit: fix.shownAtAudit))
+                                shownAtAudit: fix.shownAtAudit, audited: fix.audited))
                     } catch {
                         unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
                     }
@@ -325,6 +375,6 @@ public struct FixBatch: Sendable {
         } catch {
             throw .malformed("could not read the audit on \(name): \(error)")
         }
-        return (jobs, unreadable)
+        return (jobs.compactMap { $0 }, unreadable)
     }
 }

@@ -2,6 +2,17 @@ public import VidorientCore
 
 /// Random access to the bytes of a file or a buffer. A read that would reach past the end throws
 /// instead of returning fewer bytes, so a wrong size in a box can never turn into a short read
+
+/// Why a range of bytes a file's structure names cannot be read, in words that say where it
+/// goes wrong (issue 28: "outside the file (9363 bytes)" was said of a range that starts
+/// inside it): `WHAT from 120 to 9500 runs past the end of the file (9363 bytes)`, or `WHAT
+/// starts at 9400, past the end of the file (9363 bytes)`.
+public func rangeBeyondTheFile(_ what: String, from start: Int64, to end: Int64, fileSize: Int64) -> String {
+    if start < 0 || end < start { return "\(what) from \(start) to \(end) is not a range of bytes" }
+    if start > fileSize { return "\(what) starts at \(start), past the end of the file (\(fileSize) bytes)" }
+    return "\(what) from \(start) to \(end) runs past the end of the file (\(fileSize) bytes)"
+}
+
 /// that is parsed as if it were whole.
 public protocol ByteSource {
     var size: Int64 { get }

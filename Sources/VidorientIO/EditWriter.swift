@@ -183,8 +183,10 @@ public enum EditWriter {
         case (.replace, _), (.copy, _):
             let destination: String
             if case .copy(let output) = mode { destination = output } else { destination = path }
+            // A copy's output through a link is written onto its target, even one not made yet.
+            let target = mode == .replace ? SafeWrite.resolved(path) : try SafeWrite.outputFile(destination)
             let written = try writeCopy(
-                of: input, status: status, change: change, to: SafeWrite.resolved(destination),
+                of: input, status: status, change: change, to: target,
                 replacing: mode == .replace, lock: lock, times: times, verify: check)
             return Outcome(writtenPath: destination, bytesWritten: written)
         }

@@ -4,14 +4,17 @@ public import VidorientCore
 /// temporary file beside it, flushed, then renamed into place and the folder flushed, so that a
 /// reader never sees half a picture and a crash leaves the old file or the whole new one.
 public enum OutputFile {
-    /// Writes `bytes` to `path`, replacing a regular file there. An existing output that is not a
-    /// regular file (`/dev/stdout`, a FIFO, a device) is written to as a stream instead, and never
+    /// Writes `bytes` where `path` leads (`OutputDestination`): a regular file, or a new one, is
+    /// replaced through a temporary file and a rename (through a symbolic link, the target is);
+    /// standard output (`-`, `/dev/stdout`), a FIFO or a device is written to as a stream and never
     /// replaced. The error names the path (`could not write 'PATH': …`).
     public static func write(_ bytes: [UInt8], to path: String) throws(VidorientError) {
         do throws(VidorientError) {
-            if let existing = System.status(path), existing.st_mode & S_IFMT != S_IFREG {
-                guard existing.st_mode & S_IFMT != S_IFDIR else { throw .io("is a directory") }
-                try stream(bytes, to: path)
+            let destination = try OutputDestination(path: path)
+            guard case .file(let target) = destination else {
+                let (descriptor, owned) = try destination.openStream()
+                defer { if owned { close(descriptor) } }
+                try System.write(descriptor, bytes, at: nil)
                 return
             }
             // A new file: its mode is 0644 less the umask, as a file any program creates.
@@ -20,7 +23,7 @@ public enum OutputFile {
             let (folder, temporary, descriptor): (String, String, Int32)
             do throws(VidorientError) {
                 (folder, temporary, descriptor) = try SafeWrite.createTemporary(
-                    for: path, mode: 0o644, removingAbandoned: false)
+                    for: target, mode: 0o644, removingAbandoned: false)
             } catch { throw System.error(code: error.code) }
             var renamed = false
             defer {
@@ -29,19 +32,12 @@ public enum OutputFile {
             }
             try System.write(descriptor, bytes, at: 0)
             try System.call { fsync(descriptor) }
-            try System.call { temporary.withPathCString { from in path.withPathCString { rename(from, $0) } } }
+            try System.call { temporary.withPathCString { from in target.withPathCString { rename(from, $0) } } }
             renamed = true
             try SafeWrite.synchronizeFolder(folder)
         } catch {
             throw error.at(path: path, action: "write")
         }
-    }
-
-    /// Writes `bytes` into an existing non-regular file, opened without creating or truncating.
-    static func stream(_ bytes: [UInt8], to path: String) throws(VidorientError) {
-        let descriptor = try System.call { path.withPathCString { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) } }
-        defer { close(descriptor) }
-        try System.write(descriptor, bytes, at: nil)
     }
 
     /// A folder to write into: made when missing; refused when something else has its name.

@@ -74,21 +74,29 @@ package enum SafeWrite {
     /// Refuses an output that must not be replaced: a folder, something that is not a regular
     /// file, the input itself (`input`, when there is one), a read-only file, an unwritable folder.
     package static func checkOutput(_ given: String, input: stat?) throws(VidorientError) {
-        let output = resolved(given)
+        let output = try outputFile(given)
         if let existing = System.status(output) {
-            if existing.st_mode & S_IFMT == S_IFDIR { throw .io("output '\(given)' is a directory") }
-            // A device, FIFO or socket is never replaced by a renamed file (as root, `-o /dev/full`
-            // would replace the device node). A fixed copy is verified by reading it back, which a
-            // stream cannot be, so such an output is refused.
-            if existing.st_mode & S_IFMT != S_IFREG {
-                throw .io("output '\(given)' is not a regular file; fix writes only regular files")
-            }
             if let input, existing.st_dev == input.st_dev && existing.st_ino == input.st_ino {
                 throw .io("output '\(given)' is the input itself; leave out -o to fix it in place")
             }
             do { try checkWritable(output, existing) } catch { throw error.context("output '\(given)'") }
         }
         try checkFolderWritable(of: output)
+    }
+
+    /// The regular file an output path leads to (`OutputDestination`: through links, the
+    /// target). A copy is verified by reading it back, which a stream cannot be, so standard
+    /// output, a FIFO or a device is refused, and never replaced (as root, `-o /dev/full` would
+    /// replace the device node).
+    package static func outputFile(_ given: String) throws(VidorientError) -> String {
+        let destination: OutputDestination
+        do throws(VidorientError) { destination = try OutputDestination(path: given) } catch {
+            throw .io("output '\(given)' \(error.reason)", code: error.code)
+        }
+        guard case .file(let target) = destination else {
+            throw .io("output '\(given)' is not a regular file; fix writes only regular files")
+        }
+        return target
     }
 
     // MARK: Copy, patch, flush, check, rename

@@ -54,7 +54,7 @@ struct BoxWalker<Source: ByteSource> {
             throw .malformed("boxes are nested more than \(Self.maximumDepth) levels deep")
         }
         guard 0 <= start, start <= end, end <= source.size else {
-            throw .malformed("box contents from \(start) to \(end) lie outside the file (\(source.size) bytes)")
+            throw .malformed(rangeBeyondTheFile("box contents", from: start, to: end, fileSize: source.size))
         }
         // Only error messages need it: building the string for every list of boxes cost more
         // than the walk itself.

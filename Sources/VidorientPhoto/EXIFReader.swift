@@ -103,9 +103,18 @@ package enum EXIFReader {
         return EXIFBlock(metadata: metadata, orientationType: orientationType, findings: findings)
     }
 
-    /// `orientation-misplaced`: an Orientation where viewers do not look, IFD0 holding none.
+    /// `orientation-misplaced`: an Orientation where viewers do not look, IFD0 holding none. A
+    /// warning, but for the value 1, which every viewer shows anyway (real cameras write it in
+    /// IFD1): then only information, so that an audit does not fail on it.
     static func misplacedOrientation(value: Int, place: String) -> Finding {
-        Finding(
+        guard value != 1 else {
+            return Finding(
+                code: "orientation-misplaced", severity: .info,
+                message:
+                    "Orientation 1 is stored only in \(place), not in IFD0: viewers read IFD0 and show the picture as stored, which is what 1 says anyway"
+            )
+        }
+        return Finding(
             code: "orientation-misplaced", severity: .warning,
             message:
                 "Orientation \(value) is stored only in \(place), not in IFD0: browsers, libvips and most viewers read IFD0 and show the picture as stored (1), while exiftool's Orientation reports \(value); vidorient reports 1"

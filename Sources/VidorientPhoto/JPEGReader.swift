@@ -61,6 +61,23 @@ package enum JPEGReader {
 
     /// The markers from SOI to the first scan, and the stray bytes stepped over on the way.
     struct MarkerScan {
+        /// What decoders make of the damage, as exiftool 12 was seen to (issue 28): libjpeg steps
+        /// over all of it; exiftool steps over stray bytes after a segment, but does not take a
+        /// file with stray bytes right after its start for a JPEG ("File format error"; it finds
+        /// an EXIF block in them by its header alone), and stops at an APPn or COM shorter than
+        /// its own length ("JPEG format error").
+        var exiftoolConsequence: String {
+            if stray.contains(where: { $0.after == nil }) {
+                return
+                    "libjpeg steps over them; exiftool does not read the file as a JPEG: 'File format error', "
+                    + "or only an EXIF block it finds by its header"
+            }
+            if !shortSegments.isEmpty {
+                return "libjpeg steps over them; exiftool stops there: 'JPEG format error'"
+            }
+            return "libjpeg and exiftool step over them"
+        }
+
         var segments: [Segment] = []
         var stray: [StrayBytes] = []
         /// Everything stepped over, for the `file-damaged` finding, in file order: stray bytes,
@@ -304,7 +321,7 @@ package enum JPEGReader {
         let scan = try scan(source)
         if !scan.damage.isEmpty {
             evidence.readerFindings.append(
-                PhotoBytes.damaged(scan.damage, consequence: "libjpeg and exiftool step over them"))
+                PhotoBytes.damaged(scan.damage, consequence: scan.exiftoolConsequence))
         }
         // A segment the end of the file cut is read for what it has (an EXIF APP1's IFD0 comes first).
         let cutAPP1 = scan.cutSegment.map { $0.marker == 0xE1 ? [$0] : [] } ?? []

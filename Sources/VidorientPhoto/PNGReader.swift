@@ -194,9 +194,10 @@ package enum PNGReader {
             let before = evidence.statements.count
             PhotoBytes.addXMP(packet, location: "\(type) '\(keyword)'", to: &evidence)
             if let statement = evidence.statements.dropFirst(before).first, let value = statement.rawValue {
+                // 1, which every viewer shows anyway, is only information.
                 evidence.readerFindings.append(
                     Finding(
-                        code: "orientation-misplaced", severity: .warning,
+                        code: "orientation-misplaced", severity: value == 1 ? .info : .warning,
                         message:
                             "XMP Orientation \(value) is stored in ImageMagick's \(type) '\(keyword)' chunk: exiftool reads it, browsers, libvips and most viewers do not"
                     ))

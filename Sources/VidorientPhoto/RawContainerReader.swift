@@ -57,7 +57,11 @@ package enum RawContainerReader {
         let jpegOffset = bigEndian(header[84..<88]), jpegLength = bigEndian(header[88..<92])
         guard jpegLength > 0, jpegOffset >= 108, jpegOffset <= Int(source.size) - jpegLength else {
             throw PhotoFormatError(
-                "raf jpeg at offset \(jpegOffset) of \(jpegLength) bytes is outside the file (\(source.size) bytes)")
+                jpegLength <= 0 || jpegOffset < 108
+                    ? "raf jpeg at offset \(jpegOffset) of \(jpegLength) bytes is not where a jpeg can be"
+                    : rangeBeyondTheFile(
+                        "raf jpeg", from: Int64(jpegOffset), to: Int64(jpegOffset) + Int64(jpegLength),
+                        fileSize: source.size))
         }
         let jpeg: PhotoEvidence
         do {

@@ -276,7 +276,9 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
             #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(
-                Set(object.keys) == ["schema_version", "path", "path_bytes", "video", "photo", "content", "findings"])
+                Set(object.keys) == [
+                    "schema_version", "path", "path_bytes", "video", "photo", "content", "findings", "file",
+                ])
         }
         // JSON: one document whatever the number of files.
         let json = AuditWriter(format: .json)

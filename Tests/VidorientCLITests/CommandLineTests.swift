@@ -428,3 +428,41 @@ private func isFolder(_ path: String) -> Bool {
         #expect(run.stderrLines == ["vidorient: could not read standard input: file is empty"], "\(run.stderr)")
     }
 }
+
+/// `inspect -` spools standard input to a file that has no name (issue 28, item 5): killed while
+/// it spools, by SIGKILL even, the process leaves nothing in `$TMPDIR`. Before, the spool was
+/// `$TMPDIR/vidorient-stdin-PID-N`, removed only by a normal exit.
+@Suite
+struct SpooledInputTests {
+    @Test func aKilledSpoolLeavesNothing() throws {
+        let folder = try scratchFolder("spool-kill")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["inspect", "-"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": folder.path]) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(repeating: 0x42, count: 1 << 20))
+        // The spool is open once a descriptor of the process leads into the folder; it then
+        // waits for more of standard input, which stays open.
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        let deadline = Date().addingTimeInterval(20)
+        var spooling = false
+        while !spooling, process.isRunning, Date() < deadline {
+            spooling = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) ?? "")
+                    .hasPrefix(folder.path + "/")
+            }
+            if !spooling { usleep(1000) }
+        }
+        #expect(spooling)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+    }
+}

@@ -87,7 +87,11 @@ import VidorientTestSupport
         let record = try #require(try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])
         func variant(path: String? = nil, pathBytes: Any? = nil, orientation: Any? = nil) -> [String: Any] {
             var copy = record
-            if let path { copy["path"] = path }
+            // Another file than the one audited: what identified that one does not name it.
+            if let path {
+                copy["path"] = path
+                copy["file"] = NSNull()
+            }
             if let pathBytes { copy["path_bytes"] = pathBytes }
             if let orientation {
                 copy["findings"] = (record["findings"] as! [[String: Any]]).map { finding in

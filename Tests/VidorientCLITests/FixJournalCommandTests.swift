@@ -337,10 +337,10 @@ struct FixJournalCommandTests {
         let turned = try FixFixture.contents(path)
         let fix = try Run.vidorient(["fix", "--from-audit", auditPath])
         #expect(fix.status == 2)
+        // Another inode (the fix replaced it), another time and other bytes: the record's `file` differs.
         #expect(
-            fix.stderrLines.first
-                == "vidorient: could not fix '\(path)': it changed since the audit: it shows EXIF 3, the audit saw EXIF 6"
-        )
+            fix.stderrLines.first?.hasPrefix("vidorient: could not fix '\(path)': it changed since the audit: inode ")
+                == true, "\(fix.stderr)")
         #expect(try FixFixture.contents(path) == turned)
     }
 

@@ -149,3 +149,35 @@ struct Synthesized: Codable, Equatable {
         #expect(decoded == report)
     }
 }
+
+/// `JSONStructure.firstRepeatedKey`: a key named twice in one object, however it is spelled; the same key in
+/// two objects, in strings or as a value, is no repetition.
+struct JSONStructureTests {
+    @Test(arguments: [
+        (#"{"path":"a","path":"b"}"#, "path"),
+        (#"{"p\u0061th":"a","path":"b"}"#, "path"),
+        (#"[{"x":1},{"a":{"b":1,"c":[1,{"d":2,"d":3}]}}]"#, "d"),
+        (#"{"a":"}{\"a\":","a":1}"#, "a"),
+        (#"{"\ud83d\ude00":1,"😀":2}"#, "😀"),
+    ])
+    func aRepeatedKeyIsFound(text: String, key: String) {
+        #expect(JSONStructure.firstRepeatedKey(in: text) == key)
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"b":{"a":2},"c":["a","a"]}"#, #"{"a":"a","b":"\"a\""}"#, #"[{"a":1},{"a":2}]"#, "", "{",
+        #"{"a\\":1,"a":2}"#,
+    ])
+    func noRepetitionIsNone(text: String) {
+        #expect(JSONStructure.firstRepeatedKey(in: text) == nil)
+    }
+
+    /// JSON nested deeper than Foundation's decoder goes (512) is valid: said as too deep, not as
+    /// "not valid json" (issue 28).
+    @Test(arguments: [
+        (#"{"a":[1,{"b":[]}],"c":"[[[["}"#, 4), ("[]", 1), ("1", 0), (String(repeating: "[", count: 600), 600),
+    ])
+    func depth(text: String, depth: Int) {
+        #expect(JSONStructure.depth(of: text) == depth)
+    }
+}

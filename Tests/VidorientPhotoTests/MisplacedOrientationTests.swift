@@ -49,6 +49,15 @@ import VidorientTestSupport
         #expect(findings.first?.message.hasPrefix("Orientation 6 is stored only in \(place), not in IFD0") == true)
     }
 
+    /// The value 1 in IFD1 (10 real camera files of the corpus): every viewer shows it as stored,
+    /// which is what 1 says, so it is information, not a warning that fails the audit (issue 28).
+    @Test(arguments: [(UInt16(1), Severity.info), (6, .warning), (8, .warning)])
+    func theValueOneIsOnlyInformation(n: UInt16, severity: Severity) throws {
+        let (_, findings) = try Self.report(Self.jpeg(Self.tiff(inExifIFD: false, n: n)))
+        #expect(findings.map(\.severity) == [severity])
+        #expect(findings.first?.message.hasPrefix("Orientation \(n) is stored only in IFD1, not in IFD0") == true)
+    }
+
     /// Multipage TIFFs and some cameras' raws: a later page holds it.
     @Test func inALaterPageOfATIFF() throws {
         let (report, findings) = try Self.report(Self.tiff(inExifIFD: false, laterPage: true, n: 8))

@@ -217,4 +217,21 @@ import VidorientTestSupport
             #expect(throws: PhotoFormatError.self) { try Self.report(bytes) }
         }
     }
+
+    /// A JPEG that starts inside the file and runs past its end is said so (issue 28: "outside the
+    /// file" was said of it); one that starts past the end, so.
+    @Test func aRangeThatRunsPastTheEndIsSaidSo() throws {
+        var raf = Self.raf(orientation: 6)
+        raf.replaceSubrange(88..<92, with: Self.be32(1 << 20))
+        let size = raf.count
+        let reason = { (bytes: [UInt8]) -> String? in
+            do {
+                _ = try Self.report(bytes)
+                return nil
+            } catch let error as VidorientError { return error.reason } catch { return "\(error)" }
+        }
+        #expect(reason(raf) == "raf jpeg from 256 to \(256 + (1 << 20)) runs past the end of the file (\(size) bytes)")
+        raf.replaceSubrange(84..<88, with: Self.be32(1 << 20))
+        #expect(reason(raf) == "raf jpeg starts at \(1 << 20), past the end of the file (\(size) bytes)")
+    }
 }
