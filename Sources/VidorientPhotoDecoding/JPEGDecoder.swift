@@ -33,6 +33,7 @@ package enum JPEGDecoder {
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
             throw .unsupported("the jpeg claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed")
         }
+        try jpeg.withUnsafeBytes { JPEGCoefficientBound($0) }?.check(whole: false)
         let factor = scale(
             width: width, height: height, minimumWidth: minimumWidth ?? width, minimumHeight: minimumHeight ?? height)
         let scaledWidth = Int(vo_tj_scaled(Int32(width), factor))
