@@ -117,6 +117,14 @@ struct PhotoFrames {
         case .tiff where preview != nil, .raw where preview != nil:
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
         default:
+            let (width, height) = (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
+            guard width * height <= FFmpegStill.maximumPixels else {
+                throw InputError(
+                    path: path,
+                    reason:
+                        "the picture claims \(width)x\(height) pixels, more than the \(FFmpegStill.maximumPixels) decoded whole"
+                )
+            }
             return (try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight), nil)
         }
     }

@@ -122,4 +122,45 @@ struct MemoryBoundTests {
         #expect(normalize.status == 2)
         #expect(normalize.stderr.contains("coefficients would take"), "\(normalize.stderr)")
     }
+
+    /// A 750 KB PNG of 16000x16000 black pixels (each row deflated to almost nothing) whose eXIf
+    /// says Orientation 6: FFmpeg decoded it whole for a thumbnail (806 MB, 8.6 s) and normalize
+    /// decoded, turned and re-encoded it (2.35 GB, 250 s). Now refused from its header, in one
+    /// line, by every command.
+    @Test(arguments: ["thumbnail", "inspect --deep", "normalize"])
+    func aPNGClaimingSixteenThousandSquaredStaysBounded(command: String) throws {
+        let folder = try TemporaryFolder("memory-png")
+        defer { folder.remove() }
+        let path = folder.path("bomb.png")
+        let script = """
+            import struct, sys, zlib
+            def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+            side = 16000
+            ihdr = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
+            exif = b"MM\\0*" + struct.pack(">IHHHIHH", 8, 1, 0x0112, 3, 1, 6, 0) + b"\\0\\0\\0\\0"
+            packer, row, idat = zlib.compressobj(1), bytes(1 + 3 * side), []
+            for _ in range(side): idat.append(packer.compress(row))
+            idat.append(packer.flush())
+            png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", ihdr) + chunk(b"eXIf", exif)
+            open(sys.argv[1], "wb").write(png + chunk(b"IDAT", b"".join(idat)) + chunk(b"IEND", b""))
+            """
+        let made = try run("python3", ["-c", script, path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let arguments: [String] =
+            switch command {
+            case "inspect --deep": ["inspect", "--deep", "--json", path]
+            case "normalize": ["normalize", "--json", path]
+            default: ["thumbnail", path, "-o", folder.path("out.png")]
+            }
+        let (run, peak) = try Self.timed(arguments)
+        #expect(peak < Self.boundKilobytes, "\(command): \(peak) KB")
+        let lines = run.stderrLines.dropLast().filter { !$0.isEmpty && !$0.hasPrefix("Command exited") }
+        if command == "inspect --deep" {
+            #expect(run.stdout.contains("16000x16000 pixels"), "\(run.stdout)")
+        } else {
+            #expect(run.status == 2)
+            #expect(lines.count == 1 && lines.first?.contains(path) == true, "\(lines)")
+            #expect(lines.first?.contains("16000x16000 pixels") == true, "\(lines)")
+        }
+    }
 }
