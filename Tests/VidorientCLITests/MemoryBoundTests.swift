@@ -163,4 +163,58 @@ struct MemoryBoundTests {
             #expect(lines.first?.contains("16000x16000 pixels") == true, "\(lines)")
         }
     }
+
+    /// A 1,828-byte AVIF of 12000x12000 black pixels, made by `ffmpeg -f lavfi -i
+    /// color=black:s=12000x12000 -frames:v 1 -pix_fmt rgb24 black.png` and `avifenc -s 10 -j 1
+    /// --min 40 --max 63 black.png` (libavif 0.11, aom 3.6; 33 s to encode, so its bytes are here).
+    static let blackAVIF = Array(Data(base64Encoded: blackAVIFBase64.joined())!)
+
+    static let blackAVIFBase64 = [
+        "AAAAIGZ0eXBhdmlmAAAAAGF2aWZtaWYxbWlhZk1BMUEAAADybWV0YQAAAAAAAAAoaGRscgAAAAAAAAAAcGljdAAAAAAAAAAA",
+        "AAAAAGxpYmF2aWYAAAAADnBpdG0AAAAAAAEAAAAeaWxvYwAAAABEAAABAAEAAAABAAABGgAABgoAAAAoaWluZgAAAAAAAQAA",
+        "ABppbmZlAgAAAAABAABhdjAxQ29sb3IAAAAAamlwcnAAAABLaXBjbwAAABRpc3BlAAAAAAAALuAAAC7gAAAAEHBpeGkAAAAA",
+        "AwgICAAAAAxhdjFDgT8AAAAAABNjb2xybmNseAABAA0ABoAAAAAXaXBtYQAAAAAAAAABAAEEAQKDBAAABhJtZGF0EgAKCz/3",
+        "bt+7f4QENBpAMvgLEAzALbbbRAAAX/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc41kld/+jhh3zi0VGxt6vwow2Zcuj4RVQ",
+        "ftQuxBm2wKgbmu8ViWOzHLhe24EwCF6M+768UZT9y0fZTTEkTykxGS8s6Zw5uF/2WKrIxQDJfafn/a3Z+WIJelKOwrazfjYr",
+        "HONZJXf/o4Yd84tFRsber8KMNmXLo+EVUH7ULsQZtsCoG5rvFYljsxy4XtuBMAhejPu+vFGU/ctH2U0xJE8pMRkvLOmcObhf",
+        "9liqyMUAyX2n5/2t2fliCXpSjsK2s342KxzjWSV3/6OGHfOLRUbG3q/CjDZly6PhFVB+1C7EGbbAqBua7xWJY7McuF7bgTAI",
+        "Xoz7vrxRlP3LR9lNMSRPKTEZLyzpnDm4W/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc41kld/+jhh3zi0VGxt6vwow2Zcy5",
+        "4GFSKdNjLavbRqvv/oVGKo0vRl8JY6FDH29nBwvpJLLHFXEUIsWIJcdI83BAX/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc",
+        "41kld/+jhh3zi0VGxt6vwow2Zcuj4RVQftQuxBm2wKgbmu8ViWOzHLhe24EwCF6M+768UZT9y0fZTTEkTykxGS8s6Zw5uF/2",
+        "WKrIxQDJfafn/a3Z+WIJelKOwrazfjYrHONZJXf/o4Yd84tFRsber8KMNmXLo+EVUH7ULsQZtsCoG5rvFYljsxy4XtuBMAhe",
+        "jPu+vFGU/ctH2U0xJE8pMRkvLOmcObhf9liqyMUAyX2n5/2t2fliCXpSjsK2s342KxzjWSV3/6OGHfOLRUbG3q/CjDZly6Ph",
+        "FVB+1C7EGbbAqBua7xWJY7McuF7bgTAIXoz7vrxRlP3LR9lNMSRPKTEZLyzpnDm4W/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+",
+        "Nisc41kld/+jhh3zi0VGxt6vwow2Zcy54GFSKdNjLavbRqvv/oVGKo0vRl8JY6FDH29nBwvpJLLHFXEUIsWIJcdI83BAX/ZY",
+        "qsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc41kld/+jhh3zi0VGxt6vwow2Zcuj4RVQftQuxBm2wKgbmu8ViWOzHLhe24EwCF6M",
+        "+768UZT9y0fZTTEkTykxGS8s6Zw5uF/2WKrIxQDJfafn/a3Z+WIJelKOwrazfjYrHONZJXf/o4Yd84tFRsber8KMNmXLo+EV",
+        "UH7ULsQZtsCoG5rvFYljsxy4XtuBMAhejPu+vFGU/ctH2U0xJE8pMRkvLOmcObhf9liqyMUAyX2n5/2t2fliCXpSjsK2s342",
+        "KxzjWSV3/6OGHfOLRUbG3q/CjDZly6PhFVB+1C7EGbbAqBua7xWJY7McuF7bgTAIXoz7vrxRlP3LR9lNMSRPKTEZLyzpnDm4",
+        "W/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc41kld/+jhh3zi0VGxt6vwow2Zcy54GFSKdNjLavbRqvv/oVGKo0vRl8JY6FD",
+        "H29nBwvpJLLHFXEUIsWIJcdI83BAW/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc41kld/+jhh3zi0VGxt6vwow2Zcuj4RVQ",
+        "ftQuxBm2wKgbmu8ViWOzHLhe24EwCF6M+768UZT9y0fZTTEkTykxGeOAW/ZYqsjFAMl9p+f9rdn5Ygl6Uo7CtrN+Nisc41kl",
+        "d/+jhh3zi0VGxt6vwow2Zcuj4RVQftQuxBm2wKgbmu8ViWOzHLhe24EwCF6M+768UZT9y0fZTTEkTykxGeOAW/ZYqsjFAMl9",
+        "p+f9rdn5Ygl6Uo7CtrN+Nisc41kld/+jhh3zi0VGxt6vwow2Zcuj4RVQftQuxBm2wKgbmu8ViWOzHLhe24EwCF6M+768UZT9",
+        "y0fZTTEkTykxGeOA9liqyMUAyX2n5/2t2fliCXpSjsK2s342KxzjWSV3/6OGHfOLRUbG3q/CjDZlzLngYVIp02Mtq9tGq+/+",
+        "hUYqjS9GXwljoUMfb2cHC+kksscVcRQixYhxgA==",
+    ]
+
+    /// libheif decoded it whole: 1.8 GB and 15 s through thumbnail and --content. Now refused from
+    /// its `ispe` in one line.
+    @Test(arguments: ["thumbnail", "inspect --content"])
+    func anAVIFOfTwelveThousandSquaredStaysBounded(command: String) throws {
+        let folder = try TemporaryFolder("memory-avif")
+        defer { folder.remove() }
+        let path = folder.path("black.avif")
+        try Data(Self.blackAVIF).write(to: URL(fileURLWithPath: path))
+        let arguments =
+            command == "thumbnail"
+            ? ["thumbnail", path, "-o", folder.path("out.png")] : ["inspect", "--content", "--json", path]
+        let (run, peak) = try Self.timed(arguments)
+        #expect(peak < Self.boundKilobytes, "\(command): \(peak) KB")
+        let lines = run.stderrLines.dropLast().filter { !$0.isEmpty && !$0.hasPrefix("Command exited") }
+        #expect(run.status == 2)
+        #expect(lines.count == 1 && lines.first?.contains(path) == true, "\(lines)")
+        let engineAbsent = command == "inspect --content" && lines.first?.contains("content model") == true
+        #expect(engineAbsent || lines.first?.contains("12000x12000 pixels") == true, "\(lines)")
+    }
 }
