@@ -44,7 +44,8 @@ let package = Package(
             ]),
         // libjpeg-turbo's TurboJPEG API: DCT-scaled decoding, lossless transforms.
         .target(name: "CTurboJPEG", dependencies: ["CLibraryLoader"]),
-        // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`).
+        // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`),
+        // and libwebpdemux, for an animated WebP's first frame (FFmpeg's decoder reads no animation).
         .target(name: "CWebP", dependencies: ["CLibraryLoader"]),
         // zlib, for PNG's CRC-32 and compressed text chunks, and the fix journal's checksums. Linked:
         // small, and already mapped by the Swift runtime's own dependencies.

@@ -11,7 +11,8 @@ import VidorientPhotoDecoding
 /// Pixels come from the cheapest decoder that gives enough of them: for HEIF, libheif's decoding of
 /// a thumbnail item when one is large enough, else FFmpeg's HEVC decoder on every tile at once
 /// (`HEIFTiles`), else libheif (AVIF, 10-bit; transformations off); libjpeg-turbo with DCT scaling for JPEG and
-/// for a raw file's embedded JPEG preview, FFmpeg for PNG, WebP and TIFF.
+/// for a raw file's embedded JPEG preview (CMYK and YCCK turned into RGB), libwebp's animation
+/// decoder for an animated WebP's first frame, FFmpeg for PNG, other WebP and TIFF.
 struct PhotoFrames {
     let path: String
     let report: MediaReport
@@ -107,9 +108,23 @@ struct PhotoFrames {
             return (decoded.picture.cropped(crop.scaled(from: (fullWidth, fullHeight), to: decoded.picture)), nil)
         case .jpeg:
             return try decodeJPEG(try bytes(at: 0, count: evidence.fileSize), minimumWidth, minimumHeight)
+        case .webp where evidence.formatDetail == "webp animated":
+            // FFmpeg's WebP decoder reads no animation: libwebp composes the first frame.
+            let webp = try bytes(at: 0, count: evidence.fileSize)
+            do { return (try WebPAnimation.firstFrame(webp), nil) } catch {
+                throw InputError(path: path, reason: "could not decode the webp animation: \(error)")
+            }
         case .tiff where preview != nil, .raw where preview != nil:
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
         default:
+            let (width, height) = (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
+            guard width * height <= FFmpegStill.maximumPixels else {
+                throw InputError(
+                    path: path,
+                    reason:
+                        "the picture claims \(width)x\(height) pixels, more than the \(FFmpegStill.maximumPixels) decoded whole"
+                )
+            }
             return (try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight), nil)
         }
     }

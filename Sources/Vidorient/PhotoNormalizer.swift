@@ -146,7 +146,10 @@ public enum PhotoNormalizer {
 
     static func planPNG(_ bytes: [UInt8], into plan: inout NormalizePlan) throws(VidorientError) {
         if let reason = PNGUpright.refusal(bytes) { throw .unsupported(reason) }
-        try checkPixelCount(plan)
+        // IHDR is the first chunk: bit depth at 24, colour type at 25 (gray, RGB, palette, gray
+        // and alpha, RGBA: 1, 3, 1, 2, 4 samples), each sample two bytes at depth 16.
+        let samples = bytes.count > 25 ? [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(bytes[25])] ?? 4 : 4
+        try checkPixelCount(plan, bytesPerPixel: samples * (bytes.count > 24 && bytes[24] == 16 ? 2 : 1))
         let still = try LosslessStill.decode(path: plan.path).applying(plan.transform)
         let encoded = try still.encodePNG()
         let rebuilt = try PNGUpright.rebuild(original: bytes, encoded: encoded, transform: plan.transform)
@@ -159,7 +162,7 @@ public enum PhotoNormalizer {
 
     static func planWebP(_ bytes: [UInt8], into plan: inout NormalizePlan) throws(VidorientError) {
         if let reason = WebPUpright.refusal(bytes) { throw .unsupported(reason) }
-        try checkPixelCount(plan)
+        try checkPixelCount(plan, bytesPerPixel: 4)
         var pixels = try WebPLossless.decode(bytes)
         pixels.rgba = plan.transform.apply(
             to: pixels.rgba, width: pixels.width, height: pixels.height, bytesPerPixel: 4)
@@ -175,13 +178,22 @@ public enum PhotoNormalizer {
         plan.contents = [.bytes(rebuilt.bytes[...])]
     }
 
-    static func checkPixelCount(_ plan: NormalizePlan) throws(VidorientError) {
+    /// Refuses a picture whose decoded pixels would pass `maximumReencodedBytes`: a re-encode
+    /// holds about three copies of them (decoded, turned, encoded; 2.35 GB for a 750 KB PNG
+    /// claiming 16000x16000 before this bound), and any single input stays within 400 MB.
+    static func checkPixelCount(_ plan: NormalizePlan, bytesPerPixel: Int) throws(VidorientError) {
         let (w, h) = (plan.storedWidth ?? 0, plan.storedHeight ?? 0)
-        guard w.multipliedReportingOverflow(by: h).partialValue <= JPEGDecoder.maximumPixels else {
+        let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+        guard !overflow, pixels <= maximumReencodedBytes / bytesPerPixel else {
             throw .unsupported(
-                "the picture claims \(w)x\(h) pixels, more than the \(JPEGDecoder.maximumPixels) allowed")
+                "the picture claims \(w)x\(h) pixels of \(bytesPerPixel) bytes, more than the "
+                    + "\(maximumReencodedBytes >> 20) MB a lossless re-encode decodes")
         }
     }
+
+    /// The most bytes of decoded pixels normalize re-encodes (PNG, lossless WebP): 33 megapixels
+    /// of 8-bit RGB, 25 of RGBA (a 36-megapixel RGB PNG, 103 MB of pixels, peaked at 380 MB).
+    static let maximumReencodedBytes = 96 << 20
 
     /// Returns when the file at `path` reads back as the plan's result: orientation 1, the planned
     /// size, and for re-encoded formats the planned pixels exactly; throws the reason otherwise.

@@ -13,7 +13,9 @@ package enum FFmpegStill {
         guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO })
         else { throw InputError(path: path, reason: "no picture in the file") }
         do {
-            let decoder = try VideoDecoder(stream: stream)
+            // A frame over `maximumPixels` is refused by the decoder before it is allocated;
+            // PhotoFrames says so first, from the size the photo reader read.
+            let decoder = try VideoDecoder(stream: stream, maximumPixels: maximumPixels)
             guard try decoder.decodeFirstFrame(from: file) else {
                 throw InputError(path: path, reason: "no frame could be decoded")
             }
@@ -25,6 +27,12 @@ package enum FFmpegStill {
             throw InputError(path: path, reason: "could not decode the picture: \(error)")
         }
     }
+
+    /// The most pixels a still (PNG, WebP, TIFF) is decoded at: FFmpeg makes the whole picture
+    /// before it is scaled, up to 8 bytes a pixel (16-bit RGBA), so 40 megapixels is 320 MB at
+    /// most (a 16-bit RGBA PNG of 47.6 megapixels peaked at 423 MB), within the 400 MB any single
+    /// input may take; a 750 KB PNG can claim 16000x16000 (docs/hostile-input.md, "Memory bound").
+    package static let maximumPixels = 40_000_000
 }
 
 /// Resamples an RGB picture with swscale: area averaging for reductions, bicubic otherwise.

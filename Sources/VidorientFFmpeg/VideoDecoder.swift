@@ -21,7 +21,9 @@ final class VideoDecoder {
     /// - Parameter lowres: decode at 1/2^lowres of the size, where the decoder can (JPEG down
     ///   to 1/8), capped at what it offers; `Int.max` for the smallest, enough when only side
     ///   data and metadata are wanted.
-    init(stream: UnsafeMutablePointer<AVStream>, lowres: Int = 0) throws(FFmpegError) {
+    /// `maximumPixels`: the decoder refuses (EINVAL) a frame larger, before it allocates it
+    /// (`max_pixels`, checked by `ff_get_buffer`); nil: FFmpeg's own limit.
+    init(stream: UnsafeMutablePointer<AVStream>, lowres: Int = 0, maximumPixels: Int? = nil) throws(FFmpegError) {
         guard let codec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
             throw FFmpegError(code: vo_averror_decoder_not_found())
         }
@@ -54,6 +56,7 @@ final class VideoDecoder {
         // A batch already decodes one file per core.
         context.pointee.thread_count = 1
         context.pointee.lowres = Int32(min(max(0, lowres), Int(codec.pointee.max_lowres)))
+        if let maximumPixels { context.pointee.max_pixels = Int64(maximumPixels) }
         try FFmpegError.check(avcodec_open2(context, codec, nil))
     }
 

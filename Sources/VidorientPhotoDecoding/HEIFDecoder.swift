@@ -9,6 +9,12 @@ package enum HEIFDecoder {
     /// Pixels this decoder agrees to produce at most (a 16-bit HEIF grid can claim 4 billion).
     package static let maximumPixels = 256 * 1024 * 1024
 
+    /// Pixels decoded whole at most: the codec's frames, libheif's planes, its interleaved RGB and
+    /// the copy made here take about 12.6 bytes a pixel (a 1.8 KB AVIF of 12000x12000 peaked at
+    /// 1.8 GB), so 24 megapixels stays within the 400 MB any single input may take. A larger
+    /// HEVC grid is thumbnailed from its tiles (`HEIFTiles`) or its thumbnail item, not from here.
+    package static let maximumDecodedPixels = 24_000_000
+
     /// A decoded picture and what it was decoded from.
     package struct Decoded: Sendable {
         /// RGB, as stored: before any transformative property.
@@ -54,10 +60,11 @@ package enum HEIFDecoder {
         let width = Int(heif_image_handle_get_ispe_width(handle))
         let height = Int(heif_image_handle_get_ispe_height(handle))
         guard width > 0, height > 0 else { throw InputError(path: path, reason: "the image has no size (ispe)") }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels else {
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumDecodedPixels else {
             throw InputError(
-                path: path, reason: "the image claims \(width)x\(height) pixels, more than the \(maximumPixels) allowed"
-            )
+                path: path,
+                reason:
+                    "the image claims \(width)x\(height) pixels, more than the \(maximumDecodedPixels) decoded whole")
         }
         guard let options = heif_decoding_options_alloc() else { throw InputError(path: path, reason: "out of memory") }
         defer { heif_decoding_options_free(options) }

@@ -112,6 +112,8 @@ package enum JPEGLosslessTransform {
                 "the jpeg claims \(header.width)x\(header.height) pixels, more than the \(JPEGDecoder.maximumPixels) allowed"
             )
         }
+        // Reading the coefficients buffers all of them, progressive or not.
+        try JPEGCoefficientBound.check(raw, whole: true)
         if edges == .perfect, let reason = header.imperfection(of: transform) {
             throw .unsupported(
                 reason

@@ -3,9 +3,9 @@ import CTurboJPEG
 import CWebP
 
 /// The C libraries this target opens on first use, never when the program starts
-/// (Sources/CLibraryLoader): libheif, libjpeg-turbo, libwebp. Each way in asks here first.
+/// (Sources/CLibraryLoader): libheif, libjpeg-turbo, libwebp, libwebpdemux. Each way in asks here first.
 enum OpenedLibrary {
-    case libheif, turbojpeg, webp
+    case libheif, turbojpeg, webp, webpdemux
 
     /// Opens the library once per process; nil when it can be used, else why not:
     /// `libturbojpeg is not installed (libturbojpeg.so.0: cannot open shared object file: ...)`.
@@ -16,6 +16,7 @@ enum OpenedLibrary {
             case .libheif: vo_libheif_load(&error, error.count)
             case .turbojpeg: vo_turbojpeg_load(&error, error.count)
             case .webp: vo_webp_load(&error, error.count)
+            case .webpdemux: vo_webpdemux_load(&error, error.count)
             }
         guard status != 0 else { return nil }
         return String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)

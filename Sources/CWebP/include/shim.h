@@ -10,9 +10,13 @@
 #endif
 #include <webp/decode.h>
 #include <webp/encode.h>
+#include <webp/demux.h>
 
 // libwebp is opened on first use (WebPLoader.c), not linked. Opens it the first time; 0 when it is
 // there, else -1 with the reason in `error` ("libwebp is not installed (...)").
 int vo_webp_load(char *error, size_t length);
+
+// libwebpdemux the same way (WebPDemuxLoader.c), for an animated WebP's first frame.
+int vo_webpdemux_load(char *error, size_t length);
 
 #endif

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import VidorientTestSupport
+
+/// Valid photos that could not be thumbnailed or judged (issue 28 item 11): a CMYK or YCCK JPEG,
+/// an animated WebP.
+@Suite(.enabled(if: isInstalled("python3") && isInstalled("ffmpeg"), "needs python3 and ffmpeg"))
+struct PhotoKindsTests {
+    /// A 64×48 YCCK JPEG written by libjpeg-turbo itself (`tjCompress2` from inverted CMYK, as
+    /// Photoshop stores it, through python's ctypes): the top half red, the bottom half blue.
+    static func ycckJPEG(_ path: String) throws {
+        let script = """
+            import ctypes, sys
+            tj = ctypes.CDLL("libturbojpeg.so.0")
+            tj.tjInitCompress.restype = ctypes.c_void_p
+            handle = ctypes.c_void_p(tj.tjInitCompress())
+            red, blue = bytes([255, 0, 0, 255]), bytes([0, 0, 255, 255])
+            pixels = bytearray(b"".join((red if y < 24 else blue) * 64 for y in range(48)))
+            out, size = ctypes.POINTER(ctypes.c_ubyte)(), ctypes.c_ulong(0)
+            buffer = (ctypes.c_ubyte * len(pixels)).from_buffer(pixels)
+            # TJPF_CMYK = 11 (compressed as YCCK), TJSAMP_444 = 0, quality 95
+            if tj.tjCompress2(handle, buffer, 64, 0, 48, 11, ctypes.byref(out), ctypes.byref(size), 0, 95, 0):
+                sys.exit("tjCompress2 failed")
+            open(sys.argv[1], "wb").write(ctypes.string_at(out, size.value))
+            """
+        let made = try run("python3", ["-c", script, path])
+        try #require(made.status == 0, "\(made.stderr)")
+    }
+
+    /// Refused before ("unsupported color conversion request"), now thumbnailed in RGB: R = C·K/255.
+    @Test func aYCCKJPEGIsThumbnailedInRGB() throws {
+        let folder = try TemporaryFolder("photo-kinds-cmyk")
+        defer { folder.remove() }
+        let path = folder.path("ycck.jpg")
+        try Self.ycckJPEG(path)
+        let output = folder.path("out.png")
+        let run = try Run.vidorient(["thumbnail", path, "-o", output, "--width", "64"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let picture = try DecodedRGB(decoding: output)
+        #expect(picture.width == 64 && picture.height == 48)
+        func pixel(_ x: Int, _ y: Int) -> [Int] {
+            let at = 3 * (y * picture.width + x)
+            return picture.pixels[at..<(at + 3)].map(Int.init)
+        }
+        for (x, y, expected) in [(32, 8, [255, 0, 0]), (32, 40, [0, 0, 255])] {
+            let got = pixel(x, y)
+            #expect(zip(got, expected).allSatisfy { abs($0 - $1) <= 12 }, "(\(x), \(y)): \(got)")
+        }
+        let deep = try Run.vidorient(["inspect", "--deep", "--json", path])
+        #expect(deep.status == 0)
+        #expect(!deep.stdout.contains("first-frame-unreadable"), "\(deep.stdout)")
+    }
+
+    /// A two-frame animated WebP made by img2webp (webp's tools): the first frame red, the second
+    /// blue. FFmpeg's WebP decoder reads no animation ("image data not found"), so the thumbnail
+    /// and the judge refused it; libwebp's animation decoder gives the first frame.
+    @Test(.enabled(if: isInstalled("img2webp"), "needs img2webp (webp)"))
+    func anAnimatedWebPIsThumbnailedFromItsFirstFrame() throws {
+        let folder = try TemporaryFolder("photo-kinds-animated")
+        defer { folder.remove() }
+        for (name, colour) in [("red", "red"), ("blue", "blue")] {
+            let made = try run(
+                "ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "color=\(colour):size=64x48", "-frames:v", "1",
+                    folder.path("\(name).png"),
+                ])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        let path = folder.path("animated.webp")
+        let made = try run(
+            "img2webp", ["-loop", "0", "-d", "100", folder.path("red.png"), folder.path("blue.png"), "-o", path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = folder.path("out.png")
+        let thumbnail = try Run.vidorient(["thumbnail", path, "-o", output, "--width", "64"])
+        #expect(thumbnail.status == 0, "\(thumbnail.stderr)")
+        let picture = try DecodedRGB(decoding: output)
+        #expect(picture.width == 64 && picture.height == 48)
+        let centre = picture.pixels[(3 * (24 * 64 + 32))..<(3 * (24 * 64 + 32) + 3)].map(Int.init)
+        #expect(zip(centre, [255, 0, 0]).allSatisfy { abs($0 - $1) <= 12 }, "\(centre)")
+
+        // The canvas is in the VP8X chunk (24-bit width and height minus one, at 24 and 27): one
+        // claiming 16383x16383 is refused before libwebp allocates two 1 GB canvases.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        try #require(String(decoding: bytes[12..<16], as: UTF8.self) == "VP8X")
+        for offset in [24, 27] { bytes.replaceSubrange(offset..<(offset + 3), with: [0xFE, 0x3F, 0]) }
+        let claiming = folder.path("claiming.webp")
+        try Data(bytes).write(to: URL(fileURLWithPath: claiming))
+        let refused = try Run.vidorient(["thumbnail", claiming, "-o", folder.path("claiming.png")])
+        #expect(refused.status == 2)
+        #expect(refused.stderrLines.count == 1 && refused.stderr.contains(claiming), "\(refused.stderr)")
+        #expect(refused.stderr.contains("16383x16383 canvas"))
+    }
+}
