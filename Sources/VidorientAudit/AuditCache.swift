@@ -127,6 +127,8 @@ public final class AuditCache: Sendable {
         private var counters = Counters()
         private let encoder = JSONText(pretty: false)
         private var decodedFindings: [String: [Finding]] = [:]
+        /// Decoded findings with their file's path taken out, by `FindingsTemplate.key`.
+        private var findingShapes: [String: [Finding]] = [:]
 
         /// Rows stored per write transaction: enough to make the commit's cost small per row,
         /// few enough that another audit sharing the cache waits little.
@@ -192,12 +194,23 @@ public final class AuditCache: Sendable {
             if let findings = decodedFindings[stored.findings] {
                 return AuditRecord(path: path, video: nil, findings: findings)
             }
+            // Most findings name their file (`vidorient thumbnail PATH --compare …`), so two files'
+            // differ by the path alone: those are decoded once too, with the path taken out (issue
+            // 32: decoding them one by one was a fifth of a warm run).
+            let template = FindingsTemplate(stored.findings, path: path)
+            if let template, let shape = findingShapes[template.key] {
+                return AuditRecord(path: path, video: nil, findings: template.fill(shape))
+            }
             // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
             guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
                 return nil
             }
             if decodedFindings.count >= 4096 { decodedFindings.removeAll(keepingCapacity: true) }
             decodedFindings[stored.findings] = findings
+            if let template {
+                if findingShapes.count >= 4096 { findingShapes.removeAll(keepingCapacity: true) }
+                findingShapes[template.key] = template.shape(of: findings)
+            }
             return AuditRecord(path: path, video: nil, findings: findings)
         }
 
@@ -270,6 +283,41 @@ public final class AuditCache: Sendable {
     fileprivate func fail(_ error: SQLiteError) {
         guard !broken.exchange(true, ordering: .relaxed) else { return }
         warn("cache '\(path)' not used any more: \(error.reason)")
+    }
+}
+
+/// A stored row's findings with its file's path taken out: files whose findings differ by the path
+/// alone share one key, and one decoding. Only for a path written in JSON as it is (printable
+/// ASCII but `"` and `\\`, so its bytes are the same in the JSON text and in the decoded strings)
+/// that holds a `/` (which no JSON outside a string holds): every place the path is found is then
+/// inside a string, the message's or the action's, and putting it back gives what decoding the
+/// row itself gives.
+struct FindingsTemplate {
+    /// The findings' JSON, the path replaced by a byte JSON text never holds raw.
+    let key: String
+    let path: String
+    static let marker = "\u{0}"
+
+    init?(_ findings: String, path: String) {
+        guard path.utf8.contains(UInt8(ascii: "/")),
+            path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }),
+            findings.contains(path), !findings.contains("\\u0000")
+        else { return nil }
+        key = findings.replacing(path, with: FindingsTemplate.marker)
+        self.path = path
+    }
+
+    /// Decoded findings with the path taken out of their text, for `fill`.
+    func shape(of findings: [Finding]) -> [Finding] { findings.map { replaced($0, path, FindingsTemplate.marker) } }
+
+    /// A shape with this file's path put back.
+    func fill(_ shape: [Finding]) -> [Finding] { shape.map { replaced($0, FindingsTemplate.marker, path) } }
+
+    private func replaced(_ finding: Finding, _ old: String, _ new: String) -> Finding {
+        var finding = finding
+        finding.message = finding.message.replacing(old, with: new)
+        finding.action = finding.action?.replacing(old, with: new)
+        return finding
     }
 }
 
