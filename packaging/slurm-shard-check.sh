@@ -9,10 +9,13 @@
 # .build/release/vidorient, else the one on PATH). Needs root (slurmd starts jobs as their user)
 # and Debian's slurm-wlm and munge (`apt-get install slurm-wlm munge`; nothing else on the machine
 # is configured: the daemons read a slurm.conf, a munge key and a socket of their own under a
-# temporary folder, listen on ports 16817/16818 (SLURM_CHECK_PORT changes the first), and are
-# stopped at the end). Not run in CI (it starts daemons); run by hand, as docs/audit.md says.
-# Exit status 0 when the merge equals the one-machine audit, 1 when it differs, 2 when Slurm
-# could not be started or the job failed.
+# temporary folder, listen on two free ports from 16817 up (SLURM_CHECK_PORT changes where the
+# search starts), and are stopped at the end, whatever happened). Needs no systemd and no daemon
+# already running: munged, slurmctld and slurmd are started here and only these are stopped, so
+# a Slurm or munge of the machine's own, or one left by an earlier run, is neither used nor
+# touched. Every wait is bounded: the whole check ends within SLURM_CHECK_TIMEOUT seconds
+# (default 110). `.ci/run` runs it on every change. Exit status 0 when the merge equals the
+# one-machine audit, 1 when it differs, 2 when Slurm could not be started or the job failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,29 +33,66 @@ done
 [ "$(id -u)" = 0 ] || { echo "slurm-shard-check: run as root (slurmd starts jobs as their user)" >&2; exit 2; }
 
 shards=4
-port=${SLURM_CHECK_PORT:-16817}
+limit=${SLURM_CHECK_TIMEOUT:-110}
+started=$SECONDS
 state=$(mktemp -d /tmp/vidorient-slurm.XXXXXX)
 chmod 755 "$state"
 host=$(hostname -s)
 cpus=$(nproc)
 memory=$(awk '/MemTotal/ { print int($2 / 1024 / 2) }' /proc/meminfo)
 say() { echo "slurm-shard-check: $*" >&2; }
+# Seconds left of the whole check's time, at least 1.
+left() { local n=$((limit - (SECONDS - started))); [ "$n" -ge 1 ] && echo "$n" || echo 1; }
+# The daemons' logs, when something went wrong.
+logs() { tail -n 8 "$state"/munge/munged.log "$state"/slurmctld.log "$state"/slurmd.log >&2 2>/dev/null || true; }
 
 cleanup() {
-  [ -f "$state/slurmd.pid" ] && kill "$(cat "$state/slurmd.pid")" 2>/dev/null || true
-  [ -f "$state/slurmctld.pid" ] && kill "$(cat "$state/slurmctld.pid")" 2>/dev/null || true
-  [ -f "$state/munged.pid" ] && kill "$(cat "$state/munged.pid")" 2>/dev/null || true
-  sleep 1
+  status=$?
+  trap - EXIT INT TERM
+  # The job first (its tasks are children of slurmstepd, not of the daemons), then the daemons
+  # this run started, by the ids they wrote: TERM, and KILL for any still there after 5 s.
+  # (This cluster's controller is ours alone: nothing else is cancelled.)
+  if [ -s "$state/slurmctld.pid" ]; then timeout 5 scancel --name=orientation-audit 2>/dev/null || true; fi
+  pids=()
+  for daemon in slurmd slurmctld munged; do
+    [ -s "$state/$daemon.pid" ] && pids+=("$(cat "$state/$daemon.pid")")
+  done
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for _ in $(seq 50); do
+    alive=()
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    [ ${#alive[@]} -eq 0 ] && break
+    sleep 0.1
+  done
+  for pid in "${alive[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   if [ -z "${SLURM_CHECK_KEEP:-}" ]; then rm -rf "$state"; else say "kept $state"; fi
+  exit "$status"
 }
 trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+# Two free ports in a row (nothing answers on them), from SLURM_CHECK_PORT up: a daemon of an
+# earlier run, or the machine's own Slurm, keeps its ports and this run takes others.
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=${SLURM_CHECK_PORT:-16817}
+for _ in $(seq 100); do
+  listening "$port" || listening $((port + 1)) || break
+  port=$((port + 2))
+done
+if listening "$port" || listening $((port + 1)); then say "no two free ports found from ${SLURM_CHECK_PORT:-16817}"; exit 2; fi
 
 # munge: its own key, socket and files, run as root (--force: not the munge user).
 mkdir -m 700 "$state/munge"
 dd if=/dev/urandom of="$state/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$state/munge/munge.key"
-/usr/sbin/munged --force --socket="$state/munge/socket" --key-file="$state/munge/munge.key" \
-  --log-file="$state/munge/munged.log" --pid-file="$state/munged.pid" --seed-file="$state/munge/seed"
+timeout 10 /usr/sbin/munged --force --socket="$state/munge/socket" --key-file="$state/munge/munge.key" \
+  --log-file="$state/munge/munged.log" --pid-file="$state/munged.pid" --seed-file="$state/munge/seed" || {
+  say "munged did not start:"
+  logs
+  exit 2
+}
+for _ in $(seq 100); do [ -S "$state/munge/socket" ] && break; sleep 0.1; done
+[ -S "$state/munge/socket" ] || { say "munged made no socket"; logs; exit 2; }
 
 # A one-node cluster: this machine, all its cores, no cgroups (process tracking by /proc).
 mkdir -p "$state/ctld" "$state/spool" "$state/out"
@@ -86,16 +126,23 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=check Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$state/slurm.conf
-/usr/sbin/slurmctld -f "$SLURM_CONF"
-/usr/sbin/slurmd -f "$SLURM_CONF"
-for _ in $(seq 60); do
-  sinfo -h -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)' && break
-  sleep 1
+# Each daemon forks into the background once it has read its configuration; the start itself is
+# bounded, and so is every client call below (a client waits on a controller that is not there).
+for daemon in slurmctld slurmd; do
+  timeout 15 "/usr/sbin/$daemon" -f "$SLURM_CONF" || { say "$daemon did not start:"; logs; exit 2; }
 done
-sinfo -h -o '%T' | grep -qE '^(idle|mixed|allocated)' || {
+up() { timeout 5 sinfo -h -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; }
+# A daemon that died (a port taken between the search and its bind, say) ends the wait at once.
+dead() { [ -s "$state/$1.pid" ] && ! kill -0 "$(cat "$state/$1.pid")" 2>/dev/null; }
+for _ in $(seq 90); do
+  up && break
+  dead slurmctld || dead slurmd && break
+  sleep 0.5
+done
+up || {
   say "the node did not come up:"
-  sinfo >&2 || true
-  tail -5 "$state/slurmctld.log" "$state/slurmd.log" >&2 || true
+  timeout 5 sinfo >&2 || true
+  logs
   exit 2
 }
 say "single-node Slurm up: $(sinfo -h -o '%N %c CPUs %T')"
@@ -114,11 +161,15 @@ echo "shard \$SLURM_ARRAY_TASK_ID/$shards on \$(hostname -s), cores allowed: \$(
 test \$? -le 1
 EOF
 start=$(date +%s.%N)
-job=$(sbatch --parsable --wait "$state/audit.sbatch") || {
-  say "the job array failed:"
+# sbatch --wait ends with the array, its status the worst task's; bounded by the check's time
+# (a job left running is cancelled by the clean-up).
+timeout "$(left)" sbatch --parsable --wait "$state/audit.sbatch" > "$state/job" || {
+  say "the job array failed or did not finish in time:"
   tail -n 5 "$state"/out/audit-*.log >&2 || true
+  logs
   exit 2
 }
+job=$(cut -d';' -f1 "$state/job")
 end=$(date +%s.%N)
 say "job array $job: $shards tasks done in $(awk "BEGIN { printf \"%.1f\", $end - $start }") s"
 for k in $(seq "$shards"); do

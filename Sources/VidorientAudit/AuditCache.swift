@@ -5,6 +5,12 @@ import VidorientContent
 import VidorientCore
 public import VidorientIO
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The version of what an audit says about a file. Bump it whenever a rule, a reader or the
 /// record's shape changes what an audit reports for the same bytes: every cached result made
 /// under another version is then ignored.
@@ -127,6 +133,8 @@ public final class AuditCache: Sendable {
         private var counters = Counters()
         private let encoder = JSONText(pretty: false)
         private var decodedFindings: [String: [Finding]] = [:]
+        /// Decoded findings with their file's path taken out, by `FindingsTemplate.key`.
+        private var findingShapes: [String: [Finding]] = [:]
 
         /// Rows stored per write transaction: enough to make the commit's cost small per row,
         /// few enough that another audit sharing the cache waits little.
@@ -192,12 +200,23 @@ public final class AuditCache: Sendable {
             if let findings = decodedFindings[stored.findings] {
                 return AuditRecord(path: path, video: nil, findings: findings)
             }
+            // Most findings name their file (`vidorient thumbnail PATH --compare …`), so two files'
+            // differ by the path alone: those are decoded once too, with the path taken out (issue
+            // 32: decoding them one by one was a fifth of a warm run).
+            let template = FindingsTemplate(stored.findings, path: path)
+            if let template, let shape = findingShapes[template.key] {
+                return AuditRecord(path: path, video: nil, findings: template.fill(shape))
+            }
             // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
             guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
                 return nil
             }
             if decodedFindings.count >= 4096 { decodedFindings.removeAll(keepingCapacity: true) }
             decodedFindings[stored.findings] = findings
+            if let template {
+                if findingShapes.count >= 4096 { findingShapes.removeAll(keepingCapacity: true) }
+                findingShapes[template.key] = template.shape(of: findings)
+            }
             return AuditRecord(path: path, video: nil, findings: findings)
         }
 
@@ -270,6 +289,74 @@ public final class AuditCache: Sendable {
     fileprivate func fail(_ error: SQLiteError) {
         guard !broken.exchange(true, ordering: .relaxed) else { return }
         warn("cache '\(path)' not used any more: \(error.reason)")
+    }
+}
+
+/// A stored row's findings with its file's path taken out: files whose findings differ by the path
+/// alone share one key, and one decoding. Only for a path written in JSON as it is (printable
+/// ASCII but `"` and `\\`, so its bytes are the same in the JSON text and in the decoded strings)
+/// that holds a `/` (which no JSON outside a string holds): every place the path is found is then
+/// inside a string, the message's or the action's, and putting it back gives what decoding the
+/// row itself gives.
+struct FindingsTemplate {
+    /// The findings' JSON, the path replaced by a byte JSON text never holds raw.
+    let key: String
+    let path: String
+    static let marker = "\u{0}"
+
+    init?(_ findings: String, path: String) {
+        guard path.utf8.contains(UInt8(ascii: "/")),
+            path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }),
+            let key = FindingsTemplate.replacing(path, with: FindingsTemplate.marker, in: findings),
+            FindingsTemplate.replacing("\\u0000", with: "", in: findings) == nil
+        else { return nil }
+        self.key = key
+        self.path = path
+    }
+
+    /// Decoded findings with the path taken out of their text, for `fill`.
+    func shape(of findings: [Finding]) -> [Finding] { findings.map { replaced($0, path, FindingsTemplate.marker) } }
+
+    /// A shape with this file's path put back.
+    func fill(_ shape: [Finding]) -> [Finding] { shape.map { replaced($0, FindingsTemplate.marker, path) } }
+
+    private func replaced(_ finding: Finding, _ old: String, _ new: String) -> Finding {
+        var finding = finding
+        finding.message = FindingsTemplate.replacing(old, with: new, in: finding.message) ?? finding.message
+        finding.action = finding.action.map { FindingsTemplate.replacing(old, with: new, in: $0) ?? $0 }
+        return finding
+    }
+
+    /// `text` with every `old` replaced by `new`, byte for byte (the standard library's search
+    /// compares characters, which cost more here than the JSON decoding saved); nil when `old` is
+    /// not in it.
+    static func replacing(_ old: String, with new: String, in text: String) -> String? {
+        var text = text
+        var old = old
+        var new = new
+        return text.withUTF8 { text in
+            old.withUTF8 { old -> String? in
+                guard let textStart = text.baseAddress, let oldStart = old.baseAddress, !old.isEmpty else { return nil }
+                var result: [UInt8] = []
+                var position = 0
+                var index = 0
+                let first = old[0]
+                while index <= text.count - old.count {
+                    guard text[index] == first, memcmp(textStart + index, oldStart, old.count) == 0 else {
+                        index += 1
+                        continue
+                    }
+                    if result.isEmpty { result.reserveCapacity(text.count + new.utf8.count) }
+                    result += text[position..<index]
+                    new.withUTF8 { result += $0 }
+                    index += old.count
+                    position = index
+                }
+                guard position > 0 else { return nil }
+                result += text[position...]
+                return String(decoding: result, as: UTF8.self)
+            }
+        }
     }
 }
 

@@ -235,7 +235,7 @@ public struct Auditor: Sendable {
     ) -> AuditSummary {
         let start = MonotonicClock.now
         let workers = max(1, options.jobs)
-        let queue = WorkQueue(capacity: 1024, consumers: workers)
+        let queue = WalkQueue(capacity: 1024)
         // Callbacks and the run's counts, behind one lock taken once per chunk and per walk note.
         let output = Mutex(RunOutput(deliver: deliver, note: note, progress: progress, start: start))
         let found = Atomic<Int>(0)
@@ -243,6 +243,12 @@ public struct Auditor: Sendable {
         // Which file each worker is reading, kept beside the cache: a file that killed an earlier
         // run is reported and skipped (`ReaderCrashes`).
         let crashes = options.cache.flatMap { ReaderCrashes(cachePath: $0.path, workers: workers) }
+        let walk = LibraryWalk(options: options.walk)
+        let noted: @Sendable (WalkNote) -> Void = { walkNote in output.withLock { $0.take(walkNote) } }
+        // Every worker walks as well as audits: it takes the next unit, a folder to list or files
+        // to audit, so the walk is split across the workers with no thread of its own (a walk
+        // thread beside `--jobs` workers made `--jobs 1` two busy threads, and the one walk the
+        // limit of a warm cache).
         let work: @Sendable (Int) -> Void = { worker in
             let session = options.cache?.session(options: options)
             defer { session?.finish() }
@@ -250,74 +256,84 @@ public struct Auditor: Sendable {
             var lastDelivery = MonotonicClock.now
             let hand = {
                 guard chunk.count > 0 else { return }
-                output.withLock { $0.take(chunk, found: found.load(ordering: .relaxed)) }
+                output.withLock {
+                    $0.take(chunk, found: found.load(ordering: .relaxed), walkFinished: queue.walkFinished)
+                }
                 chunk.reset()
                 lastDelivery = MonotonicClock.now
             }
-            var files: [WorkQueue.Item] = []
             // Hands over what it holds before it waits for more.
-            while queue.take(into: &files, beforeWaiting: hand) {
-                for file in files {
-                    let record: AuditRecord
-                    if let known = crashes?.knownCrash(file.path, key: file.key) {
-                        record = known
-                    } else {
-                        crashes?.begin(worker: worker, path: file.path, key: file.key)
-                        record =
-                            session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
-                        crashes?.end(worker: worker)
+            while let unit = queue.take(beforeWaiting: hand) {
+                switch unit {
+                case .folder(let folder):
+                    let units = WalkQueue.units(walk.list(folder, note: noted), workers: workers)
+                    found.add(units.files, ordering: .relaxed)
+                    queue.put(units.units)
+                case .files(let files):
+                    for file in files {
+                        let key: FileKey?
+                        switch file.key {
+                        case .known(let known): key = known
+                        case .walked:
+                            guard let walked = walk.key(ofWalked: file.path, note: noted) else { continue }
+                            key = walked
+                        case .listed: key = nil
+                        }
+                        let record: AuditRecord
+                        if let known = crashes?.knownCrash(file.path, key: key) {
+                            record = known
+                        } else {
+                            crashes?.begin(worker: worker, path: file.path, key: key)
+                            record =
+                                session?.record(for: file.path, key: key) ?? Auditor.audit(file.path, options: options)
+                            crashes?.end(worker: worker)
+                        }
+                        chunk.summary.add(record, failOn: options.failOn)
+                        chunk.count += 1
+                        render(record, &chunk)
+                        if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
                     }
-                    chunk.summary.add(record, failOn: options.failOn)
-                    chunk.count += 1
-                    render(record, &chunk)
-                    if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
                 }
+                queue.done(unit)
             }
             hand()
         }
         let threads = WorkerThreads(count: workers, work)
-        // The walk runs here, ahead of the workers, waiting when the queue is full. Files go over
-        // in batches: one lock and at most one wake-up per batch.
-        var batch: [WorkQueue.Item] = []
-        var count = 0
-        var lastHandOver = MonotonicClock.now
-        let handOver = {
-            guard !batch.isEmpty else { return }
-            found.store(count, ordering: .relaxed)
-            lastHandOver = MonotonicClock.now
-            if threads.started == 0 {
-                // No worker thread could be started: audit here, as the walk goes.
-                let files = batch
-                batch.removeAll(keepingCapacity: true)
-                queue.put(files)
-                queue.finish()
-                work(0)
-                queue.reopen()
-                return
-            }
-            queue.put(batch)
-            batch.removeAll(keepingCapacity: true)
-        }
-        let file: (String, FileKey?) -> Void = { path, key in
-            batch.append(WorkQueue.Item(path: path, key: key))
-            count += 1
-            // A worker with nothing to do gets what there is, but not file by file: when the walk
-            // is the slower side (a warm cache, a slow disk), one wake-up per millisecond at most.
-            if batch.count >= WorkQueue.batch
-                || (queue.workersWaiting && MonotonicClock.now - lastHandOver >= 0.001)
-            {
-                handOver()
-            }
-        }
-        let noted: (WalkNote) -> Void = { walkNote in output.withLock { $0.take(walkNote) } }
-        let walk = LibraryWalk(options: options.walk)
+        // No worker thread could be started: this thread does the work, a part at a time.
+        let alone = threads.started == 0
         switch source {
         case .walk(let roots):
-            walk.walk(roots, found: { path, key in file(path, key) }, note: noted)
+            let units = WalkQueue.units(walk.start(roots, note: noted), workers: workers)
+            found.store(units.files, ordering: .relaxed)
+            queue.put(units.units)
         case .list(var paths):
-            while let path = paths.next() {
-                if !path.isEmpty && walk.filter(path) { file(path, nil) }
+            // Files go over in batches: one lock and at most one wake-up per batch.
+            var batch: [WalkQueue.File] = []
+            var lastHandOver = MonotonicClock.now
+            let handOver = {
+                guard !batch.isEmpty else { return }
+                found.add(batch.count, ordering: .relaxed)
+                lastHandOver = MonotonicClock.now
+                queue.putWaiting(.files(batch))
+                batch.removeAll(keepingCapacity: true)
+                if alone {
+                    queue.finish()
+                    work(0)
+                    queue.reopen()
+                }
             }
+            while let path = paths.next() {
+                guard !path.isEmpty && walk.filter(path) else { continue }
+                batch.append(WalkQueue.File(path: path, key: .listed))
+                // A worker with nothing to do gets what there is, but not file by file: when the
+                // list is the slower side (a pipe), one wake-up per millisecond at most.
+                if batch.count >= WalkQueue.batch
+                    || (queue.workersWaiting && MonotonicClock.now - lastHandOver >= 0.001)
+                {
+                    handOver()
+                }
+            }
+            handOver()
             // A list that could not be read to its end is said, and the audit is not a success.
             if let list = paths as? PathList {
                 for problem in list.problems {
@@ -325,10 +341,8 @@ public struct Auditor: Sendable {
                 }
             }
         }
-        handOver()
-        found.store(count, ordering: .relaxed)
-        output.withLock { $0.walkFinished = true }
         queue.finish()
+        if alone { work(0) }
         threads.join()
         crashes?.finish()
         options.cache?.flush()
@@ -438,7 +452,6 @@ private struct RunOutput: @unchecked Sendable {
     let progress: (AuditProgress) -> Void
     let start: Double
     var summary = AuditSummary()
-    var walkFinished = false
     var lastProgress = 0.0
 
     init(
@@ -451,7 +464,7 @@ private struct RunOutput: @unchecked Sendable {
         self.start = start
     }
 
-    mutating func take(_ chunk: AuditChunk, found: Int) {
+    mutating func take(_ chunk: AuditChunk, found: Int, walkFinished: Bool) {
         summary.merge(chunk.summary)
         deliver(chunk)
         let now = MonotonicClock.now
@@ -469,40 +482,58 @@ private struct RunOutput: @unchecked Sendable {
     }
 }
 
-/// A bounded queue of files between the walk and the workers. The walk puts files in by the
-/// batch, and a worker takes its share at once (up to `batch`, and no more than a fair part of
-/// what is left, so that the last files spread over the workers): one lock and at most one
-/// wake-up per share, not per file; a worker woken wakes the next only when it left files behind. The walk waits while the queue holds `capacity` files and is
-/// woken when it is half empty, so memory does not grow with the library.
-final class WorkQueue: @unchecked Sendable {
-    // Unchecked: every field is used with `mutex` held.
-    struct Item: Sendable {
-        let path: String
-        /// What the walk's `lstat` said, for the cache; nil for a listed path.
-        let key: FileKey?
+/// An audit's work, shared by its workers: folders still to list and files still to audit, each
+/// worker taking the next unit (one lock and at most one wake-up per unit, not per file). Last in,
+/// first out: a folder's first files and folders are taken next, so the walk goes deep before
+/// wide and holds about one folder's names per level, not the library. The end is when nothing is
+/// queued, no unit is under way (a folder being listed may add more) and `finish` was called.
+/// Files from a list (`put` with `putWaiting`) are held to `capacity`, so memory does not grow
+/// with the list.
+final class WalkQueue: @unchecked Sendable {
+    // Unchecked: every field but the atomics is used with `mutex` held.
+    enum Key: Sendable {
+        /// What the walk's own `lstat` (or a link's `stat`) said.
+        case known(FileKey)
+        /// A regular file by its folder's listing: the worker takes its `lstat`.
+        case walked
+        /// A path from a list, taken as given (links followed).
+        case listed
     }
 
-    /// Files handed over at once.
+    struct File: Sendable {
+        let path: String
+        let key: Key
+    }
+
+    enum Unit: Sendable {
+        case folder(LibraryWalk.Folder)
+        case files([File])
+    }
+
+    /// Files handed over at once, at most.
     static let batch = 64
 
     private let capacity: Int
-    private let consumers: Int
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let filled = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let drained = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var items: [Item] = []
-    private var head = 0
+    private var units: [Unit] = []
+    /// Units queued or under way.
+    private var outstanding = 0
+    /// Folders queued or being listed.
+    private var folders = 0
+    /// Files queued (not under way).
+    private var queuedFiles = 0
     private var finished = false
     private var waiting = 0
     private let hungry = Atomic<Int>(0)
+    private let walked = Atomic<Bool>(false)
 
-    init(capacity: Int, consumers: Int) {
+    init(capacity: Int) {
         self.capacity = capacity
-        self.consumers = max(1, consumers)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(filled, nil)
         pthread_cond_init(drained, nil)
-        items.reserveCapacity(capacity + WorkQueue.batch)
     }
 
     deinit {
@@ -514,34 +545,79 @@ final class WorkQueue: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Whether a worker is waiting for files: the walk then hands over what it has at once.
+    /// Whether a worker is waiting for work: a list's reader then hands over what it has at once.
     var workersWaiting: Bool { hungry.load(ordering: .relaxed) > 0 }
 
-    private var available: Int { items.count - head }
+    /// Every folder is listed: the count of files found is final.
+    var walkFinished: Bool { walked.load(ordering: .relaxed) }
 
-    func put(_ batch: [Item]) {
-        pthread_mutex_lock(mutex)
-        while available >= capacity && !finished { pthread_cond_wait(drained, mutex) }
-        if head > 0 && head >= items.count / 2 {
-            items.removeFirst(head)
-            head = 0
+    /// A step of the walk as units: each folder one, the files between them in batches small
+    /// enough that a folder's files spread over the workers (at least 8, at most `batch`).
+    static func units(_ entries: [LibraryWalk.Entry], workers: Int) -> (units: [Unit], files: Int) {
+        let files = entries.count(where: { if case .file = $0 { true } else { false } })
+        let size = max(8, min(batch, files / (4 * max(1, workers))))
+        var units: [Unit] = []
+        var pending: [File] = []
+        for entry in entries {
+            switch entry {
+            case .file(let path, let key):
+                pending.append(File(path: path, key: key.map { .known($0) } ?? .walked))
+                if pending.count >= size {
+                    units.append(.files(pending))
+                    pending.removeAll(keepingCapacity: true)
+                }
+            case .folder(let folder):
+                if !pending.isEmpty {
+                    units.append(.files(pending))
+                    pending.removeAll(keepingCapacity: true)
+                }
+                units.append(.folder(folder))
+            }
         }
-        items += batch
-        // One worker is woken; it wakes the next if it leaves files behind (`take`).
-        if waiting > 0 { pthread_cond_signal(filled) }
+        if !pending.isEmpty { units.append(.files(pending)) }
+        return (units, files)
+    }
+
+    /// Queues `new`, the first of them to be taken first.
+    func put(_ new: [Unit]) {
+        guard !new.isEmpty else { return }
+        pthread_mutex_lock(mutex)
+        add(new)
         pthread_mutex_unlock(mutex)
     }
 
-    /// Replaces `files` with this worker's next share; false once the queue is finished and
-    /// empty. `beforeWaiting` runs (without the lock) when the worker is about to wait.
-    func take(into files: inout [Item], beforeWaiting: () -> Void) -> Bool {
-        files.removeAll(keepingCapacity: true)
+    /// Queues one unit from a list, first waiting while `capacity` files are queued.
+    func putWaiting(_ unit: Unit) {
         pthread_mutex_lock(mutex)
-        if available == 0 && !finished {
+        while queuedFiles >= capacity && !finished { pthread_cond_wait(drained, mutex) }
+        add([unit])
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func add(_ new: [Unit]) {
+        for unit in new.reversed() {
+            switch unit {
+            case .folder: folders += 1
+            case .files(let files): queuedFiles += files.count
+            }
+            units.append(unit)
+        }
+        outstanding += new.count
+        // Wake as many waiting workers as there are units, no more (each wakes for work).
+        if waiting > 0 {
+            if new.count >= waiting { pthread_cond_broadcast(filled) } else { pthread_cond_signal(filled) }
+        }
+    }
+
+    /// The next unit, nil once the work is over. `beforeWaiting` runs (without the lock) when the
+    /// worker is about to wait. `done` must follow each unit taken, after what it added.
+    func take(beforeWaiting: () -> Void) -> Unit? {
+        pthread_mutex_lock(mutex)
+        if units.isEmpty && !over {
             pthread_mutex_unlock(mutex)
             beforeWaiting()
             pthread_mutex_lock(mutex)
-            while available == 0 && !finished {
+            while units.isEmpty && !over {
                 waiting += 1
                 hungry.add(1, ordering: .relaxed)
                 pthread_cond_wait(filled, mutex)
@@ -549,39 +625,51 @@ final class WorkQueue: @unchecked Sendable {
                 waiting -= 1
             }
         }
-        let before = available
-        // A fair part of what is there, so that the last files spread over the workers; while the
-        // walk goes on, at least 16 (a worker woken for two files would wake once per two files).
-        let share = min(WorkQueue.batch, max(finished ? 1 : 16, before / (2 * consumers)))
-        let taken = min(share, before)
-        files += items[head..<(head + taken)]
-        head += taken
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
+        guard let unit = units.popLast() else {
+            pthread_mutex_unlock(mutex)
+            return nil
         }
-        // Files left and a worker waiting: wake it (one at a time, not a herd for a few files).
-        if available > 0 && waiting > 0 { pthread_cond_signal(filled) }
-        // The walk is woken once the queue is half empty, not for every share.
-        if before >= capacity / 2 && available < capacity / 2 { pthread_cond_signal(drained) }
+        if case .files(let files) = unit {
+            let before = queuedFiles
+            queuedFiles -= files.count
+            // A list's reader is woken once the queue is half empty, not for every batch.
+            if before >= capacity / 2 && queuedFiles < capacity / 2 { pthread_cond_signal(drained) }
+        }
         pthread_mutex_unlock(mutex)
-        return taken > 0
+        return unit
     }
 
-    /// No more files: every worker waiting is woken to see the end.
+    /// A unit taken is done (what it found already `put`).
+    func done(_ unit: Unit) {
+        pthread_mutex_lock(mutex)
+        outstanding -= 1
+        if case .folder = unit { folders -= 1 }
+        settle()
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Nothing more will be put: the end comes once what is queued and under way is done.
     func finish() {
         pthread_mutex_lock(mutex)
         finished = true
-        pthread_cond_broadcast(filled)
         pthread_cond_broadcast(drained)
+        settle()
         pthread_mutex_unlock(mutex)
     }
 
-    /// Open again after `finish()` (the walk auditing on its own thread, with no worker).
+    /// Open again after `finish()` (a list audited on its own thread, with no worker).
     func reopen() {
         pthread_mutex_lock(mutex)
         finished = false
         pthread_mutex_unlock(mutex)
+    }
+
+    private var over: Bool { finished && outstanding == 0 }
+
+    private func settle() {
+        if finished && folders == 0 { walked.store(true, ordering: .relaxed) }
+        // The end: every worker waiting is woken to see it.
+        if over && waiting > 0 { pthread_cond_broadcast(filled) }
     }
 }
 

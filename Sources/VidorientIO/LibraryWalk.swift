@@ -113,11 +113,29 @@ public struct WalkNote: Sendable, Hashable {
 
 /// Walks paths depth-first in sorted order, calling `file` for each file to audit. Memory is
 /// bounded by the depth of the tree and the size of one directory, not by the library.
-public struct LibraryWalk {
+///
+/// The walk is made of steps that threads can share (the audit's workers list folders side by
+/// side): `start` turns the roots into entries, `list` one folder into entries, in name order.
+public struct LibraryWalk: Sendable {
     public let options: WalkOptions
 
     public init(options: WalkOptions) {
         self.options = options
+    }
+
+    /// A folder still to be listed, with the folders above it (a link back up would loop).
+    package struct Folder: Sendable {
+        package let path: String
+        let ancestors: [DirectoryID]
+    }
+
+    /// What a step of the walk found, in name order.
+    package enum Entry: Sendable {
+        /// A file to audit, with what the walk's `lstat` (or, for a link followed, its `stat`)
+        /// said; nil when the folder's own listing said it is a regular file and nothing was asked
+        /// (`key(ofWalked:note:)` asks, on the thread that audits it).
+        case file(String, FileKey?)
+        case folder(Folder)
     }
 
     /// The files a per-file command (`inspect`, `thumbnail`) is given: each file as given, each
@@ -148,44 +166,57 @@ public struct LibraryWalk {
         return (files, notes)
     }
 
+    /// The whole walk on this thread, depth-first in name order.
     public func walk(_ roots: [String], file: (String) -> Void, note: (WalkNote) -> Void) {
-        walk(roots, found: { path, _ in file(path) }, note: note)
+        for entry in start(roots, note: note) { visit(entry, file: file, note: note) }
     }
 
-    /// The same walk, handing over with each file what its `lstat` (or, for a link followed, its
-    /// `stat`) said, so that the audit cache need not ask the file system again.
-    public func walk(_ roots: [String], found file: (String, FileKey) -> Void, note: (WalkNote) -> Void) {
+    private func visit(_ entry: Entry, file: (String) -> Void, note: (WalkNote) -> Void) {
+        switch entry {
+        case .file(let path, _): file(path)
+        case .folder(let folder):
+            for inner in list(folder, note: note) { visit(inner, file: file, note: note) }
+        }
+    }
+
+    /// The roots as entries: a folder to list, or a file named explicitly (audited whatever its
+    /// extension: the user chose it). Paths given by name are taken as meant, links included.
+    package func start(_ roots: [String], note: (WalkNote) -> Void) -> [Entry] {
+        var entries: [Entry] = []
         for root in roots {
             var status = stat()
             guard root.withPathCString({ lstat($0, &status) }) == 0 else {
                 note(WalkNote(kind: .missing, path: root, reason: LibraryWalk.errnoReason()))
                 continue
             }
-            // Paths given by name are taken as meant, links included.
             var target = status
             if (status.st_mode & S_IFMT) == S_IFLNK { _ = root.withPathCString({ stat($0, &target) }) }
             if (target.st_mode & S_IFMT) == S_IFDIR {
-                var ancestors: [DirectoryID] = [DirectoryID(target)]
-                descend(root, ancestors: &ancestors, file: file, note: note)
-            } else {
-                // A file named explicitly is audited whatever its extension: the user chose it.
-                if accepts(root, explicitly: true) { file(root, FileKey(target)) }
+                entries.append(.folder(Folder(path: root, ancestors: [DirectoryID(target)])))
+            } else if accepts(root, explicitly: true) {
+                entries.append(.file(root, FileKey(target)))
             }
         }
+        return entries
     }
 
-    /// Walks a list of paths (from `--files-from`): each is a file to audit, as given.
-    public func filter(_ path: String) -> Bool { accepts(path, explicitly: true) }
-
-    private func descend(
-        _ directory: String, ancestors: inout [DirectoryID], file: (String, FileKey) -> Void, note: (WalkNote) -> Void
-    ) {
-        guard let names = LibraryWalk.sortedNames(in: directory) else {
-            note(WalkNote(kind: .unreadableDirectory, path: directory, reason: LibraryWalk.errnoReason()))
-            return
+    /// One folder's entries, in name order. A name the folder lists as a regular file is not
+    /// asked about here (its key is taken where it is audited, so that the `lstat`s of a big
+    /// folder spread over the threads); links, folders and names of unknown type are.
+    package func list(_ folder: Folder, note: (WalkNote) -> Void) -> [Entry] {
+        guard let names = LibraryWalk.sortedEntries(in: folder.path) else {
+            note(WalkNote(kind: .unreadableDirectory, path: folder.path, reason: LibraryWalk.errnoReason()))
+            return []
         }
-        for name in names {
+        var entries: [Entry] = []
+        entries.reserveCapacity(names.count)
+        let directory = folder.path
+        for (name, type) in names {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            if type == UInt8(DT_REG) {
+                if accepts(path, explicitly: false) { entries.append(.file(path, nil)) }
+                continue
+            }
             var status = stat()
             guard path.withPathCString({ lstat($0, &status) }) == 0 else {
                 // Gone since the directory was read, or unreadable: said, not dropped.
@@ -208,19 +239,32 @@ public struct LibraryWalk {
                 if excluded(path) { continue }
                 let id = DirectoryID(status)
                 // A link back up the tree would walk forever.
-                if ancestors.contains(id) {
+                if folder.ancestors.contains(id) {
                     note(
                         WalkNote(kind: .symlinkLoop, path: path, reason: "symbolic link loops back to a parent folder"))
                     continue
                 }
-                ancestors.append(id)
-                descend(path, ancestors: &ancestors, file: file, note: note)
-                ancestors.removeLast()
+                entries.append(.folder(Folder(path: path, ancestors: folder.ancestors + [id])))
             } else if kind == S_IFREG, accepts(path, explicitly: false) {
-                file(path, FileKey(status))
+                entries.append(.file(path, FileKey(status)))
             }
         }
+        return entries
     }
+
+    /// The key of a file `list` handed over without one: its `lstat`, asked by the thread that
+    /// audits it. Nil when it is gone (said, as the walk says it) or is no longer a regular file.
+    package func key(ofWalked path: String, note: (WalkNote) -> Void) -> FileKey? {
+        var status = stat()
+        guard path.withPathCString({ lstat($0, &status) }) == 0 else {
+            note(WalkNote(kind: .missing, path: path, reason: LibraryWalk.errnoReason()))
+            return nil
+        }
+        return status.st_mode & S_IFMT == S_IFREG ? FileKey(status) : nil
+    }
+
+    /// Walks a list of paths (from `--files-from`): each is a file to audit, as given.
+    public func filter(_ path: String) -> Bool { accepts(path, explicitly: true) }
 
     package func accepts(_ path: String, explicitly: Bool) -> Bool {
         if excluded(path) { return false }
@@ -246,7 +290,7 @@ public struct LibraryWalk {
 }
 
 /// A directory's identity, to notice a link that leads back up the tree.
-package struct DirectoryID: Hashable {
+package struct DirectoryID: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
 
@@ -379,15 +423,21 @@ extension LibraryWalk {
     /// it cannot be opened (errno says why). Names are bytes and need not be UTF-8: decoded
     /// losslessly (PathBytes.swift), so every file is listed and opens again from its String.
     package static func sortedNames(in directory: String) -> [String]? {
+        sortedEntries(in: directory)?.map(\.name)
+    }
+
+    /// The same names with the type the folder gives each (`d_type`: `DT_REG`, `DT_DIR`, …, or
+    /// `DT_UNKNOWN` where the file system does not say), sorted by name.
+    package static func sortedEntries(in directory: String) -> [(name: String, type: UInt8)]? {
         guard let handle = directory.withPathCString({ opendir($0) }) else { return nil }
         defer { closedir(handle) }
-        var names: [String] = []
+        var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(pathBytes: raw.prefix(while: { $0 != 0 }))
             }
-            if name != "." && name != ".." { names.append(name) }
+            if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
         }
-        return names.sorted()
+        return entries.sorted { $0.name < $1.name }
     }
 }

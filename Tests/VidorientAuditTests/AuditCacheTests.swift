@@ -77,6 +77,36 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         #expect(fixture.warnings.withLock { $0 }.isEmpty)
     }
 
+    /// Findings that name their file (`vidorient thumbnail PATH --compare …`) are decoded once for
+    /// every file that says the same but for its path (issue 32); each replayed record still names
+    /// its own file, in its message and action, as a fresh audit does.
+    @Test func findingsThatDifferByThePathAloneReplayWithTheirOwnPath() throws {
+        let folder = try TemporaryFolder("cache-shapes")
+        defer { folder.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let photo = try Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-2.jpg")))
+        for inner in ["a", "b/c", "d e"] {
+            try FileManager.default.createDirectory(atPath: folder.path(inner), withIntermediateDirectories: true)
+            for name in ["x.jpg", "y.jpg"] {
+                try photo.write(to: URL(fileURLWithPath: folder.path("\(inner)/\(name)")))
+            }
+        }
+        let fresh = audit(.walk([folder.path])).records
+        #expect(fresh.count == 6)
+        // The premise: a mirrored photo's finding names the file in its action.
+        #expect(fresh.allSatisfy { record in record.findings.contains { $0.action?.contains(record.path) == true } })
+        let cache = try #require(fixture.open())
+        _ = jsonl(.walk([folder.path]), cache: cache)
+        let warm = audit(.walk([folder.path])) { $0.cache = cache }
+        #expect(cache.counters.hits == 6)
+        let byPath = Dictionary(uniqueKeysWithValues: fresh.map { ($0.path, $0.findings) })
+        for record in warm.records {
+            #expect(record.findings == byPath[record.path], "\(record.path)")
+            #expect(record.findings.contains { $0.action?.contains(record.path) == true }, "\(record.path)")
+        }
+    }
+
     enum Change: String, CaseIterable, Sendable {
         case touch, rewriteSameSizeAndMtime, rename, delete, replaceWithSymlink
     }

@@ -337,4 +337,45 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
             #expect(f?.camera == s?.camera, "\(name)")
         }
     }
+
+    /// The walk is split across the workers (issue 32): folders are listed on the worker threads,
+    /// not on the calling thread ahead of them (which made `--jobs 1` two busy threads and the one
+    /// walk the limit of a warm cache), and every `--jobs` reports exactly the walk's files and notes.
+    @Test(arguments: [1, 2, 5])
+    func foldersAreListedByTheWorkers(jobs: Int) throws {
+        let folder = try TemporaryFolder("audit-split-walk")
+        defer { folder.remove() }
+        let photo = try Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-1.jpg")))
+        for a in 0..<6 {
+            for b in 0..<3 {
+                let inner = "d\(a)/e\(b)"
+                try FileManager.default.createDirectory(atPath: folder.path(inner), withIntermediateDirectories: true)
+                for c in 0..<(a * 3 + b) {
+                    try photo.write(to: URL(fileURLWithPath: folder.path("\(inner)/f\(c).jpg")))
+                }
+            }
+            #expect(symlink(folder.path("d0"), folder.path("d\(a)/link")) == 0)
+        }
+        let caller = pthread_self()
+        let noteThreads = Mutex<[pthread_t]>([])
+        var options = AuditOptions()
+        options.jobs = jobs
+        let records = Mutex<[String]>([])
+        let notes = Mutex<[WalkNote]>([])
+        let summary = Auditor(options: options).run(
+            .walk([folder.path]), record: { record in records.withLock { $0.append(record.path) } },
+            note: { note in
+                noteThreads.withLock { $0.append(pthread_self()) }
+                notes.withLock { $0.append(note) }
+            })
+        let walked = LibraryWalk(options: options.walk).files([folder.path])
+        #expect(records.withLock { $0.sorted() } == walked.files.sorted())
+        #expect(summary.files == walked.files.count)
+        #expect(
+            notes.withLock { $0.map(\.path).sorted() } == walked.notes.map(\.path).sorted())
+        #expect(summary.skipped == ["symlink-skipped": 6])
+        // The links are inside the folders: only a worker that lists them can say so.
+        #expect(noteThreads.withLock { $0.count } == 6)
+        #expect(noteThreads.withLock { $0.allSatisfy { pthread_equal($0, caller) == 0 } })
+    }
 }

@@ -80,4 +80,36 @@ import VidorientTestSupport
         }
         #expect(parts.sorted() == whole.sorted())
     }
+
+    /// The walk in steps that threads share: a folder's regular files come without a key (taken
+    /// by the thread that audits them), and one removed in between is said as the walk says it.
+    @Test func aFolderListsItsFilesForTheirAuditorsToAsk() throws {
+        let folder = try Self.library()
+        defer { folder.remove() }
+        let walk = LibraryWalk(options: WalkOptions())
+        var notes: [WalkNote] = []
+        let roots = walk.start([folder.path], note: { notes.append($0) })
+        guard roots.count == 1, case .folder(let top) = roots[0] else {
+            Issue.record("the root is not one folder: \(roots)")
+            return
+        }
+        var files: [String: FileKey?] = [:]
+        var folders: [String] = []
+        for entry in walk.list(top, note: { notes.append($0) }) {
+            switch entry {
+            case .file(let path, let key): files[path] = key
+            case .folder(let inner): folders.append(inner.path)
+            }
+        }
+        #expect(folders == [folder.path("b")])
+        #expect(Set(files.keys) == [folder.path("B.MOV"), folder.path("a.jpg"), walk.files([folder.path]).files.last!])
+        // tmpfs and ext4 name a regular file's type in the folder: no lstat was made for it.
+        #expect(files.values.allSatisfy { $0 == nil })
+        let key = try #require(walk.key(ofWalked: folder.path("a.jpg"), note: { notes.append($0) }))
+        #expect(key.size == 1)
+        #expect(unlink(folder.path("B.MOV")) == 0)
+        #expect(walk.key(ofWalked: folder.path("B.MOV"), note: { notes.append($0) }) == nil)
+        #expect(notes.map(\.kind) == [.missing])
+        #expect(notes.first?.path == folder.path("B.MOV"))
+    }
 }

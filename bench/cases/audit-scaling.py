@@ -8,7 +8,9 @@
 # cores (250,000 on 16). The two other batch commands at the same --jobs: `thumbnail DIR --out-dir OUT` on
 # every 50th file of the library (clips, JPEGs and bad files: exit status 2 for those), and
 # `fix --from-audit AUDIT.jsonl --in-place` on copies of TestMedia's scaled-2x.mp4 (the audit suggests
-# a fix for each), reset from a pristine copy and synced before every run.
+# a fix for each), reset from a pristine copy and synced before every run. And `audit --content` at the
+# same --jobs on the photos of scikit-image's data folder (.build-models/skimage-data, from .ci/setup;
+# copied 4 times), each run's peak RSS beside it: the memory of one content engine per worker.
 # Run: python3 bench/run.py audit-scaling [--write | --quick]
 import json
 import os
@@ -22,6 +24,7 @@ LIB, CACHE = f"{WORK}/library-small", f"{WORK}/library-small-cache.sqlite"
 THUMBS, SHEET = f"{WORK}/library-small-every-50", f"{WORK}/scaling-thumbnails"
 FIXES = 200 if QUICK else 2000
 FIX, PRISTINE, FIX_AUDIT = f"{WORK}/fix-library", f"{WORK}/fix-library-pristine", f"{WORK}/fix-library.jsonl"
+SKIMAGE, CONTENT = f"{REPO}/.build-models/skimage-data", f"{WORK}/content-photos"
 
 JOBS = sorted({j for j in (1 << k for k in range(12)) if j <= NPROC} | {NPROC, 2 * NPROC})
 # A fix waits on the disk (an fsync per file), so it is also run with more workers than cores.
@@ -49,6 +52,14 @@ def SETUP(v):
     suggested = sum('"suggested_fix":{' in l for l in open(FIX_AUDIT))
     if suggested != FIXES:
         raise SystemExit(f"bench: error: the audit of {FIX} suggests {suggested} fixes, expected {FIXES}")
+    # The content audit's photos: scikit-image's colour and grey samples, 4 copies of each.
+    shutil.rmtree(CONTENT, ignore_errors=True)
+    photos = sorted(n for n in os.listdir(SKIMAGE) if n.endswith((".png", ".jpg"))) if os.path.isdir(SKIMAGE) else []
+    for copy in range(4):
+        os.makedirs(f"{CONTENT}/{copy}", exist_ok=True)
+        for name in photos:
+            shutil.copyfile(f"{SKIMAGE}/{name}", f"{CONTENT}/{copy}/{name}")
+    GROUPS[4]["files"] = 4 * len(photos)
     # The result cache filled once, untimed; every timed run finds every file unchanged.
     subprocess.run(f"rm -f {CACHE}*", shell=True)
     subprocess.run([v["vidorient"], "audit", LIB, "--jsonl", "--no-progress", "--cache-path", CACHE],
@@ -90,6 +101,11 @@ GROUPS = [
      "before": f"sh -c 'rm -rf {FIX} && cp -a {PRISTINE} {FIX} && sync'",
      "commands": {jobs_label(j): f"{{vidorient}} fix --from-audit {FIX_AUDIT} --in-place --no-progress --jobs {j}"
                   for j in FIX_JOBS}},
+    {"title": "audit --content at each --jobs (scikit-image's sample photos, 4 copies)", "ref": jobs_label(1),
+     "repeats": 3 if QUICK else 5,
+     "targets": [("ratio", jobs_label(2), jobs_label(1), round(1 / 1.8, 4))] if NPROC >= 2 else [],
+     "commands": {jobs_label(j): f"{{vidorient}} audit {CONTENT} --content --jsonl --no-progress --jobs {j}"
+                  for j in JOBS}},
 ]
 
 
@@ -101,5 +117,5 @@ def CHECK(c, stdout, v):
         return f"{made:,} thumbnails of {GROUPS[2]['files']:,} files"
     if c.argv[1] == "fix":
         return f"{lines:,} lines on stdout"
-    want = GROUPS[0]["files"]
+    want = GROUPS[4]["files"] if "--content" in c.argv else GROUPS[0]["files"]
     return f"{lines:,} lines" + ("" if lines == want else f" **of {want:,}**")
