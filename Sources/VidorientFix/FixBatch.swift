@@ -296,27 +296,32 @@ public struct FixBatch: Sendable {
     }
 
     /// The jobs an audit asks for (`input`: a path, or `-` for standard input; `audit --jsonl`
-    /// lines or one `audit --json` document, read as `AuditInput` says), and each record that
-    /// could not be read, said as one line naming it. Records without a suggested fix ask for
-    /// nothing. Throws, before any job exists, when the input cannot be opened or is neither.
-    public static func jobs(fromAudit input: String) throws(VidorientError) -> (jobs: [FixJob], unreadable: [String]) {
+    /// lines or one `audit --json` document, read as `AuditInput` says) of the findings
+    /// `selection` applies (judgments only when approved or named: `AuditSelection`), each record
+    /// that could not be read, said as one line naming it, and a note for each judgment applied
+    /// and each suggested fix held back. Records without a suggested fix ask for nothing. Throws,
+    /// before any job exists, when the input cannot be opened or is neither.
+    public static func plan(fromAudit input: String, selection: AuditSelection = AuditSelection())
+        throws(VidorientError) -> AuditPlan
+    {
         var reader = try AuditInput<AuditedFix.Record>(path: input)
-        var jobs: [FixJob] = []
-        var unreadable: [String] = []
+        var plan = AuditPlan()
         let name = input == "-" ? "standard input" : "'\(input)'"
         do {
             try reader.read { item in
                 switch item {
-                case .unreadable(let reason): unreadable.append(reason)
+                case .unreadable(let reason): plan.unreadable.append(reason)
                 case .record(let record, let place):
                     do throws(VidorientError) {
-                        guard let fix = try AuditedFix(record) else { return }
-                        jobs.append(
+                        let (fix, notes) = try AuditedFix.choose(record, selection: selection)
+                        plan.notes += notes
+                        guard let fix else { return }
+                        plan.jobs.append(
                             FixJob(
                                 path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
                                 shownAtAudit: fix.shownAtAudit))
                     } catch {
-                        unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
+                        plan.unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
                     }
                 }
             }
@@ -325,6 +330,12 @@ public struct FixBatch: Sendable {
         } catch {
             throw .malformed("could not read the audit on \(name): \(error)")
         }
-        return (jobs, unreadable)
+        return plan
+    }
+
+    /// `plan(fromAudit:)`'s jobs and unreadable records, with the default selection.
+    public static func jobs(fromAudit input: String) throws(VidorientError) -> (jobs: [FixJob], unreadable: [String]) {
+        let plan = try plan(fromAudit: input)
+        return (plan.jobs, plan.unreadable)
     }
 }
