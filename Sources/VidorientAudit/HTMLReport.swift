@@ -3,8 +3,12 @@ import Vidorient
 public import VidorientCore
 import VidorientIO
 
-/// One self-contained HTML page of an audit: a summary by rule and severity, then the files with
-/// findings in a table that filters, sorts, searches and pages in the browser. Works offline: no
+/// One self-contained HTML page of an audit, and the review page of its suggested fixes: a summary
+/// by rule and severity, then the files with findings in a table that filters, sorts, searches
+/// and pages in the browser; each row with a `suggested_fix` has Approve and Reject, kept in the
+/// browser's localStorage under the audit's own identity (`Summary.audit`), and Export downloads
+/// the approved records as a list `fix --from-audit` takes unchanged (each marked `"approved":
+/// true`) and the rejected ones as a decisions file (`"approved": false`). Works offline: no
 /// external asset. Written as records come: rows go out as compact JSON inside the page, and
 /// only one page of them (100 by default) is ever in the DOM, so 100,000 flagged files stay usable.
 public final class HTMLReport {
@@ -26,6 +30,9 @@ public final class HTMLReport {
     public private(set) var thumbnailPaths: [String] = []
     private var suggestedTurns: [Int?] = []
     private let encoder = JSONText(pretty: false)
+    /// FNV-1a of every row as written: the same audit gives the same page identity, under which
+    /// the browser keeps the decisions made on it.
+    private var identity = AuditIdentity()
 
     /// Creates the page. Fails with one line when the folder is missing or not writable.
     public init(path: String, thumbnails: Bool = false) throws(InputError) {
@@ -85,10 +92,15 @@ public final class HTMLReport {
         } else {
             thumbnail = nil
         }
-        let row = Row(record, thumbnail: thumbnail)
+        // The record as `audit --jsonl` wrote it, for Export; only where there is a fix to decide.
+        let line =
+            record.findings.contains { $0.suggestedFix != nil }
+            ? (record.cached.line ?? (try? encoder.encode(record))) : nil
+        let row = Row(record, thumbnail: thumbnail, line: line)
         // Absent is fine: report types always encode (every value is one JSON holds).
         // `<` never appears outside a JSON string, and escaped it cannot end the script element.
         let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
+        identity.add(json)
         append((rows == 0 ? "\n" : ",\n") + json)
         rows += 1
         if buffer.count > 1 << 16 { flush() }
@@ -99,7 +111,7 @@ public final class HTMLReport {
         append("\n]</script>\n")
         append("<script id=\"summary\" type=\"application/json\">")
         let summary = Summary(
-            files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity,
+            files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity, audit: identity.hex,
             thumbnails: thumbnailFolder.map { $0.split(separator: "/").last.map(String.init) ?? $0 })
         // Absent is fine: report types always encode (every value is one JSON holds).
         append(((try? encoder.encode(summary)) ?? "{}").replacing("<", with: "\\u003c"))
@@ -131,11 +143,13 @@ public final class HTMLReport {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Makes an "as stored" and an "as displayed" JPEG of each flagged file, `jobs` at once;
+    /// Makes an "as stored" and an "as displayed" JPEG of each flagged file (and "as suggested"),
+    /// the longest side at most `width` and never enlarged: large enough to judge, and the page
+    /// enlarges one on a click. `jobs` at once;
     /// `progress` gets (done, total) after each. Returns how many could not be made (those rows
     /// show no picture).
     public func makeThumbnails(
-        jobs: Int, width: Int = 160, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+        jobs: Int, width: Int = 480, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     )
         -> Int
     {
@@ -148,7 +162,7 @@ public final class HTMLReport {
         forEachConcurrently(paths.count, jobs: jobs) { index in
             do {
                 let frame = try Thumbnailer().frame(
-                    paths[index], request: ThumbnailRequest(width: width, height: width))
+                    paths[index], request: ThumbnailRequest(largestSide: width))
                 // `stored` is at the displayed picture's scale already.
                 var pictures = [(frame.stored, "s"), (frame.picture, "d")]
                 if let turn = turns[index], let orientation = Orientation(rotation: turn, mirrored: false) {
@@ -170,14 +184,17 @@ public final class HTMLReport {
     struct Row: Encodable {
         let record: AuditRecord
         let thumbnail: Int?
+        /// The record's JSONL line, when one of its findings has a `suggested_fix`.
+        let line: String?
 
-        init(_ record: AuditRecord, thumbnail: Int?) {
+        init(_ record: AuditRecord, thumbnail: Int?, line: String? = nil) {
             self.record = record
             self.thumbnail = thumbnail
+            self.line = line
         }
 
-        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u }
-        enum FindingKeys: String, CodingKey { case v, r, m, a, n }
+        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u, j, k }
+        enum FindingKeys: String, CodingKey { case v, r, m, a, n, g }
 
         // Hand-written: a different shape (one-letter keys, values computed from the record).
         func encode(to encoder: any Encoder) throws {
@@ -196,9 +213,12 @@ public final class HTMLReport {
                 try f.encode(finding.message, forKey: .m)
                 try f.encode(HTMLReport.command(finding.action), forKey: .a)
                 try f.encode(HTMLReport.condition(finding.action), forKey: .n)
+                try f.encode(finding.suggestedFix?.orientation, forKey: .g)
             }
             try c.encode(thumbnail, forKey: .t)
             try c.encode(HTMLReport.suggestedTurn(record), forKey: .u)
+            try c.encode(line, forKey: .j)
+            try c.encode(record.content?.confidence, forKey: .k)
         }
     }
 
@@ -207,10 +227,11 @@ public final class HTMLReport {
         let flagged: Int
         let byCode: [String: Int]
         let bySeverity: [String: Int]
+        let audit: String
         let thumbnails: String?
 
         enum CodingKeys: String, CodingKey {
-            case files, flagged, byCode = "by_code", bySeverity = "by_severity", thumbnails
+            case files, flagged, byCode = "by_code", bySeverity = "by_severity", audit, thumbnails
         }
     }
 
@@ -294,6 +315,26 @@ public final class HTMLReport {
         return lead.isEmpty ? nil : String(lead)
     }
 
+}
+
+/// A page's identity: FNV-1a (64 bits) of its rows, in order. Not a secret, only a name under which
+/// the browser keeps decisions: two pages of the same audit share them, another audit's do not.
+struct AuditIdentity {
+    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ text: String) {
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        hash ^= 0x0A
+        hash = hash &* 0x0000_0100_0000_01B3
+    }
+
+    var hex: String {
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
 }
 
 /// A thumbnail beside the page, written as every output is (`OutputFile`: flushed, then renamed).
