@@ -21,6 +21,8 @@ public struct AuditOptions: Sendable {
     public var cache: AuditCache?
     /// Judge each file's pixels too (`--content`): the content verdict and its findings.
     public var content: ContentPolicy?
+    /// Suggestions a person rejected (`--decisions`): not raised again while the file is the same.
+    public var decisions: ReviewDecisions?
 
     public init() {}
 }
@@ -251,8 +253,9 @@ public struct Auditor: Sendable {
             // Hands over what it holds before it waits for more.
             while queue.take(into: &files, beforeWaiting: hand) {
                 for file in files {
-                    let record =
+                    var record =
                         session?.record(for: file.path, key: file.key) ?? Auditor.audit(file.path, options: options)
+                    options.decisions?.apply(&record)
                     chunk.summary.add(record, failOn: options.failOn)
                     chunk.count += 1
                     render(record, &chunk)

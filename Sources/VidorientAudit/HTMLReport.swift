@@ -32,7 +32,7 @@ public final class HTMLReport {
     private let encoder = JSONText(pretty: false)
     /// FNV-1a of every row as written: the same audit gives the same page identity, under which
     /// the browser keeps the decisions made on it.
-    private var identity = AuditIdentity()
+    private var identity = FNV1a()
 
     /// Creates the page. Fails with one line when the folder is missing or not writable.
     public init(path: String, thumbnails: Bool = false) throws(InputError) {
@@ -96,11 +96,14 @@ public final class HTMLReport {
         let line =
             record.findings.contains { $0.suggestedFix != nil }
             ? (record.cached.line ?? (try? encoder.encode(record))) : nil
-        let row = Row(record, thumbnail: thumbnail, line: line)
+        // The file as it is now, for a rejection to hold only while its bytes are the same.
+        let row = Row(
+            record, thumbnail: thumbnail, line: line, file: line == nil ? nil : ReviewedFile(path: record.path))
         // Absent is fine: report types always encode (every value is one JSON holds).
         // `<` never appears outside a JSON string, and escaped it cannot end the script element.
         let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
-        identity.add(json)
+        identity.add(json.utf8)
+        identity.add(CollectionOfOne(0x0A))
         append((rows == 0 ? "\n" : ",\n") + json)
         rows += 1
         if buffer.count > 1 << 16 { flush() }
@@ -186,14 +189,16 @@ public final class HTMLReport {
         let thumbnail: Int?
         /// The record's JSONL line, when one of its findings has a `suggested_fix`.
         let line: String?
+        let file: ReviewedFile?
 
-        init(_ record: AuditRecord, thumbnail: Int?, line: String? = nil) {
+        init(_ record: AuditRecord, thumbnail: Int?, line: String? = nil, file: ReviewedFile? = nil) {
             self.record = record
             self.thumbnail = thumbnail
             self.line = line
+            self.file = file
         }
 
-        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u, j, k }
+        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u, j, k, h }
         enum FindingKeys: String, CodingKey { case v, r, m, a, n, g }
 
         // Hand-written: a different shape (one-letter keys, values computed from the record).
@@ -219,6 +224,7 @@ public final class HTMLReport {
             try c.encode(HTMLReport.suggestedTurn(record), forKey: .u)
             try c.encode(line, forKey: .j)
             try c.encode(record.content?.confidence, forKey: .k)
+            try c.encode(file, forKey: .h)
         }
     }
 
@@ -315,26 +321,6 @@ public final class HTMLReport {
         return lead.isEmpty ? nil : String(lead)
     }
 
-}
-
-/// A page's identity: FNV-1a (64 bits) of its rows, in order. Not a secret, only a name under which
-/// the browser keeps decisions: two pages of the same audit share them, another audit's do not.
-struct AuditIdentity {
-    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ text: String) {
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        hash ^= 0x0A
-        hash = hash &* 0x0000_0100_0000_01B3
-    }
-
-    var hex: String {
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }
 
 /// A thumbnail beside the page, written as every output is (`OutputFile`: flushed, then renamed).

@@ -226,6 +226,8 @@ extension HTMLReport {
           return rows.filter(r => decisionOf(r) === decision).map(r => {
             const record = JSON.parse(r.j);
             record.approved = decision === "approved";
+            // The file as the page saw it: audit --decisions holds a rejection only while it is the same.
+            record.reviewed_file = r.h ?? null;
             return JSON.stringify(record) + "\n";
           }).join("");
         }

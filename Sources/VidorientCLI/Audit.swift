@@ -3,6 +3,7 @@ import Vidorient
 import VidorientAudit
 import VidorientContent
 import VidorientCore
+import VidorientFix
 import VidorientIO
 
 struct Audit: ParsableCommand {
@@ -92,6 +93,12 @@ struct Audit: ParsableCommand {
     @Option(help: "Also write one self-contained HTML page of the files with findings.")
     var html: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Suggestions rejected on the review page (its exported vidorient-rejected.jsonl): not raised again while the file is the same.",
+            valueName: "file"))
+    var decisions: String?
+
     @Flag(help: "With --html: as-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
     var thumbnails = false
 
@@ -135,6 +142,9 @@ struct Audit: ParsableCommand {
                 throw ExitStatus.unreadableInput
             }
             options.content = policy
+        }
+        if let decisions {
+            options.decisions = try Self.readDecisions(decisions)
         }
         if cache || cachePath != nil {
             if let path = cachePath ?? AuditCache.defaultPath {
@@ -192,10 +202,40 @@ struct Audit: ParsableCommand {
             progress: { progress.show($0) })
         progress.clear()
         write(writer.end(summary))
+        if let decisions = options.decisions {
+            let held = decisions.heldBack
+            Terminal.warn(
+                "held back \(held) rejected suggestion\(held == 1 ? "" : "s") (--decisions: \(decisions.count) "
+                    + "rejected; a file changed since it was reviewed is audited as usual)")
+        }
         if let page {
             try finishPage(page, jobs: options.jobs, showProgress: progressOption.showProgress)
         }
         if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
+    }
+
+    /// The decisions file, read whole: a line that is not a record refuses it (exit 2).
+    static func readDecisions(_ path: String) throws -> ReviewDecisions {
+        var records: [ReviewDecisions.Record] = []
+        do {
+            var reader = try AuditInput<ReviewDecisions.Record>(path: path)
+            try reader.read { item in
+                switch item {
+                case .record(let record, _): records.append(record)
+                case .unreadable(let reason): throw VidorientError.malformed(reason)
+                }
+            }
+        } catch let error as VidorientError {
+            Terminal.warn(error.description)
+            throw ExitStatus.unreadableInput
+        }
+        let decisions = ReviewDecisions(records)
+        if decisions.unidentified > 0 {
+            Terminal.warn(
+                "warning: \(decisions.unidentified) rejection(s) in '\(path)' say nothing of the file they were about "
+                    + "(no reviewed_file: the review page's Export writes it); not used")
+        }
+        return decisions
     }
 
     private func write(_ text: String) {
