@@ -205,7 +205,7 @@ struct Audit: ParsableCommand {
         if let decisions = options.decisions {
             let held = decisions.heldBack
             Terminal.warn(
-                "held back \(held) rejected suggestion\(held == 1 ? "" : "s") (--decisions: \(decisions.count) "
+                "held back \(held.counting("rejected suggestion")) (--decisions: \(decisions.count) "
                     + "rejected; a file changed since it was reviewed is audited as usual)")
         }
         if let page {
@@ -286,7 +286,7 @@ struct Audit: ParsableCommand {
                 switch event {
                 case .ready(let files):
                     Terminal.warn(
-                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)"
+                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files.counting("file")) already there)"
                     )
                 case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
                 case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
@@ -332,8 +332,11 @@ final class ProgressLine: @unchecked Sendable {
     func show(_ progress: AuditProgress) {
         guard enabled else { return }
         var line = "\(progress.done)"
-        line += progress.walkFinished ? "/\(progress.found) files" : " files (\(progress.found) found)"
-        line += ", \(Int(progress.filesPerSecond.rounded())) files/s"
+        line +=
+            progress.walkFinished
+            ? "/\(progress.found.counting("file"))"
+            : (progress.done == 1 ? " file" : " files") + " (\(progress.found) found)"
+        line += ", \(Int(progress.filesPerSecond.rounded()).counting("file"))/s"
         if let remaining = progress.remaining {
             let seconds = Int(remaining.rounded())
             line += ", ETA \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"

@@ -240,7 +240,7 @@ struct Fix: ParsableCommand {
         let held = notes.filter { !$0.applied }.count
         if held > 0 && !(dryRun && !jsonOutput.json) {
             Terminal.warn(
-                "held back \(held) suggested fix\(held == 1 ? "" : "es") (--dry-run says which and why; a judgment "
+                "held back \(held.counting("suggested fix", plural: "suggested fixes")) (--dry-run says which and why; a judgment "
                     + "needs approval on the review page or its code in --only)")
         }
         if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }

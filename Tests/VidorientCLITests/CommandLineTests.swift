@@ -120,6 +120,18 @@ import VidorientTestSupport
         #expect(object["ffmpeg_filter"] as? String == "transpose=cclock_flip")
     }
 
+    /// A value with a minus sign is a value, as `fix --rotation -90` takes it (issue 29: "Missing
+    /// value for '--rotation'").
+    @Test(arguments: [
+        (["--rotation", "-90"], 8), (["--rotation", "-180", "--mirrored"], 4), (["--matrix", "-1,0,0,-1"], 3),
+        (["--rotation", "270"], 8),
+    ])
+    func negativeValues(arguments: [String], exif: Int) throws {
+        let run = try Run.vidorient(["orientation"] + arguments + ["--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect((run.json as? [String: Any])?["exif_orientation"] as? Int == exif, "\(arguments)")
+    }
+
     @Test func allEightWithoutAnOption() throws {
         let run = try Run.vidorient(["orientation", "--json"])
         let array = try #require(run.json as? [[String: Any]])
@@ -426,5 +438,32 @@ private func isFolder(_ path: String) -> Bool {
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty)
         #expect(run.stderrLines == ["vidorient: could not read standard input: file is empty"], "\(run.stderr)")
+    }
+}
+
+/// What the program says, in words a person reads (issue 29).
+@Suite struct WordingTests {
+    /// One file is one file: "1 files in …" and "(1 files/s)" before.
+    @Test func oneFileIsSingular() throws {
+        let run = try Run.vidorient(["audit", "--no-progress", Run.media("orient-1.mp4")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try #require(run.stdout.split(separator: "\n").first { $0.contains(" in ") })
+        #expect(summary.hasPrefix("1 file in "), "\(summary)")
+        #expect(!summary.contains(" 1 files/s"), "\(summary)")
+    }
+
+    /// `help watch` showed the top-level help; watching is `audit --watch`, whose help it shows now.
+    /// A topic that is no command is bad usage.
+    @Test func helpWatchIsAuditsHelp() throws {
+        let run = try Run.vidorient(["help", "watch"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("OVERVIEW: Sweep a media library"), "\(run.stdout.prefix(200))")
+        #expect(run.stdout.contains("--watch"))
+        #expect(run.stderr.contains("audit --watch"))
+        let unknown = try Run.vidorient(["help", "no-such-topic"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stdout.isEmpty)
+        #expect(unknown.stderr.contains("no command 'no-such-topic'"), "\(unknown.stderr)")
+        #expect(try Run.vidorient(["help", "fix"]).stdout.contains("OVERVIEW: Set the orientation"))
     }
 }
