@@ -3,6 +3,21 @@ import Testing
 import VidorientTestSupport
 
 @Suite struct InspectCommandTests {
+    /// `inspect --deep` decodes: an error finding (the picture is cut short) is a file that could
+    /// not be read, exit 2, its report still printed (issue 29: it exited 0). Without --deep the
+    /// finding is said and the exit status stays 0, as TruncatedFileTests holds.
+    @Test func aDeepInspectionThatFindsAnErrorExits2() throws {
+        let path = Run.media("bad-png-length.png")
+        let deep = try Run.vidorient(["inspect", "--deep", path])
+        #expect(deep.status == 2, "\(deep.stderr)")
+        #expect(deep.stdout.contains("error       file-truncated: "), "\(deep.stdout)")
+        let json = try Run.vidorient(["inspect", "--deep", "--json", path])
+        #expect(json.status == 2)
+        #expect(json.stdout.contains("\"code\": \"file-truncated\""))
+        #expect(try Run.vidorient(["inspect", "--deep", Run.media("orient-6.jpg")]).status == 0)
+        #expect(try Run.vidorient(["inspect", path]).status == 0)
+    }
+
     @Test func jsonForOneFileIsAnObject() throws {
         let run = try Run.vidorient(["inspect", "--json", Run.media("orient-6.mp4")])
         #expect(run.status == 0)
