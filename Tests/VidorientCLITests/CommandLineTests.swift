@@ -481,4 +481,20 @@ private func isFolder(_ path: String) -> Bool {
         #expect(unknown.stderr.contains("no command 'no-such-topic'"), "\(unknown.stderr)")
         #expect(try Run.vidorient(["help", "fix"]).stdout.contains("OVERVIEW: Set the orientation"))
     }
+
+    /// `--include '*.HEIC'` found only the upper-case names (4 where `find -iname` found 16):
+    /// globs match letters in either case now, in --include and --exclude alike.
+    @Test func globsMatchEitherCase() throws {
+        let folder = try TemporaryFolder("include-case")
+        defer { folder.remove() }
+        for name in ["a.HEIC", "b.heic", "c.Heic"] { _ = try folder.copy(Run.media("orient-1.heic"), as: name) }
+        _ = try folder.copy(Run.media("orient-1.jpg"), as: "d.JPG")
+        for pattern in ["*.HEIC", "*.heic"] {
+            let run = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--include", pattern, folder.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.split(separator: "\n").count == 3, "\(pattern): \(run.stdout)")
+        }
+        let excluded = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--exclude", "*.HEIC", folder.path])
+        #expect(excluded.stdout.split(separator: "\n").count == 1, "\(excluded.stdout)")
+    }
 }
