@@ -36,11 +36,12 @@ extension MediaReport {
                 findings[index].action = "check which is right: \(compare)"
             case "pixels-already-rotated":
                 findings[index].action =
-                    "if \(compare) shows the stored pixels upright: exiftool -n -Orientation=1 \(file)"
+                    "if \(compare) shows the stored pixels upright: vidorient fix \(file) --orientation 1"
             case "codec-orientation":
                 findings[index].action = fix(current).map { "to make container-only players agree: \($0)" }
             case "exif-invalid":
-                findings[index].action = "exiftool -n -Orientation=1 \(file)"
+                // vidorient's own fix, to what the file shows now: the suggested fix, for a person.
+                findings[index].action = "vidorient fix \(file) --orientation \(photo?.exifOrientation ?? 1)"
             case "movie-matrix":
                 findings[index].action =
                     fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil

@@ -497,4 +497,22 @@ private func isFolder(_ path: String) -> Bool {
         let excluded = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--exclude", "*.HEIC", folder.path])
         #expect(excluded.stdout.split(separator: "\n").count == 1, "\(excluded.stdout)")
     }
+
+    /// `exif-invalid` suggested `exiftool -n -Orientation=1 FILE`, where vidorient's own fix does
+    /// it: its action is that fix now, and running it as shown clears the finding.
+    @Test func anInvalidTagSuggestsVidorientsOwnFix() throws {
+        let folder = try TemporaryFolder("bad-tag-action")
+        defer { folder.remove() }
+        let path = folder.path("invalid.jpg")
+        try JournalFixture.invalidOrientationJPEG(at: path)
+        let run = try Run.vidorient(["inspect", "--json", path])
+        let report = try #require(run.json as? [String: Any])
+        let finding = try #require(
+            (report["findings"] as? [[String: Any]])?.first { $0["code"] as? String == "exif-invalid" })
+        let action = try #require(finding["action"] as? String)
+        #expect(action == "vidorient fix \(path) --orientation 1", "\(action)")
+        let fix = try Run.vidorient(["fix", path, "--orientation", "1"])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect(!(try Run.vidorient(["inspect", "--json", path]).stdout.contains("\"code\": \"exif-invalid\"")))
+    }
 }
