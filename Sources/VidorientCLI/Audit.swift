@@ -87,7 +87,9 @@ struct Audit: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "With --watch: run CMD (with /bin/sh) for each finding at or above --fail-on.",
-            discussion: "$1 is the file, $2 the suggested fix (may be empty), $3 the finding's code."))
+            discussion:
+                "$1 is the file, $2 the suggested fix as a command (empty when the audit suggests none), $3 the finding's code, $4 its action (what to do; may be empty)."
+        ))
     var exec: String?
 
     @Option(help: "Also write one self-contained HTML page of the files with findings.")
@@ -276,7 +278,11 @@ struct Audit: ParsableCommand {
                 guard let exec else { return }
                 for finding in record.findings where finding.severity >= failOn {
                     if let failure = Watcher.runHook(
-                        exec, arguments: [record.path, finding.action ?? "", finding.code])
+                        exec,
+                        arguments: [
+                            record.path, MediaReport.fixCommand(finding, path: record.path) ?? "", finding.code,
+                            finding.action ?? "",
+                        ])
                     {
                         Terminal.warn("could not run --exec: \(failure)")
                     }

@@ -79,6 +79,16 @@ extension MediaReport {
         }
     }
 
+    /// A finding's `suggested_fix` as the command that applies it (`vidorient fix FILE
+    /// --orientation N [--reset-movie-matrix]`, the path quoted once); nil when it has none:
+    /// `--exec`'s `$2`.
+    public static func fixCommand(_ finding: Finding, path: String) -> String? {
+        finding.suggestedFix.map {
+            "vidorient fix \(shellQuoted(path)) --orientation \($0.orientation)"
+                + ($0.resetMovieMatrix ? " --reset-movie-matrix" : "")
+        }
+    }
+
     /// The command that shows a file as stored beside as displayed, for a person to judge. Its
     /// picture is named after the file (`IMG_1-check.png`), so that following the suggestions of
     /// several files does not overwrite one picture (issue 24).
