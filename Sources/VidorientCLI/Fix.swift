@@ -209,7 +209,16 @@ struct Fix: ParsableCommand {
             guard let change else {
                 throw ValidationError("give exactly one of --orientation, --rotation and --reset")
             }
-            list = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
+            // Folders walked as `audit` walks them (issue 29: "is a directory").
+            let (inputs, notes) = LibraryWalk.expand(files)
+            for note in notes where note.kind != .symlinkSkipped {
+                Terminal.warn("could not read '\(note.path)': \(note.reason)")
+                unreadable.append(note.path)
+            }
+            if copy != nil && inputs != files {
+                throw ValidationError("-o goes with exactly one input file, not a folder")
+            }
+            list = inputs.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
         }
         let batch = FixBatch(
             mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile,
@@ -230,7 +239,7 @@ struct Fix: ParsableCommand {
             for note in notes { print(note.line(dryRun: true)) }
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
         } else if jsonOutput.json {
-            try printJSON(results, oneFile: fromAudit == nil && files.count == 1)
+            try printJSON(results, oneFile: fromAudit == nil && files.count == 1 && list.map(\.path) == files)
         } else {
             let terminal = Terminal.standardOutput
             print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")

@@ -515,4 +515,27 @@ private func isFolder(_ path: String) -> Bool {
         #expect(fix.status == 0, "\(fix.stderr)")
         #expect(!(try Run.vidorient(["inspect", "--json", path]).stdout.contains("\"code\": \"exif-invalid\"")))
     }
+
+    /// `fix DIR` and `normalize DIR` said "is a directory" where inspect, audit and thumbnail walk
+    /// folders: they walk them now, as audit does.
+    @Test func fixAndNormalizeWalkFolders() throws {
+        let folder = try TemporaryFolder("walk-fix")
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(atPath: folder.path("lib/sub"), withIntermediateDirectories: true)
+        let a = try folder.copy(Run.media("orient-1.jpg"), as: "lib/a.jpg")
+        let b = try folder.copy(Run.media("orient-1.png"), as: "lib/sub/b.png")
+        let fix = try Run.vidorient(["fix", folder.path("lib"), "--orientation", "6", "--no-progress", "--json"])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect((fix.json as? [[String: Any]])?.count == 2, "a folder is several files: an array")
+        func shown(_ path: String) throws -> Int? {
+            let report = try Run.vidorient(["inspect", "--json", path]).json as? [String: Any]
+            return (report?["photo"] as? [String: Any])?["exif_orientation"] as? Int
+        }
+        #expect(try shown(a) == 6 && shown(b) == 6)
+        let normalize = try Run.vidorient(["normalize", folder.path("lib")])
+        #expect(normalize.status == 0, "\(normalize.stderr)")
+        #expect(try shown(a) == 1 && shown(b) == 1)
+        let copy = try Run.vidorient(["fix", folder.path("lib"), "--orientation", "1", "-o", folder.path("x.jpg")])
+        #expect(copy.status == 64, "\(copy.stderr)")
+    }
 }
