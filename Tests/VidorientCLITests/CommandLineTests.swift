@@ -538,4 +538,24 @@ private func isFolder(_ path: String) -> Bool {
         let copy = try Run.vidorient(["fix", folder.path("lib"), "--orientation", "1", "-o", folder.path("x.jpg")])
         #expect(copy.status == 64, "\(copy.stderr)")
     }
+
+    /// `thumbnail -` failed ("could not read '-'") where `inspect -` works: standard input is one
+    /// file, spooled, named `-`; it goes with -o, having no name of its own.
+    @Test func aThumbnailOfStandardInput() throws {
+        let folder = try TemporaryFolder("thumbnail-stdin")
+        defer { folder.remove() }
+        let out = folder.path("out.png")
+        let run = try Run.vidorient(
+            [],
+            prefix: [
+                "sh", "-c", "\"$0\" thumbnail - -o \"$2\" --width 40 < \"$1\"", Run.binary.path,
+                Run.media("orient-6.jpg"), out,
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("- -> \(out) (40x"), "\(run.stdout)")
+        let png = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        let noName = try Run.vidorient(["thumbnail", "-", "--out-dir", folder.path("t")])
+        #expect(noName.status == 64, "\(noName.stderr)")
+    }
 }
