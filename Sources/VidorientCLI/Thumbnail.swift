@@ -167,7 +167,10 @@ struct Thumbnail: ParsableCommand {
             failed = true
         }
         if let outDir {
-            do { try OutputFile.prepareFolder(outDir) } catch {
+            do {
+                try OutputFile.prepareFolder(outDir)
+                try batch.prepareFolders()
+            } catch {
                 Terminal.warn(error.description)
                 throw ExitStatus.unreadableInput
             }

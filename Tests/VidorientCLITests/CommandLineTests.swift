@@ -558,4 +558,35 @@ private func isFolder(_ path: String) -> Bool {
         let noName = try Run.vidorient(["thumbnail", "-", "--out-dir", folder.path("t")])
         #expect(noName.status == 64, "\(noName.stderr)")
     }
+
+    /// `--name '{parent}/{stem}.{ext}'` passed the collision check and then failed on every file
+    /// ("no such file or directory"): the folders are made first now, and something in the way
+    /// that is not a folder refuses the batch before anything is decoded.
+    @Test func aNameWithAFolderMakesTheFolder() throws {
+        let folder = try TemporaryFolder("name-parent")
+        defer { folder.remove() }
+        for sub in ["x", "y"] {
+            try FileManager.default.createDirectory(
+                atPath: folder.path("lib/" + sub), withIntermediateDirectories: true)
+            _ = try folder.copy(Run.media("orient-6.jpg"), as: "lib/\(sub)/a.jpg")
+        }
+        let out = folder.path("thumbs")
+        let run = try Run.vidorient([
+            "thumbnail", folder.path("lib"), "--out-dir", out, "--name", "{parent}/{stem}.{ext}", "--width", "32",
+            "--no-progress",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        for sub in ["x", "y"] { #expect(FileManager.default.fileExists(atPath: out + "/\(sub)/a.png"), "\(sub)") }
+        // A file where a folder is to be: refused at once, naming it, and nothing written.
+        let blocked = folder.path("blocked")
+        try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocked + "/x"))
+        let refused = try Run.vidorient([
+            "thumbnail", folder.path("lib"), "--out-dir", blocked, "--name", "{parent}/{stem}.{ext}", "--no-progress",
+        ])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("\(blocked)/x"), "\(refused.stderr)")
+        #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blocked) == ["x"])
+    }
 }
