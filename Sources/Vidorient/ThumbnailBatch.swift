@@ -39,6 +39,21 @@ public struct ThumbnailBatch: Sendable {
     public let notes: [WalkNote]
     public let format: ImageFormat
     public let layout: Layout
+    /// The folders below `--out-dir` that `--name` puts outputs in (`{parent}/{stem}.{ext}`).
+    public let subfolders: [String]
+
+    /// Makes the folders the outputs' names ask for, each part in turn, before anything is
+    /// decoded: something in the way that is not a folder refuses the batch then, named, instead
+    /// of every file failing on it later (issue 29).
+    public func prepareFolders() throws(VidorientError) {
+        for folder in subfolders {
+            var path = folder.hasPrefix("/") ? "" : "."
+            for part in folder.split(separator: "/") {
+                path = path.isEmpty ? "/" + part : path + "/" + part
+                try OutputFile.prepareFolder(path)
+            }
+        }
+    }
 
     /// Expands `inputs` and names each output. Refuses several inputs for one `.file`, and
     /// two inputs named to the same output.
@@ -61,6 +76,18 @@ public struct ThumbnailBatch: Sendable {
         if let duplicate = duplicates.sorted().first {
             throw PlanError(
                 description: "two inputs would both be written to '\(duplicate)': add {parent} or {index} to --name")
+        }
+        if case .folder(let folder, let names) = destination, names.description.contains("/") {
+            // Below the folder, made by `prepareFolders` before anything is decoded.
+            let root = folder.hasSuffix("/") ? folder : folder + "/"
+            subfolders = Set(
+                jobs.compactMap { job -> String? in
+                    guard let slash = job.output.lastIndex(of: "/"), job.output.count > root.count else { return nil }
+                    return String(job.output[..<slash])
+                }
+            ).sorted()
+        } else {
+            subfolders = []
         }
         self.jobs = jobs
         self.notes = notes

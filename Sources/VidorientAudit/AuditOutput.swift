@@ -91,7 +91,8 @@ public struct AuditWriter: Sendable {
             var lines: [String] = []
             let rate = summary.filesPerSecond.rounded()
             lines.append(
-                "\(summary.files) files in \(String(format3(summary.seconds))) s (\(Int(rate)) files/s)"
+                "\(summary.files.counting("file")) in \(String(format3(summary.seconds))) s "
+                    + "(\(Int(rate).counting("file"))/s)"
                     + (summary.shard.map { ", shard \($0)" } ?? "") + ": \(summary.filesWithFindings) with findings, "
                     + "\(summary.failing) at or above \(summary.failOn.rawValue), \(summary.unreadable) unreadable")
             let codes = summary.findingsByCode.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }

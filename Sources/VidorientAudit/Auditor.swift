@@ -19,6 +19,8 @@ public struct AuditOptions: Sendable {
     public var cache: AuditCache?
     /// Judge each file's pixels too (`--content`): the content verdict and its findings.
     public var content: ContentPolicy?
+    /// Suggestions a person rejected (`--decisions`): not raised again while the file is the same.
+    public var decisions: ReviewDecisions?
 
     public init() {}
 }
@@ -279,7 +281,7 @@ public struct Auditor: Sendable {
                             key = walked
                         case .listed: key = nil
                         }
-                        let record: AuditRecord
+                        var record: AuditRecord
                         if let known = crashes?.knownCrash(file.path, key: key) {
                             record = known
                         } else {
@@ -288,6 +290,7 @@ public struct Auditor: Sendable {
                                 session?.record(for: file.path, key: key) ?? Auditor.audit(file.path, options: options)
                             crashes?.end(worker: worker)
                         }
+                        options.decisions?.apply(&record)
                         chunk.summary.add(record, failOn: options.failOn)
                         chunk.count += 1
                         render(record, &chunk)

@@ -3,8 +3,12 @@ import Vidorient
 public import VidorientCore
 import VidorientIO
 
-/// One self-contained HTML page of an audit: a summary by rule and severity, then the files with
-/// findings in a table that filters, sorts, searches and pages in the browser. Works offline: no
+/// One self-contained HTML page of an audit, and the review page of its suggested fixes: a summary
+/// by rule and severity, then the files with findings in a table that filters, sorts, searches
+/// and pages in the browser; each row with a `suggested_fix` has Approve and Reject, kept in the
+/// browser's localStorage under the audit's own identity (`Summary.audit`), and Export downloads
+/// the approved records as a list `fix --from-audit` takes unchanged (each marked `"approved":
+/// true`) and the rejected ones as a decisions file (`"approved": false`). Works offline: no
 /// external asset. Written as records come: rows go out as compact JSON inside the page, and
 /// only one page of them (100 by default) is ever in the DOM, so 100,000 flagged files stay usable.
 public final class HTMLReport {
@@ -30,6 +34,9 @@ public final class HTMLReport {
     public private(set) var thumbnailPaths: [String] = []
     private var suggestedTurns: [Int?] = []
     private let encoder = JSONText(pretty: false)
+    /// FNV-1a of every row as written: the same audit gives the same page identity, under which
+    /// the browser keeps the decisions made on it.
+    private var identity = FNV1a()
 
     /// Creates the page. Fails with one line when the folder is missing or not writable.
     public init(path: String, thumbnails: Bool = false) throws(InputError) {
@@ -96,10 +103,18 @@ public final class HTMLReport {
         } else {
             thumbnail = nil
         }
-        let row = Row(record, thumbnail: thumbnail)
+        // The record as `audit --jsonl` wrote it, for Export; only where there is a fix to decide.
+        let line =
+            record.findings.contains { $0.suggestedFix != nil }
+            ? (record.cached.line ?? (try? encoder.encode(record))) : nil
+        // The file as it is now, for a rejection to hold only while its bytes are the same.
+        let row = Row(
+            record, thumbnail: thumbnail, line: line, file: line == nil ? nil : ReviewedFile(path: record.path))
         // Absent is fine: report types always encode (every value is one JSON holds).
         // `<` never appears outside a JSON string, and escaped it cannot end the script element.
         let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
+        identity.add(json.utf8)
+        identity.add(CollectionOfOne(0x0A))
         append((rows == 0 ? "\n" : ",\n") + json)
         rows += 1
         if buffer.count > 1 << 16 { flush() }
@@ -110,7 +125,7 @@ public final class HTMLReport {
         append("\n]</script>\n")
         append("<script id=\"summary\" type=\"application/json\">")
         let summary = Summary(
-            files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity,
+            files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity, audit: identity.hex,
             thumbnails: thumbnailFolder.map { $0.split(separator: "/").last.map(String.init) ?? $0 })
         // Absent is fine: report types always encode (every value is one JSON holds).
         append(((try? encoder.encode(summary)) ?? "{}").replacing("<", with: "\\u003c"))
@@ -143,11 +158,13 @@ public final class HTMLReport {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Makes an "as stored" and an "as displayed" JPEG of each flagged file, `jobs` at once;
+    /// Makes an "as stored" and an "as displayed" JPEG of each flagged file (and "as suggested"),
+    /// the longest side at most `width` and never enlarged: large enough to judge, and the page
+    /// enlarges one on a click. `jobs` at once;
     /// `progress` gets (done, total) after each. Returns how many could not be made (those rows
     /// show no picture).
     public func makeThumbnails(
-        jobs: Int, width: Int = 160, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+        jobs: Int, width: Int = 480, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     )
         -> Int
     {
@@ -160,7 +177,7 @@ public final class HTMLReport {
         forEachConcurrently(paths.count, jobs: jobs) { index in
             do {
                 let frame = try Thumbnailer().frame(
-                    paths[index], request: ThumbnailRequest(width: width, height: width))
+                    paths[index], request: ThumbnailRequest(largestSide: width))
                 // `stored` is at the displayed picture's scale already.
                 var pictures = [(frame.stored, "s"), (frame.picture, "d")]
                 if let turn = turns[index], let orientation = Orientation(rotation: turn, mirrored: false) {
@@ -182,14 +199,19 @@ public final class HTMLReport {
     struct Row: Encodable {
         let record: AuditRecord
         let thumbnail: Int?
+        /// The record's JSONL line, when one of its findings has a `suggested_fix`.
+        let line: String?
+        let file: ReviewedFile?
 
-        init(_ record: AuditRecord, thumbnail: Int?) {
+        init(_ record: AuditRecord, thumbnail: Int?, line: String? = nil, file: ReviewedFile? = nil) {
             self.record = record
             self.thumbnail = thumbnail
+            self.line = line
+            self.file = file
         }
 
-        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u }
-        enum FindingKeys: String, CodingKey { case v, r, m, a, n }
+        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u, j, k, h }
+        enum FindingKeys: String, CodingKey { case v, r, m, a, n, g }
 
         // Hand-written: a different shape (one-letter keys, values computed from the record).
         func encode(to encoder: any Encoder) throws {
@@ -208,9 +230,13 @@ public final class HTMLReport {
                 try f.encode(finding.message, forKey: .m)
                 try f.encode(HTMLReport.command(finding.action), forKey: .a)
                 try f.encode(HTMLReport.condition(finding.action), forKey: .n)
+                try f.encode(finding.suggestedFix?.orientation, forKey: .g)
             }
             try c.encode(thumbnail, forKey: .t)
             try c.encode(HTMLReport.suggestedTurn(record), forKey: .u)
+            try c.encode(line, forKey: .j)
+            try c.encode(record.content?.confidence, forKey: .k)
+            try c.encode(file, forKey: .h)
         }
     }
 
@@ -219,10 +245,11 @@ public final class HTMLReport {
         let flagged: Int
         let byCode: [String: Int]
         let bySeverity: [String: Int]
+        let audit: String
         let thumbnails: String?
 
         enum CodingKeys: String, CodingKey {
-            case files, flagged, byCode = "by_code", bySeverity = "by_severity", thumbnails
+            case files, flagged, byCode = "by_code", bySeverity = "by_severity", audit, thumbnails
         }
     }
 

@@ -3,6 +3,7 @@ import Vidorient
 import VidorientAudit
 import VidorientContent
 import VidorientCore
+import VidorientFix
 import VidorientIO
 
 struct Audit: ParsableCommand {
@@ -86,11 +87,19 @@ struct Audit: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "With --watch: run CMD (with /bin/sh) for each finding at or above --fail-on.",
-            discussion: "$1 is the file, $2 the suggested fix (may be empty), $3 the finding's code."))
+            discussion:
+                "$1 is the file, $2 the suggested fix as a command (empty when the audit suggests none), $3 the finding's code, $4 its action (what to do; may be empty)."
+        ))
     var exec: String?
 
     @Option(help: "Also write one self-contained HTML page of the files with findings.")
     var html: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Suggestions rejected on the review page (its exported vidorient-rejected.jsonl): not raised again while the file is the same.",
+            valueName: "file"))
+    var decisions: String?
 
     @Flag(help: "With --html: as-stored and as-displayed thumbnails of each flagged file, in a folder beside the page.")
     var thumbnails = false
@@ -138,6 +147,9 @@ struct Audit: ParsableCommand {
                 throw ExitStatus.unreadableInput
             }
             options.content = policy
+        }
+        if let decisions {
+            options.decisions = try Self.readDecisions(decisions)
         }
         if cache || cachePath != nil {
             if let path = cachePath ?? AuditCache.defaultPath {
@@ -195,10 +207,40 @@ struct Audit: ParsableCommand {
             progress: { progress.show($0) })
         progress.clear()
         write(writer.end(summary))
+        if let decisions = options.decisions {
+            let held = decisions.heldBack
+            Terminal.warn(
+                "held back \(held.counting("rejected suggestion")) (--decisions: \(decisions.count) "
+                    + "rejected; a file changed since it was reviewed is audited as usual)")
+        }
         if let page {
             try finishPage(page, jobs: options.jobs, showProgress: progressOption.showProgress)
         }
         if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
+    }
+
+    /// The decisions file, read whole: a line that is not a record refuses it (exit 2).
+    static func readDecisions(_ path: String) throws -> ReviewDecisions {
+        var records: [ReviewDecisions.Record] = []
+        do {
+            var reader = try AuditInput<ReviewDecisions.Record>(path: path)
+            try reader.read { item in
+                switch item {
+                case .record(let record, _): records.append(record)
+                case .unreadable(let reason): throw VidorientError.malformed(reason)
+                }
+            }
+        } catch let error as VidorientError {
+            Terminal.warn(error.description)
+            throw ExitStatus.unreadableInput
+        }
+        let decisions = ReviewDecisions(records)
+        if decisions.unidentified > 0 {
+            Terminal.warn(
+                "warning: \(decisions.unidentified) rejection(s) in '\(path)' say nothing of the file they were about "
+                    + "(no reviewed_file: the review page's Export writes it); not used")
+        }
+        return decisions
     }
 
     private func write(_ text: String) {
@@ -250,7 +292,11 @@ struct Audit: ParsableCommand {
                 guard let exec else { return }
                 for finding in record.findings where finding.severity >= failOn {
                     if let failure = Watcher.runHook(
-                        exec, arguments: [record.path, finding.action ?? "", finding.code])
+                        exec,
+                        arguments: [
+                            record.path, MediaReport.fixCommand(finding, path: record.path) ?? "", finding.code,
+                            finding.action ?? "",
+                        ])
                     {
                         Terminal.warn("could not run --exec: \(failure)")
                     }
@@ -260,7 +306,7 @@ struct Audit: ParsableCommand {
                 switch event {
                 case .ready(let files):
                     Terminal.warn(
-                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files) files already there)"
+                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files.counting("file")) already there)"
                     )
                 case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
                 case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
@@ -305,8 +351,11 @@ final class ProgressLine: @unchecked Sendable {
     func show(_ progress: AuditProgress) {
         guard enabled else { return }
         var line = "\(progress.done)"
-        line += progress.walkFinished ? "/\(progress.found) files" : " files (\(progress.found) found)"
-        line += ", \(Int(progress.filesPerSecond.rounded())) files/s"
+        line +=
+            progress.walkFinished
+            ? "/\(progress.found.counting("file"))"
+            : (progress.done == 1 ? " file" : " files") + " (\(progress.found) found)"
+        line += ", \(Int(progress.filesPerSecond.rounded()).counting("file"))/s"
         if let remaining = progress.remaining {
             let seconds = Int(remaining.rounded())
             line += ", ETA \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"

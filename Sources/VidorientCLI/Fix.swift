@@ -22,7 +22,10 @@ struct Fix: ParsableCommand {
             renamed over the original; --in-place writes just the changed bytes (refused when bytes must be \
             inserted). Or --from-audit FILE (- for standard input): the fixes an audit suggests \
             (its --jsonl lines, or its one --json document, read whole before anything is written), and nothing \
-            else. --journal FILE records every file written, and --undo FILE takes them back, \
+            else: a judgment of the picture (content-sideways, content-upside-down) only when the list marks \
+            it approved (the review page's export, audit --html) or --only names its code; --only and --skip \
+            choose codes, --min-confidence holds back a judgment less sure than it; --dry-run says which \
+            judgments it would apply and which fixes it holds back, and why. --journal FILE records every file written, and --undo FILE takes them back, \
             byte for byte. Many files are fixed in parallel; a summary ends on stderr. Exit status: 0 \
             done, 2 a file could not be read, fixed or undone, 64 bad usage. See docs/fix.md.
             """
@@ -74,6 +77,23 @@ struct Fix: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "With --from-audit: apply only these findings' fixes (codes, comma-separated); names a judgment's code to apply it unapproved.",
+            valueName: "codes"))
+    var only: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --from-audit: leave these findings' fixes alone (codes, comma-separated).", valueName: "codes"))
+    var skip: String?
+
+    @Option(
+        name: .customLong("min-confidence"),
+        help: ArgumentHelp(
+            "With --from-audit: hold back a judgment (content-*) whose confidence is below this, 0-1.", valueName: "x"))
+    var minConfidence: Double?
+
+    @Option(
+        help: ArgumentHelp(
             "Append a record of every file written to this JSONL journal, for --undo.", valueName: "file"))
     var journal: String?
 
@@ -111,7 +131,27 @@ struct Fix: ParsableCommand {
         return inPlace ? .inPlace : .replace
     }
 
+    /// What of the audit is applied: `--only`, `--skip`, `--min-confidence`.
+    private var selection: AuditSelection {
+        AuditSelection(
+            only: only.map(AuditSelection.codes), skip: skip.map(AuditSelection.codes) ?? [],
+            minimumConfidence: minConfidence)
+    }
+
     func validate() throws {
+        if fromAudit == nil, let option = [(only, "--only"), (skip, "--skip")].first(where: { $0.0 != nil })?.1 {
+            throw ValidationError("\(option) goes with --from-audit: it chooses among the audit's suggested fixes")
+        }
+        if fromAudit == nil && minConfidence != nil {
+            throw ValidationError(
+                "--min-confidence goes with --from-audit: it chooses among the audit's suggested fixes")
+        }
+        if let minConfidence, !(0...1).contains(minConfidence) {
+            throw ValidationError("--min-confidence takes a confidence from 0 to 1, not \(minConfidence)")
+        }
+        if let only, AuditSelection.codes(only).isEmpty {
+            throw ValidationError("--only takes at least one finding code (content-sideways,mirrored…)")
+        }
         let given = [orientation != nil, rotate != nil, reset].filter { $0 }.count
         if undo != nil || fromAudit != nil {
             if undo != nil && fromAudit != nil { throw ValidationError("--undo and --from-audit exclude each other") }
@@ -155,9 +195,12 @@ struct Fix: ParsableCommand {
         }
         let list: [FixJob]
         var unreadable: [String] = []
+        var notes: [AuditNote] = []
         if let fromAudit {
             do throws(VidorientError) {
-                (list, unreadable) = try FixBatch.jobs(fromAudit: fromAudit, note: Terminal.warn)
+                let plan = try FixBatch.plan(fromAudit: fromAudit, selection: selection)
+                (list, unreadable, notes) = (plan.jobs, plan.unreadable, plan.notes)
+                plan.repeated.forEach(Terminal.warn)
             } catch {
                 Terminal.warn(error.description)
                 throw ExitStatus.unreadableInput
@@ -167,7 +210,16 @@ struct Fix: ParsableCommand {
             guard let change else {
                 throw ValidationError("give exactly one of --orientation, --rotation and --reset")
             }
-            list = files.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
+            // Folders walked as `audit` walks them (issue 29: "is a directory").
+            let (inputs, notes) = LibraryWalk.expand(files)
+            for note in notes where note.kind != .symlinkSkipped {
+                Terminal.warn("could not read '\(note.path)': \(note.reason)")
+                unreadable.append(note.path)
+            }
+            if copy != nil && inputs != files {
+                throw ValidationError("-o goes with exactly one input file, not a folder")
+            }
+            list = inputs.map { FixJob(path: $0, change: change, resetMovieMatrix: resetMovieMatrix) }
         }
         let batch = FixBatch(
             mode: mode, dryRun: dryRun, preserveModificationTime: preserveMtime, journal: journalFile,
@@ -184,15 +236,23 @@ struct Fix: ParsableCommand {
         bar.finish()
         let results = outcomes.compactMap(\.result)
         if fromAudit != nil && dryRun && !jsonOutput.json {
+            // Which judgments it would apply and why, and which suggested fixes it holds back.
+            for note in notes { print(note.line(dryRun: true)) }
             print(outcomes.compactMap(\.dryRunLine).joined(), terminator: "")
         } else if jsonOutput.json {
-            try printJSON(results, oneFile: fromAudit == nil && files.count == 1)
+            try printJSON(results, oneFile: fromAudit == nil && files.count == 1 && list.map(\.path) == files)
         } else {
             let terminal = Terminal.standardOutput
             print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
         }
         let summary = FixSummary(outcomes, unreadableLines: unreadable.count)
         if list.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
+        let held = notes.filter { !$0.applied }.count
+        if held > 0 && !(dryRun && !jsonOutput.json) {
+            Terminal.warn(
+                "held back \(held.counting("suggested fix", plural: "suggested fixes")) (--dry-run says which and why; a judgment "
+                    + "needs approval on the review page or its code in --only)")
+        }
         if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
     }
 

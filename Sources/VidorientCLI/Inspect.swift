@@ -83,6 +83,9 @@ struct Inspect: ParsableCommand {
         // pipe cannot seek), reported as `-`.
         let (inputs, notes) = LibraryWalk.expand(files)
         var unreadable = false
+        // --deep asks for the picture to be decoded: a file whose decode ends in an error finding
+        // (file-truncated…) could not be read, and exits 2 as a file that could not be opened does.
+        var decodeFailed = false
         for note in notes where note.kind != .symlinkSkipped {
             Terminal.warn("could not read '\(note.path)': \(note.reason)")
             unreadable = true
@@ -130,9 +133,10 @@ struct Inspect: ParsableCommand {
                         contentFailed = true
                     }
                 }
+                if deep && report.findings.contains(where: { $0.severity == .error }) { decodeFailed = true }
                 return report
             })
-        if contentFailed || unreadable { throw ExitStatus.unreadableInput }
+        if contentFailed || unreadable || decodeFailed { throw ExitStatus.unreadableInput }
     }
 }
 

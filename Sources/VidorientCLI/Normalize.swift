@@ -1,6 +1,7 @@
 import ArgumentParser
 import Vidorient
 import VidorientCore
+import VidorientIO
 
 struct Normalize: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,8 +45,17 @@ struct Normalize: ParsableCommand {
     func run() throws {
         DecoderLog.setVerbose(false)
         let terminal = Terminal.standardOutput
+        // Folders walked as `audit` walks them (issue 29: "is a directory").
+        let (inputs, notes) = LibraryWalk.expand(files)
+        for note in notes where note.kind != .symlinkSkipped {
+            Terminal.warn("could not read '\(note.path)': \(note.reason)")
+        }
+        if output != nil && inputs != files {
+            throw ValidationError("-o goes with exactly one input file, not a folder")
+        }
         try reportEach(
-            files, json: jsonOutput.json, human: { NormalizeText(result: $0, terminal: terminal).text },
+            inputs, oneFile: files.count == 1 && inputs == files, json: jsonOutput.json,
+            human: { NormalizeText(result: $0, terminal: terminal).text },
             report: { file in
                 do throws(VidorientError) {
                     return try PhotoNormalizer.normalize(
@@ -56,6 +66,7 @@ struct Normalize: ParsableCommand {
                     return nil
                 }
             })
+        if notes.contains(where: { $0.kind != .symlinkSkipped }) { throw ExitStatus.unreadableInput }
     }
 }
 

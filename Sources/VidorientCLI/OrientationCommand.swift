@@ -18,10 +18,11 @@ struct OrientationCommand: ParsableCommand {
     @Option(name: .customLong("uiimage"), help: "UIImage.Orientation raw value, 0-7.")
     var uiImage: String?
 
-    @Option(help: "Matrix in tkhd order: a,b,c,d or a,b,c,d,tx,ty or all 9 entries.")
+    // Unconditional: a value may start with a minus sign (`-1,0,0,-1`, `-90`), as `fix --rotation` takes it.
+    @Option(parsing: .unconditional, help: "Matrix in tkhd order: a,b,c,d or a,b,c,d,tx,ty or all 9 entries.")
     var matrix: String?
 
-    @Option(help: "Clockwise degrees (applied after --mirrored): a multiple of 90.")
+    @Option(parsing: .unconditional, help: "Clockwise degrees (applied after --mirrored): a multiple of 90.")
     var rotation: String?
 
     @Flag(help: SharedHelp.mirrored)

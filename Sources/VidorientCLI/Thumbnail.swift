@@ -107,6 +107,9 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("give exactly one of -o OUT and --out-dir DIR")
         }
         if output != nil, inputs.count > 1 { throw ValidationError("-o takes one input; use --out-dir for several") }
+        if inputs.contains("-") && output == nil {
+            throw ValidationError("- (standard input) goes with -o: it has no name to name a thumbnail after")
+        }
         if size != nil && (width != nil || height != nil) {
             throw ValidationError("--size replaces --width and --height")
         }
@@ -149,8 +152,21 @@ struct Thumbnail: ParsableCommand {
     func run() throws {
         DecoderLog.setVerbose(verbose)
         let batch: ThumbnailBatch
+        // `-` is standard input, copied to a temporary file first (a pipe cannot seek), as inspect does.
+        var spooled: SpooledInput?
+        if inputs == ["-"] {
+            do throws(VidorientError) { spooled = try SpooledInput() } catch {
+                Terminal.warn("could not read standard input: \(error.reason)")
+                throw ExitStatus.unreadableInput
+            }
+        }
+        defer { spooled?.remove() }
+        let spooledPath = spooled?.path
+        let shownName: @Sendable (String) -> String = { input in input == spooledPath ? "-" : input }
         do {
-            batch = try ThumbnailBatch(inputs: inputs, destination: destination, format: imageFormat, layout: layout)
+            batch = try ThumbnailBatch(
+                inputs: spooled.map { [$0.path] } ?? inputs, destination: destination, format: imageFormat,
+                layout: layout)
         } catch {
             throw ValidationError(error.description)
         }
@@ -160,7 +176,10 @@ struct Thumbnail: ParsableCommand {
             failed = true
         }
         if let outDir {
-            do { try OutputFile.prepareFolder(outDir) } catch {
+            do {
+                try OutputFile.prepareFolder(outDir)
+                try batch.prepareFolders()
+            } catch {
                 Terminal.warn(error.description)
                 throw ExitStatus.unreadableInput
             }
@@ -182,7 +201,7 @@ struct Thumbnail: ParsableCommand {
                 // Written all the same, as viewers and vipsthumbnail show such files; said, so
                 // that a grey half is not taken for the picture.
                 for finding in written.findings {
-                    progress.warn("warning: '\(written.input)': \(finding.code): \(finding.message)")
+                    progress.warn("warning: '\(shownName(written.input))': \(finding.code): \(finding.message)")
                 }
                 results.withLock { $0[index] = written }
             } catch {
@@ -200,7 +219,7 @@ struct Thumbnail: ParsableCommand {
             let toStandardOutput = outputDestination?.isStandardOutput == true
             for item in written {
                 (toStandardOutput ? Terminal.warn : { print($0) })(
-                    "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
+                    "\(shownName(item.input).escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
                 )
             }
         }

@@ -26,7 +26,22 @@ struct VidorientCommand: ParsableCommand {
     /// not be written is exit status 2, never success.
     static func main() {
         atexit { Terminal.checkOutputWritten() }
-        main(losslessArguments())
+        main(helpTopic(losslessArguments()))
+    }
+
+    /// `help TOPIC` for a topic that is not a command: `watch` is a mode of `audit` (`audit
+    /// --watch`), whose help it shows; anything else is bad usage, where ArgumentParser would
+    /// show the top-level help and exit 0 (issue 29).
+    static func helpTopic(_ arguments: [String]) -> [String] {
+        guard arguments.count >= 2, arguments[0] == "help" else { return arguments }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        if names.contains(arguments[1]) { return arguments }
+        if arguments[1] == "watch" {
+            Terminal.warn("watching is 'vidorient audit --watch': audit's help follows")
+            return ["help", "audit"] + arguments.dropFirst(2)
+        }
+        Terminal.warn("no command '\(arguments[1])': the commands are \(names.dropLast().joined(separator: ", "))")
+        Glibc.exit(64)
     }
 
     /// The arguments as bytes, decoded losslessly (PathBytes.swift): `CommandLine.arguments`

@@ -36,11 +36,12 @@ extension MediaReport {
                 findings[index].action = "check which is right: \(compare)"
             case "pixels-already-rotated":
                 findings[index].action =
-                    "if \(compare) shows the stored pixels upright: exiftool -n -Orientation=1 \(file)"
+                    "if \(compare) shows the stored pixels upright: vidorient fix \(file) --orientation 1"
             case "codec-orientation":
                 findings[index].action = fix(current).map { "to make container-only players agree: \($0)" }
             case "exif-invalid":
-                findings[index].action = "exiftool -n -Orientation=1 \(file)"
+                // vidorient's own fix, to what the file shows now: the suggested fix, for a person.
+                findings[index].action = "vidorient fix \(file) --orientation \(photo?.exifOrientation ?? 1)"
             case "movie-matrix":
                 findings[index].action =
                     fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil
@@ -75,6 +76,16 @@ extension MediaReport {
             default:
                 continue
             }
+        }
+    }
+
+    /// A finding's `suggested_fix` as the command that applies it (`vidorient fix FILE
+    /// --orientation N [--reset-movie-matrix]`, the path quoted once); nil when it has none:
+    /// `--exec`'s `$2`.
+    public static func fixCommand(_ finding: Finding, path: String) -> String? {
+        finding.suggestedFix.map {
+            "vidorient fix \(shellQuoted(path)) --orientation \($0.orientation)"
+                + ($0.resetMovieMatrix ? " --reset-movie-matrix" : "")
         }
     }
 

@@ -34,6 +34,14 @@ extension Unicode.Scalar {
     fileprivate var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }
 
+extension Int {
+    /// The count and its noun, singular for one: `1 file`, `3 files`, `1 fix` (`plural` when
+    /// not the noun with an `s`).
+    public func counting(_ noun: String, plural: String? = nil) -> String {
+        "\(self) " + (self == 1 ? noun : plural ?? noun + "s")
+    }
+}
+
 extension Double {
     /// The number rounded to `decimals` places, without a trailing `.0`: `0.998`, `12.5`, `3`.
     public func text(decimals: Int) -> String {

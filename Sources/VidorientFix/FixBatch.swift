@@ -320,40 +320,44 @@ public struct FixBatch: Sendable {
     }
 
     /// The jobs an audit asks for (`input`: a path, or `-` for standard input; `audit --jsonl`
-    /// lines or one `audit --json` document, read as `AuditInput` says), and each record that
-    /// could not be read, said as one line naming it. Records without a suggested fix ask for
-    /// nothing. Throws, before any job exists, when the input cannot be opened or is neither.
+    /// lines or one `audit --json` document, read as `AuditInput` says) of the findings
+    /// `selection` applies (judgments only when approved or named: `AuditSelection`), each record
+    /// that could not be read, said as one line naming it, and a note for each judgment applied
+    /// and each suggested fix held back. Records without a suggested fix ask for nothing. Throws,
+    /// before any job exists, when the input cannot be opened or is neither.
     ///
     /// A file listed twice (shards run twice, outputs concatenated) is fixed once: a second record
-    /// asking the same fix is skipped and said through `note`; one asking another fix refuses
-    /// both, since the audit does not say which is right.
-    public static func jobs(fromAudit input: String, note: (String) -> Void = { _ in }) throws(VidorientError) -> (
-        jobs: [FixJob], unreadable: [String]
-    ) {
+    /// asking the same fix is skipped and said in `repeated`; one asking another fix refuses both,
+    /// since the audit does not say which is right.
+    public static func plan(fromAudit input: String, selection: AuditSelection = AuditSelection())
+        throws(VidorientError) -> AuditPlan
+    {
         var reader = try AuditInput<AuditedFix.Record>(path: input)
+        var plan = AuditPlan()
         var jobs: [FixJob?] = []
-        var unreadable: [String] = []
         // Where each path's job is, and the place of the record that asked for it.
         var listed: [String: (index: Int, place: String, fix: AuditedFix)] = [:]
         let name = input == "-" ? "standard input" : "'\(input)'"
         do {
             try reader.read { item in
                 switch item {
-                case .unreadable(let reason): unreadable.append(reason)
+                case .unreadable(let reason): plan.unreadable.append(reason)
                 case .record(let record, let place):
                     do throws(VidorientError) {
-                        guard let fix = try AuditedFix(record) else { return }
+                        let (fix, notes) = try AuditedFix.choose(record, selection: selection)
+                        plan.notes += notes
+                        guard let fix else { return }
                         if let first = listed[fix.path] {
                             let file = "'\(fix.path.escapingControlCharacters)'"
                             if first.fix.orientation == fix.orientation
                                 && first.fix.resetMovieMatrix == fix.resetMovieMatrix
                             {
-                                note(
+                                plan.repeated.append(
                                     "\(file) is listed again in the audit on \(name), \(place): fixed once (\(first.place))"
                                 )
                             } else if jobs[first.index] != nil {
                                 jobs[first.index] = nil
-                                unreadable.append(
+                                plan.unreadable.append(
                                     "could not read the audit on \(name), \(place): it asks another fix for \(file) than "
                                         + "\(first.place) (orientation \(fix.orientation.exif), not "
                                         + "\(first.fix.orientation.exif)); neither is applied: fix it by hand")
@@ -366,7 +370,7 @@ public struct FixBatch: Sendable {
                                 path: fix.path, change: .set(fix.orientation), resetMovieMatrix: fix.resetMovieMatrix,
                                 shownAtAudit: fix.shownAtAudit, audited: fix.audited))
                     } catch {
-                        unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
+                        plan.unreadable.append("could not read the audit on \(name), \(place): \(error.reason)")
                     }
                 }
             }
@@ -375,6 +379,13 @@ public struct FixBatch: Sendable {
         } catch {
             throw .malformed("could not read the audit on \(name): \(error)")
         }
-        return (jobs.compactMap { $0 }, unreadable)
+        plan.jobs = jobs.compactMap { $0 }
+        return plan
+    }
+
+    /// `plan(fromAudit:)`'s jobs and unreadable records, with the default selection.
+    public static func jobs(fromAudit input: String) throws(VidorientError) -> (jobs: [FixJob], unreadable: [String]) {
+        let plan = try plan(fromAudit: input)
+        return (plan.jobs, plan.unreadable)
     }
 }

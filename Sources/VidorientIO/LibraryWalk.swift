@@ -23,8 +23,8 @@ public enum MediaPaths {
 
 /// Which files of a library to audit, and how to find them.
 public struct WalkOptions: Sendable {
-    /// Globs (fnmatch, `*` crossing `/`) matched against the whole path and the file name; when
-    /// any are given, a file must match one. Without them, files with a media extension.
+    /// Globs (fnmatch, `*` crossing `/`, letters in either case as `find -iname`) matched against
+    /// the whole path and the file name; when any are given, a file must match one. Without them, files with a media extension.
     public var include: [String] = []
     /// Globs that drop a file, or prune a whole directory.
     public var exclude: [String] = []
@@ -277,12 +277,16 @@ public struct LibraryWalk: Sendable {
         options.exclude.contains { LibraryWalk.matches($0, path) }
     }
 
-    /// fnmatch against the whole path and against the last component.
+    /// glibc's FNM_CASEFOLD (a GNU extension Swift's Glibc module does not show).
+    private static let caseFold: Int32 = 1 << 4
+
+    /// fnmatch against the whole path and against the last component, letters in either case (as
+    /// `find -iname`: `*.heic` finds `IMG_0001.HEIC`, as the media extensions are matched).
     package static func matches(_ pattern: String, _ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return pattern.withPathCString { pattern in
-            path.withPathCString { fnmatch(pattern, $0, 0) } == 0
-                || name.withPathCString { fnmatch(pattern, $0, 0) } == 0
+            path.withPathCString { fnmatch(pattern, $0, caseFold) } == 0
+                || name.withPathCString { fnmatch(pattern, $0, caseFold) } == 0
         }
     }
 

@@ -3,6 +3,21 @@ import Testing
 import VidorientTestSupport
 
 @Suite struct InspectCommandTests {
+    /// `inspect --deep` decodes: an error finding (the picture is cut short) is a file that could
+    /// not be read, exit 2, its report still printed (issue 29: it exited 0). Without --deep the
+    /// finding is said and the exit status stays 0, as TruncatedFileTests holds.
+    @Test func aDeepInspectionThatFindsAnErrorExits2() throws {
+        let path = Run.media("bad-png-length.png")
+        let deep = try Run.vidorient(["inspect", "--deep", path])
+        #expect(deep.status == 2, "\(deep.stderr)")
+        #expect(deep.stdout.contains("error       file-truncated: "), "\(deep.stdout)")
+        let json = try Run.vidorient(["inspect", "--deep", "--json", path])
+        #expect(json.status == 2)
+        #expect(json.stdout.contains("\"code\": \"file-truncated\""))
+        #expect(try Run.vidorient(["inspect", "--deep", Run.media("orient-6.jpg")]).status == 0)
+        #expect(try Run.vidorient(["inspect", path]).status == 0)
+    }
+
     @Test func jsonForOneFileIsAnObject() throws {
         let run = try Run.vidorient(["inspect", "--json", Run.media("orient-6.mp4")])
         #expect(run.status == 0)
@@ -118,6 +133,18 @@ import VidorientTestSupport
         #expect(object["av_capture_video_orientation"] is NSNull)
         #expect(object["ffprobe_rotation"] as? Int == -90)
         #expect(object["ffmpeg_filter"] as? String == "transpose=cclock_flip")
+    }
+
+    /// A value with a minus sign is a value, as `fix --rotation -90` takes it (issue 29: "Missing
+    /// value for '--rotation'").
+    @Test(arguments: [
+        (["--rotation", "-90"], 8), (["--rotation", "-180", "--mirrored"], 4), (["--matrix", "-1,0,0,-1"], 3),
+        (["--rotation", "270"], 8),
+    ])
+    func negativeValues(arguments: [String], exif: Int) throws {
+        let run = try Run.vidorient(["orientation"] + arguments + ["--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect((run.json as? [String: Any])?["exif_orientation"] as? Int == exif, "\(arguments)")
     }
 
     @Test func allEightWithoutAnOption() throws {
@@ -464,5 +491,140 @@ struct SpooledInputTests {
         process.waitUntilExit()
         try? input.fileHandleForWriting.close()
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+    }
+}
+
+/// What the program says, in words a person reads (issue 29).
+@Suite struct WordingTests {
+    /// One file is one file: "1 files in …" and "(1 files/s)" before.
+    @Test func oneFileIsSingular() throws {
+        let run = try Run.vidorient(["audit", "--no-progress", Run.media("orient-1.mp4")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try #require(run.stdout.split(separator: "\n").first { $0.contains(" in ") })
+        #expect(summary.hasPrefix("1 file in "), "\(summary)")
+        #expect(!summary.contains(" 1 files/s"), "\(summary)")
+    }
+
+    /// `help watch` showed the top-level help; watching is `audit --watch`, whose help it shows now.
+    /// A topic that is no command is bad usage.
+    @Test func helpWatchIsAuditsHelp() throws {
+        let run = try Run.vidorient(["help", "watch"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("OVERVIEW: Sweep a media library"), "\(run.stdout.prefix(200))")
+        #expect(run.stdout.contains("--watch"))
+        #expect(run.stderr.contains("audit --watch"))
+        let unknown = try Run.vidorient(["help", "no-such-topic"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stdout.isEmpty)
+        #expect(unknown.stderr.contains("no command 'no-such-topic'"), "\(unknown.stderr)")
+        #expect(try Run.vidorient(["help", "fix"]).stdout.contains("OVERVIEW: Set the orientation"))
+    }
+
+    /// `--include '*.HEIC'` found only the upper-case names (4 where `find -iname` found 16):
+    /// globs match letters in either case now, in --include and --exclude alike.
+    @Test func globsMatchEitherCase() throws {
+        let folder = try TemporaryFolder("include-case")
+        defer { folder.remove() }
+        for name in ["a.HEIC", "b.heic", "c.Heic"] { _ = try folder.copy(Run.media("orient-1.heic"), as: name) }
+        _ = try folder.copy(Run.media("orient-1.jpg"), as: "d.JPG")
+        for pattern in ["*.HEIC", "*.heic"] {
+            let run = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--include", pattern, folder.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.split(separator: "\n").count == 3, "\(pattern): \(run.stdout)")
+        }
+        let excluded = try Run.vidorient(["audit", "--jsonl", "--no-progress", "--exclude", "*.HEIC", folder.path])
+        #expect(excluded.stdout.split(separator: "\n").count == 1, "\(excluded.stdout)")
+    }
+
+    /// `exif-invalid` suggested `exiftool -n -Orientation=1 FILE`, where vidorient's own fix does
+    /// it: its action is that fix now, and running it as shown clears the finding.
+    @Test func anInvalidTagSuggestsVidorientsOwnFix() throws {
+        let folder = try TemporaryFolder("bad-tag-action")
+        defer { folder.remove() }
+        let path = folder.path("invalid.jpg")
+        try JournalFixture.invalidOrientationJPEG(at: path)
+        let run = try Run.vidorient(["inspect", "--json", path])
+        let report = try #require(run.json as? [String: Any])
+        let finding = try #require(
+            (report["findings"] as? [[String: Any]])?.first { $0["code"] as? String == "exif-invalid" })
+        let action = try #require(finding["action"] as? String)
+        #expect(action == "vidorient fix \(path) --orientation 1", "\(action)")
+        let fix = try Run.vidorient(["fix", path, "--orientation", "1"])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect(!(try Run.vidorient(["inspect", "--json", path]).stdout.contains("\"code\": \"exif-invalid\"")))
+    }
+
+    /// `fix DIR` and `normalize DIR` said "is a directory" where inspect, audit and thumbnail walk
+    /// folders: they walk them now, as audit does.
+    @Test func fixAndNormalizeWalkFolders() throws {
+        let folder = try TemporaryFolder("walk-fix")
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(atPath: folder.path("lib/sub"), withIntermediateDirectories: true)
+        let a = try folder.copy(Run.media("orient-1.jpg"), as: "lib/a.jpg")
+        let b = try folder.copy(Run.media("orient-1.png"), as: "lib/sub/b.png")
+        let fix = try Run.vidorient(["fix", folder.path("lib"), "--orientation", "6", "--no-progress", "--json"])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect((fix.json as? [[String: Any]])?.count == 2, "a folder is several files: an array")
+        func shown(_ path: String) throws -> Int? {
+            let report = try Run.vidorient(["inspect", "--json", path]).json as? [String: Any]
+            return (report?["photo"] as? [String: Any])?["exif_orientation"] as? Int
+        }
+        #expect(try shown(a) == 6 && shown(b) == 6)
+        let normalize = try Run.vidorient(["normalize", folder.path("lib")])
+        #expect(normalize.status == 0, "\(normalize.stderr)")
+        #expect(try shown(a) == 1 && shown(b) == 1)
+        let copy = try Run.vidorient(["fix", folder.path("lib"), "--orientation", "1", "-o", folder.path("x.jpg")])
+        #expect(copy.status == 64, "\(copy.stderr)")
+    }
+
+    /// `thumbnail -` failed ("could not read '-'") where `inspect -` works: standard input is one
+    /// file, spooled, named `-`; it goes with -o, having no name of its own.
+    @Test func aThumbnailOfStandardInput() throws {
+        let folder = try TemporaryFolder("thumbnail-stdin")
+        defer { folder.remove() }
+        let out = folder.path("out.png")
+        let run = try Run.vidorient(
+            [],
+            prefix: [
+                "sh", "-c", "\"$0\" thumbnail - -o \"$2\" --width 40 < \"$1\"", Run.binary.path,
+                Run.media("orient-6.jpg"), out,
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("- -> \(out) (40x"), "\(run.stdout)")
+        let png = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        let noName = try Run.vidorient(["thumbnail", "-", "--out-dir", folder.path("t")])
+        #expect(noName.status == 64, "\(noName.stderr)")
+    }
+
+    /// `--name '{parent}/{stem}.{ext}'` passed the collision check and then failed on every file
+    /// ("no such file or directory"): the folders are made first now, and something in the way
+    /// that is not a folder refuses the batch before anything is decoded.
+    @Test func aNameWithAFolderMakesTheFolder() throws {
+        let folder = try TemporaryFolder("name-parent")
+        defer { folder.remove() }
+        for sub in ["x", "y"] {
+            try FileManager.default.createDirectory(
+                atPath: folder.path("lib/" + sub), withIntermediateDirectories: true)
+            _ = try folder.copy(Run.media("orient-6.jpg"), as: "lib/\(sub)/a.jpg")
+        }
+        let out = folder.path("thumbs")
+        let run = try Run.vidorient([
+            "thumbnail", folder.path("lib"), "--out-dir", out, "--name", "{parent}/{stem}.{ext}", "--width", "32",
+            "--no-progress",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        for sub in ["x", "y"] { #expect(FileManager.default.fileExists(atPath: out + "/\(sub)/a.png"), "\(sub)") }
+        // A file where a folder is to be: refused at once, naming it, and nothing written.
+        let blocked = folder.path("blocked")
+        try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocked + "/x"))
+        let refused = try Run.vidorient([
+            "thumbnail", folder.path("lib"), "--out-dir", blocked, "--name", "{parent}/{stem}.{ext}", "--no-progress",
+        ])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("\(blocked)/x"), "\(refused.stderr)")
+        #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blocked) == ["x"])
     }
 }

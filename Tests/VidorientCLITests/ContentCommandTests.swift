@@ -91,8 +91,32 @@ struct ContentCommandTests {
 
         let auditFile = folder.path("audit.jsonl")
         try Data(audit.stdout.utf8).write(to: URL(fileURLWithPath: auditFile))
+        // A judgment is not applied unasked (issue 29): the dry run says why, and nothing is written.
+        let held = try Run.vidorient(["fix", "--from-audit", auditFile, "--dry-run"])
+        #expect(held.status == 0, "\(held.stderr)")
+        #expect(
+            held.stdout.contains(
+                "face.png: content-sideways held back: a judgment, confidence "), "\(held.stdout)")
+        #expect(held.stderr.contains("would fix 0, already right 0"), "\(held.stderr)")
+        let unasked = try Run.vidorient(["fix", "--from-audit", auditFile])
+        #expect(unasked.status == 0, "\(unasked.stderr)")
+        #expect(unasked.stderr.contains("held back 1 suggested fix "), "\(unasked.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == sideways)
+        // Too sure a floor holds it back even when named.
+        let floor = try Run.vidorient([
+            "fix", "--from-audit", auditFile, "--only", "content-sideways", "--min-confidence", "1", "--dry-run",
+        ])
+        let confidence = try #require((record["content"] as? [String: Any])?["confidence"] as? Double)
+        #expect(floor.stdout.contains("is below --min-confidence 1") == (confidence < 1), "\(floor.stdout)")
+        // Named in --only, it is applied, and the dry run says why.
+        let named = try Run.vidorient(["fix", "--from-audit", auditFile, "--only", "content-sideways", "--dry-run"])
+        #expect(
+            named.stdout.contains("content-sideways would be applied: --only names content-sideways"), "\(named.stdout)"
+        )
         let journal = folder.path("journal.jsonl")
-        let fix = try Run.vidorient(["fix", "--from-audit", auditFile, "--journal", journal])
+        let fix = try Run.vidorient([
+            "fix", "--from-audit", auditFile, "--only", "content-sideways", "--journal", journal,
+        ])
         #expect(fix.status == 0, "\(fix.stderr)")
         let (after, content) = try Self.content(path)
         #expect((after["photo"] as? [String: Any])?["rotation"] as? Int == 270)

@@ -86,4 +86,49 @@ import VidorientTestSupport
         #expect(report["video"] is NSNull)
         try check("photo", report["photo"], file)
     }
+
+    /// Every `"schema_version": N` a doc shows is the one the program writes now (issue 29:
+    /// docs/audit.md showed 1 when records said 4).
+    @Test func everySchemaVersionShownIsTheCurrentOne() throws {
+        let run = try Run.vidorient(["audit", "--jsonl", "--no-progress", Run.media("orient-1.mp4")])
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let current = try #require(record["schema_version"] as? Int)
+        let docs = PackageFolder.root.appendingPathComponent("docs")
+        for name in try FileManager.default.contentsOfDirectory(atPath: docs.path) where name.hasSuffix(".md") {
+            let text = try String(contentsOf: docs.appendingPathComponent(name), encoding: .utf8)
+            for match in text.matches(of: /"schema_version": ?(\d+)/) {
+                #expect(Int(match.output.1) == current, "docs/\(name): \(match.output.0)")
+            }
+        }
+    }
+}
+
+/// docs/findings.md against the code: every finding code the sources can emit (each `code:`
+/// argument's string literals, ternaries included) has its row, and every row is a code the
+/// sources emit (issue 29: five photo codes were missing).
+@Suite struct FindingCodeDocumentationTests {
+    static func emitted() throws -> Set<String> {
+        let sources = PackageFolder.root.appendingPathComponent("Sources")
+        var codes: Set<String> = []
+        let walk = try #require(FileManager.default.enumerator(atPath: sources.path))
+        for case let name as String in walk where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
+            for argument in text.matches(of: /Finding\(\s*code:\s*([^\n,]+)/) {
+                for literal in argument.output.1.matches(of: /"([a-z0-9-]+)"/) {
+                    codes.insert(String(literal.output.1))
+                }
+            }
+        }
+        return codes
+    }
+
+    @Test func everyCodeHasItsRowAndEveryRowItsCode() throws {
+        let text = try String(
+            contentsOf: PackageFolder.root.appendingPathComponent("docs/findings.md"), encoding: .utf8)
+        let documented = Set(text.matches(of: /\n\| `([a-z0-9-]+)` \|/).map { String($0.output.1) })
+        let emitted = try Self.emitted()
+        #expect(emitted.count > 40, "the sources' codes were not found: \(emitted)")
+        #expect(emitted.subtracting(documented).sorted() == [], "codes without a row in docs/findings.md")
+        #expect(documented.subtracting(emitted).sorted() == [], "rows of docs/findings.md no source emits")
+    }
 }

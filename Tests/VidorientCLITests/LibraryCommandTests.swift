@@ -140,16 +140,27 @@ final class WatchProcess: Sendable {
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         let watch = try WatchProcess([
             "audit", "--watch", inbox.path, "--settle", "0.1", "--exec",
-            "printf '%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" >> \(log)",
+            "printf '%s|%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" \"$4\" >> \(log)",
         ])
         #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
         try FileManager.default.copyItem(
             atPath: Run.media("orient-2.mp4"), toPath: inbox.appendingPathComponent("mirror.mp4").path)
         #expect(watch.wait { watch.output.withLock { $0.contains("mirror.mp4") } }, "\(watch.errors.withLock { $0 })")
+        try FileManager.default.copyItem(
+            atPath: Run.media("scaled-2x.mp4"), toPath: inbox.appendingPathComponent("scaled.mp4").path)
+        #expect(watch.wait { watch.output.withLock { $0.contains("scaled.mp4") } }, "\(watch.errors.withLock { $0 })")
         #expect(watch.stop(SIGTERM) == 0)
-        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        let logged = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         let path = inbox.appendingPathComponent("mirror.mp4").path
-        #expect(logged == "\(path)|if the mirror is unintended: vidorient fix \(path) --orientation 1|mirrored\n")
+        let scaled = inbox.appendingPathComponent("scaled.mp4").path
+        // $2 is the suggested fix, which a mirror has none of (issue 29: it was the action, for a
+        // mirrored photo a `thumbnail --compare` command); $4 is the action.
+        #expect(logged.first == "\(path)||mirrored|if the mirror is unintended: vidorient fix \(path) --orientation 1")
+        #expect(
+            logged.last
+                == "\(scaled)|vidorient fix \(scaled) --orientation 6|matrix-scale|vidorient fix \(scaled) --orientation 6"
+        )
+        #expect(logged.count == 2)
     }
 
     @Test func aFileIsNotAWatchedFolder() throws {

@@ -45,7 +45,7 @@ struct ShownPage {
     let count: String
 
     init(_ dom: String) {
-        rows = dom.components(separatedBy: "<tr class=\"file\">").dropFirst().map { String($0.prefix { $0 != "\n" }) }
+        rows = dom.components(separatedBy: "<tr class=\"file\"").dropFirst().map { String($0.prefix { $0 != "\n" }) }
         count =
             dom.components(separatedBy: "id=\"count\">").dropFirst().first.map { String($0.prefix { $0 != "<" }) } ?? ""
     }
@@ -166,5 +166,86 @@ struct ReportBrowserTests {
         let searched = ShownPage(try Chromium.dom(page, hash: "q=/library/42/42017"))
         #expect(searched.rows.count == 1)
         #expect(searched.count == "1 of 100000 files with findings, page 1 of 1")
+    }
+
+    /// The review page as a person uses it (issue 29), in a real browser driven through the
+    /// DevTools protocol (Tests/Browser/review-page.py): filter to the suggested fixes, approve
+    /// two rows (a click, then the keys j, a), reject one (j, r), reload, export; the exported
+    /// list goes to `fix --from-audit` unchanged, which applies the two approved judgments and
+    /// not the rejected one. One of the names is markup, and stays text.
+    @Test(.enabled(if: ContentPhotos.isPresent, "scikit-image's sample photos are absent (.ci/setup extracts them)"))
+    func approveRejectReloadExportAndFix() throws {
+        let folder = try TemporaryFolder("review")
+        defer { folder.remove() }
+        let library = folder.path("library")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // An upright portrait tagged to show on its side: the content verdict suggests tag 1.
+        let sideways = try folder.copy(ContentPhotos.path(ContentPhotos.face), as: "face.png")
+        let tagged = try Run.vidorient(["fix", "--orientation", "6", sideways])
+        try #require(tagged.status == 0, "\(tagged.stderr)")
+        let names = ["a-face.png", "b-<img src=x onerror=window.__vidorient_injected=true>.png", "c-face.png"]
+        for name in names { _ = try folder.copy(sideways, as: "library/" + name) }
+        _ = try folder.copy(
+            Run.packageRoot.appendingPathComponent("TestMedia/orient-2.jpg").path, as: "library/mirrored.jpg")
+        let page = folder.path("review.html")
+        let audit = try Run.vidorient([
+            "audit", "--content", "--no-progress", "--jsonl", "--html", page, "--thumbnails", library,
+        ])
+        #expect(audit.status == 1, "\(audit.stderr)")
+        #expect(audit.stdout.components(separatedBy: "\"code\":\"content-sideways\"").count == 4, "\(audit.stdout)")
+
+        let downloads = folder.path("downloads")
+        try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
+        let started = Date()
+        let (status, stdout, stderr) = try run(
+            "python3",
+            [
+                Run.packageRoot.appendingPathComponent("Tests/Browser/review-page.py").path,
+                try #require(Chromium.path),
+                page, downloads,
+            ])
+        #expect(Date().timeIntervalSince(started) < 20)
+        try #require(status == 0, "\(String(decoding: stdout, as: UTF8.self)) \(stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: stdout) as? [String: Any])
+        #expect(seen["count"] as? String == "4 of 4 files with findings, page 1 of 1")
+        #expect(seen["injected_first"] as? Bool == false)
+        #expect(seen["injected"] as? Bool == false)
+        // The filter leaves the three suggested fixes, by path; the mirrored file has none.
+        let filtered = try #require(seen["filtered"] as? [[String: Any]])
+        #expect(filtered.compactMap { $0["path"] as? String } == names.map { library + "/" + $0 })
+        #expect(seen["filtered_count"] as? String == "3 of 4 files with findings, page 1 of 1")
+        let decisions = ["approved", "approved", "rejected"]
+        #expect((seen["decided"] as? [[String: Any]])?.compactMap { $0["decision"] as? String } == decisions)
+        // After a reload: the same filter (kept in the address) and the same decisions (localStorage).
+        #expect((seen["after_reload"] as? [[String: Any]])?.compactMap { $0["decision"] as? String } == decisions)
+        #expect(seen["decided_line"] as? String == "2 approved, 1 rejected, 0 undecided of 3 suggested fixes")
+        #expect((seen["hash"] as? String)?.contains("fixable=1") == true)
+        #expect(seen["downloads"] as? [String] == ["vidorient-approved.jsonl", "vidorient-rejected.jsonl"])
+
+        // The approved list, unchanged, is what fix --from-audit applies: both approved judgments.
+        let approved = downloads + "/vidorient-approved.jsonl"
+        let dry = try Run.vidorient(["fix", "--from-audit", approved, "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(
+            dry.stdout.components(separatedBy: "content-sideways would be applied: approved in the list").count == 3)
+        let fix = try Run.vidorient(["fix", "--from-audit", approved])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect(fix.stderr.contains("fixed 2, already right 0, refused 0, failed 0"), "\(fix.stderr)")
+        func shown(_ name: String) throws -> Int? {
+            let run = try Run.vidorient(["inspect", "--json", library + "/" + name])
+            let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+            return (report?["photo"] as? [String: Any])?["exif_orientation"] as? Int
+        }
+        #expect(try shown(names[0]) == 1)
+        #expect(try shown(names[1]) == 1)
+        #expect(try shown(names[2]) == 6, "the rejected one is left alone")
+        // The rejected one is in the decisions file, marked so, and never applied from it.
+        let rejected = try String(contentsOfFile: downloads + "/vidorient-rejected.jsonl", encoding: .utf8)
+        #expect(rejected.split(separator: "\n").count == 1)
+        #expect(rejected.contains("\"approved\":false") && rejected.contains("c-face.png"))
+        // With the file as the page saw it, for audit --decisions (DecisionsCommandTests).
+        #expect(rejected.contains("\"reviewed_file\":{") && rejected.contains("\"head_fnv1a\":\""), "\(rejected)")
+        let again = try Run.vidorient(["fix", "--from-audit", downloads + "/vidorient-rejected.jsonl", "--dry-run"])
+        #expect(again.stdout.contains("c-face.png: content-sideways held back"), "\(again.stdout)")
     }
 }

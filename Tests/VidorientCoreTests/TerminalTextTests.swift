@@ -14,4 +14,9 @@ import VidorientCore
     func controlCharactersAreEscaped(name: String, shown: String) {
         #expect(name.escapingControlCharacters == shown)
     }
+
+    @Test func countsSaySingularForOne() {
+        #expect(1.counting("file") == "1 file" && 2.counting("file") == "2 files" && 0.counting("file") == "0 files")
+        #expect(1.counting("fix", plural: "fixes") == "1 fix" && 3.counting("fix", plural: "fixes") == "3 fixes")
+    }
 }

@@ -317,6 +317,61 @@ enum Media {
         #expect(throws: VidorientError.self) { try AuditedFix.parse(line: "not json") }
     }
 
+    /// A record with a content judgment (`content-sideways`, confidence 0.8) and, when given, the
+    /// review page's `approved` mark.
+    static func judged(approved: String? = nil, also: String = "") -> String {
+        let line = AuditedFixTests.line(
+            AuditedFixTests.finding("content-sideways", "{\"orientation\":8,\"reset_movie_matrix\":false}") + also,
+            shown: 1)
+        return String(line.dropLast()) + ",\"content\":{\"confidence\":0.8,\"verdict\":\"sideways\"}"
+            + (approved.map { ",\"approved\":\($0)" } ?? "") + "}"
+    }
+
+    /// A judgment is applied only when the list marks it approved or `--only` names its code;
+    /// a tag finding needs neither (issue 29).
+    @Test func aJudgmentNeedsApprovalOrItsCodeNamed() throws {
+        #expect(try AuditedFix.parse(line: Self.judged()) == nil)
+        #expect(try AuditedFix.parse(line: Self.judged(approved: "false")) == nil)
+        #expect(try AuditedFix.parse(line: Self.judged(approved: "true"))?.orientation == .left)
+        let named = AuditSelection(only: ["content-sideways"])
+        #expect(try AuditedFix.parse(line: Self.judged(), selection: named)?.codes == ["content-sideways"])
+        // A tag finding beside it stands alone when the judgment is held back.
+        let both = Self.judged(
+            also: "," + AuditedFixTests.finding("exif-invalid", "{\"orientation\":1,\"reset_movie_matrix\":false}"))
+        #expect(try AuditedFix.parse(line: both)?.codes == ["exif-invalid"])
+        #expect(throws: VidorientError.self) {
+            try AuditedFix.parse(line: both, selection: AuditSelection(only: ["content-sideways", "exif-invalid"]))
+        }
+        let why = AuditSelection().choose(code: "content-sideways", confidence: 0.8, approved: false)
+        #expect(
+            why
+                == .hold(
+                    because:
+                        "a judgment, confidence 0.8, not approved: approve it on the review page (audit --html) or name content-sideways in --only"
+                ))
+        #expect(
+            AuditSelection().choose(code: "content-sideways", confidence: 0.8, approved: true)
+                == .apply(because: "approved in the list, confidence 0.8"))
+    }
+
+    @Test func onlySkipAndTheConfidenceFloorChoose() throws {
+        let tag = AuditedFixTests.line(
+            AuditedFixTests.finding("matrix-scale", "{\"orientation\":6,\"reset_movie_matrix\":false}"))
+        #expect(try AuditedFix.parse(line: tag, selection: AuditSelection(skip: ["matrix-scale"])) == nil)
+        #expect(try AuditedFix.parse(line: tag, selection: AuditSelection(only: ["mirrored"])) == nil)
+        #expect(try AuditedFix.parse(line: tag, selection: AuditSelection(only: ["matrix-scale"])) != nil)
+        // The floor holds judgments only: a tag finding has no confidence and is not held to it.
+        #expect(try AuditedFix.parse(line: tag, selection: AuditSelection(minimumConfidence: 0.99)) != nil)
+        let approved = Self.judged(approved: "true")
+        #expect(try AuditedFix.parse(line: approved, selection: AuditSelection(minimumConfidence: 0.8)) != nil)
+        #expect(try AuditedFix.parse(line: approved, selection: AuditSelection(minimumConfidence: 0.9)) == nil)
+        #expect(
+            AuditSelection(minimumConfidence: 0.9).choose(code: "content-sideways", confidence: 0.8, approved: true)
+                == .hold(because: "confidence 0.8 is below --min-confidence 0.9"))
+        #expect(
+            try AuditedFix.parse(line: approved, selection: AuditSelection(skip: ["content-sideways"])) == nil)
+    }
+
     /// `path_bytes` names the file when its name is not UTF-8.
     @Test func pathBytesNameTheFile() throws {
         let line = AuditedFixTests.line(
