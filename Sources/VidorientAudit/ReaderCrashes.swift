@@ -46,7 +46,7 @@ public final class ReaderCrashes: @unchecked Sendable {
     /// over what dead runs left. nil (the audit goes on without) when the folder cannot be made.
     public init?(cachePath: String, workers: Int) {
         let folder = cachePath + ".reading"
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST { return nil }
+        if folder.withPathCString({ mkdir($0, 0o700) }) != 0 && errno != EEXIST { return nil }
         listPath = cachePath + ".crashed"
         var entries = Self.readList(listPath)
         let harvested = Self.harvest(folder)

@@ -7,8 +7,8 @@ public struct AuditedFile: Sendable, Hashable, Codable {
     public var inode: UInt64
     public var size: Int64
     public var mtimeNanoseconds: Int64
-    /// FNV-1a (64 bits) of the first `AuditedFile.headSize` bytes (fewer for a smaller file), as
-    /// sixteen lowercase hex digits.
+    /// FNV-1a's 64-bit hash, taken over little-endian 64-bit words, of the first
+    /// `AuditedFile.headSize` bytes (fewer for a smaller file), as sixteen lowercase hex digits.
     public var headChecksum: String
 
     /// The bytes the checksum covers.
@@ -18,8 +18,18 @@ public struct AuditedFile: Sendable, Hashable, Codable {
         self.inode = inode
         self.size = size
         self.mtimeNanoseconds = mtimeNanoseconds
+        // FNV-1a's constants over little-endian 64-bit words (then the last bytes one by one):
+        // an eighth of the steps of the byte-wise hash, for one page read per audited file.
+        let bytes = Array(head.prefix(Self.headSize))
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in head.prefix(Self.headSize) {
+        let words = bytes.count / 8
+        bytes.withUnsafeBytes { raw in
+            for index in 0..<words {
+                hash ^= UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                hash &*= 0x0000_0100_0000_01b3
+            }
+        }
+        for byte in bytes[(words * 8)...] {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
