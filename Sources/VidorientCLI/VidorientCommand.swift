@@ -41,7 +41,7 @@ struct VidorientCommand: ParsableCommand {
             return ["help", "audit"] + arguments.dropFirst(2)
         }
         Terminal.warn("no command '\(arguments[1])': the commands are \(names.dropLast().joined(separator: ", "))")
-        Glibc.exit(64)
+        Self.exit(withError: ExitCode(64))
     }
 
     /// The arguments as bytes, decoded losslessly (PathBytes.swift): `CommandLine.arguments`
