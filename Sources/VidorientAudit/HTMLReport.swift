@@ -107,9 +107,7 @@ public final class HTMLReport {
         let line =
             record.findings.contains { $0.suggestedFix != nil }
             ? (record.cached.line ?? (try? encoder.encode(record))) : nil
-        // The file as it is now, for a rejection to hold only while its bytes are the same.
-        let row = Row(
-            record, thumbnail: thumbnail, line: line, file: line == nil ? nil : ReviewedFile(path: record.path))
+        let row = Row(record, thumbnail: thumbnail, line: line)
         // Absent is fine: report types always encode (every value is one JSON holds).
         // `<` never appears outside a JSON string, and escaped it cannot end the script element.
         let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
@@ -201,16 +199,14 @@ public final class HTMLReport {
         let thumbnail: Int?
         /// The record's JSONL line, when one of its findings has a `suggested_fix`.
         let line: String?
-        let file: ReviewedFile?
 
-        init(_ record: AuditRecord, thumbnail: Int?, line: String? = nil, file: ReviewedFile? = nil) {
+        init(_ record: AuditRecord, thumbnail: Int?, line: String? = nil) {
             self.record = record
             self.thumbnail = thumbnail
             self.line = line
-            self.file = file
         }
 
-        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u, j, k, h }
+        enum Keys: String, CodingKey { case p, f, c, s, d, x, t, u, j, k }
         enum FindingKeys: String, CodingKey { case v, r, m, a, n, g }
 
         // Hand-written: a different shape (one-letter keys, values computed from the record).
@@ -236,7 +232,6 @@ public final class HTMLReport {
             try c.encode(HTMLReport.suggestedTurn(record), forKey: .u)
             try c.encode(line, forKey: .j)
             try c.encode(record.content?.confidence, forKey: .k)
-            try c.encode(file, forKey: .h)
         }
     }
 

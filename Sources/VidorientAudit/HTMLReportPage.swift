@@ -223,13 +223,11 @@ extension HTMLReport {
         // Export: the approved records as fix --from-audit takes them, each marked approved, and the
         // rejected ones as a decisions file (audit --decisions). Each a download of a Blob.
         function exported(decision) {
-          return rows.filter(r => decisionOf(r) === decision).map(r => {
-            const record = JSON.parse(r.j);
-            record.approved = decision === "approved";
-            // The file as the page saw it: audit --decisions holds a rejection only while it is the same.
-            record.reviewed_file = r.h ?? null;
-            return JSON.stringify(record) + "\n";
-          }).join("");
+          // The record's own line with the mark put first, never parsed and written again: a
+          // browser reads numbers as doubles, and the record's file identity (inode, mtime in
+          // nanoseconds) must come back as the audit wrote it, for fix and audit --decisions.
+          return rows.filter(r => decisionOf(r) === decision && r.j.startsWith("{"))
+            .map(r => '{"approved":' + (decision === "approved") + ',' + r.j.slice(1) + "\n").join("");
         }
         $("export").addEventListener("click", () => {
           const links = [["approved", "vidorient-approved.jsonl"], ["rejected", "vidorient-rejected.jsonl"]].map(([decision, name]) => {

@@ -30,13 +30,13 @@ import VidorientTestSupport
         #expect(audit.status == 1, "\(audit.stderr)")
         #expect(audit.stdout.contains("\"code\":\"matrix-scale\""))
 
-        // What the page's Export writes for a rejected row: the record, approved false, and the
-        // file as the page saw it.
+        // What the page's Export writes for a rejected row: the record's line, approved false (its
+        // `file` says which bytes the audit read).
         let row = try #require(try Self.rows(page).first)
         let line = try #require(row["j"] as? String)
         var record = try Self.object(line)
         record["approved"] = false
-        record["reviewed_file"] = try #require(row["h"] as? [String: Any])
+        #expect(record["file"] is [String: Any])
         let decisions = folder.path("rejected.jsonl")
         try JSONSerialization.data(withJSONObject: record).write(to: URL(fileURLWithPath: decisions))
 
@@ -59,7 +59,7 @@ import VidorientTestSupport
         #expect(changed.stderr.contains("held back 0 rejected suggestions"), "\(changed.stderr)")
 
         // A rejection that does not say which bytes it was about is not used, and said so.
-        record["reviewed_file"] = nil
+        record["file"] = nil
         try JSONSerialization.data(withJSONObject: record).write(to: URL(fileURLWithPath: decisions))
         let unnamed = try Run.vidorient(["audit", "--jsonl", "--decisions", decisions, folder.path("library")])
         #expect(unnamed.status == 1)

@@ -243,8 +243,8 @@ struct ReportBrowserTests {
         let rejected = try String(contentsOfFile: downloads + "/vidorient-rejected.jsonl", encoding: .utf8)
         #expect(rejected.split(separator: "\n").count == 1)
         #expect(rejected.contains("\"approved\":false") && rejected.contains("c-face.png"))
-        // With the file as the page saw it, for audit --decisions (DecisionsCommandTests).
-        #expect(rejected.contains("\"reviewed_file\":{") && rejected.contains("\"head_fnv1a\":\""), "\(rejected)")
+        // With the file as the audit read it, byte for byte, for audit --decisions (DecisionsCommandTests).
+        #expect(rejected.contains("\"file\":{") && rejected.contains("\"head_checksum\":\""), "\(rejected)")
         let again = try Run.vidorient(["fix", "--from-audit", downloads + "/vidorient-rejected.jsonl", "--dry-run"])
         #expect(again.stdout.contains("c-face.png: content-sideways held back"), "\(again.stdout)")
     }
