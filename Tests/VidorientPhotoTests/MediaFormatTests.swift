@@ -28,7 +28,7 @@ import VidorientCore
         #expect(MediaFormat(signature: Array("RIFF\0\0\0\0AVI LIST".utf8)) == .other(name: "avi"))
         #expect(MediaFormat(signature: [0x1A, 0x45, 0xDF, 0xA3]) == .other(name: "matroska/webm"))
         #expect(MediaFormat(signature: [0, 0, 0, 8] + Array("wide".utf8)) == .movie)
-        #expect(MediaFormat(signature: Array("plain text".utf8)) == .other(name: nil))
+        #expect(MediaFormat(signature: Array("plain text".utf8)) == .other(name: "text"))
         #expect(MediaFormat(signature: []) == .other(name: nil))
         #expect(MediaFormat.jpeg.isPhoto && !MediaFormat.movie.isPhoto)
     }
