@@ -307,3 +307,25 @@ struct SizedReadTests {
         }
     }
 }
+
+extension RepeatedBoxTests {
+    /// A HEIC whose `ipma` lists the primary item twice, the second entry holding `irot 1`:
+    /// vidorient and exiftool said 8, libheif reads the first entry only and shows it as
+    /// stored; `fix --orientation 3` said verified while libheif still showed it unrotated.
+    /// Now the first entry is read (a finding says so) and the fix edits it.
+    @Test(.enabled(if: isInstalled("python3"), "needs python3 for TestMedia/heif.py"))
+    func aSecondIpmaEntryForThePrimaryIsPassedOverAsLibheifDoes() throws {
+        let folder = try TemporaryFolder("heif-second-entry")
+        defer { folder.remove() }
+        let path = try folder.copy(Run.media("orient-1.heic"), as: "two.heic")
+        let made = try run(
+            "python3", [Run.packageRoot.appendingPathComponent("TestMedia/heif.py").path, "second-entry", path, "1"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let before = try HostileFiles.inspected(path)
+        #expect(before.orientation == 1)
+        #expect(before.findings.contains("heif-repeated-association"))
+        let fix = try Run.vidorient(["fix", "--orientation", "3", path])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect(try HostileFiles.inspected(path).orientation == 3)
+    }
+}
