@@ -36,7 +36,11 @@ def tiff(ifds, magic=b"*\0", order="<", bo=None):
     for i, entries in enumerate(ifds):
         nxt = len(data) + 2 + 12 * len(entries) + 4 if i + 1 < len(ifds) else 0
         data += struct.pack(order + "H", len(entries))
-        data += b"".join(struct.pack(order + "HHII", *e) for e in entries)
+        for tag, kind, count, value in entries:
+            # A SHORT's value is left-justified in the 4 bytes: big-endian, it is the high half.
+            if order == ">" and kind in (3, 8) and count == 1:
+                value <<= 16
+            data += struct.pack(order + "HHII", tag, kind, count, value)
         data += struct.pack(order + "I", nxt)
     return data
 
@@ -85,7 +89,7 @@ def photo_seeds():
 
     seeds["jpeg-exif-ff.jpg"] = jpeg(b"Exif\0\xff" + tiff([[(274, 3, 1, 6)]], order=">"))
     seeds["jpeg-orientation-long.jpg"] = jpeg(b"Exif\0\0" + tiff([[(274, 4, 1, 6)]], order=">"))
-    seeds["jpeg-orientation-sshort.jpg"] = jpeg(b"Exif\0\0" + tiff([[(274, 8, 1, 6 << 16)]], order=">"))
+    seeds["jpeg-orientation-sshort.jpg"] = jpeg(b"Exif\0\0" + tiff([[(274, 8, 1, 6)]], order=">"))
     seeds["jpeg-huge-ifd.jpg"] = jpeg(b"Exif\0\0" + tiff([huge + [(0x8769, 4, 1, H)], huge], order=">"))
     ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 1, 8, 2, 0, 0, 0))
     idat = chunk(b"IDAT", zlib.compress(b"\0" + b"\0" * 6))
