@@ -71,9 +71,16 @@ struct HEIFParser<Source: ByteSource> {
         if let iprp = try only("iprp") {
             repeatedEntries = try readProperties(iprp, into: &items)
         }
-        let references = try only("iref").map { box throws(ISOBMFFError) in try readReferences(box) } ?? []
+        let stated = try only("iref").map { box throws(ISOBMFFError) in try readReferences(box) } ?? []
         let ids = Set(items.map(\.id))
         guard ids.contains(primaryID) else { throw .malformed("primary item \(primaryID) is not in 'iinf'") }
+        // libheif reads the references of the items it has: one from an item missing from
+        // 'iinf' (a `thmb` of a thumbnail that is not there) is never asked for, and the file
+        // decodes. It is passed over here too, and named (`ignoredReferences`).
+        let references = stated.filter { ids.contains($0.from) }
+        let ignoredReferences = stated.filter { !ids.contains($0.from) }.map {
+            "'\($0.type)' from item \($0.from), which is not in 'iinf'"
+        }
         for reference in references {
             for id in [reference.from] + reference.to where !ids.contains(id) {
                 throw .malformed("'\(reference.type)' reference names item \(id), which is not in 'iinf'")
@@ -90,6 +97,7 @@ struct HEIFParser<Source: ByteSource> {
             motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
         structure.truncation = walker.cut?.reason ?? cutExtent
         structure.repeatedEntries = repeatedEntries
+        structure.ignoredReferences = ignoredReferences
         try Self.checkDerivationIsAcyclic(structure)
         if structure.primaryItem?.type == "grid" {
             structure.grid = try readGrid(structure)

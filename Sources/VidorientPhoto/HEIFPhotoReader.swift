@@ -15,6 +15,14 @@ package enum HEIFPhotoReader {
         evidence.codec = heif.tileCodec ?? structure.codec(of: structure.primaryItemID)
         if let size = structure.storedSize { (evidence.storedWidth, evidence.storedHeight) = (size.width, size.height) }
         evidence.bitDepth = structure.bitDepth
+        if !structure.ignoredReferences.isEmpty {
+            evidence.readerFindings.append(
+                Finding(
+                    code: "heif-reference-ignored", severity: .info,
+                    message:
+                        "\(structure.ignoredReferences.joined(separator: "; ")): passed over, as libheif passes it over (it decodes the file)"
+                ))
+        }
         if structure.repeatedEntries.contains(structure.primaryItemID) {
             evidence.readerFindings.append(
                 Finding(

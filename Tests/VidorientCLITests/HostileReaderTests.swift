@@ -329,3 +329,21 @@ extension RepeatedBoxTests {
         #expect(try HostileFiles.inspected(path).orientation == 3)
     }
 }
+
+extension RepeatedBoxTests {
+    /// A HEIC whose `thmb` reference comes from an item that is not in `iinf`: libheif never asks
+    /// for it and decodes the file (heif-info reads it); vidorient refused it. Now it is read,
+    /// and the reference passed over is named.
+    @Test func aThumbnailReferenceFromAMissingItemIsPassedOver() throws {
+        let folder = try TemporaryFolder("heif-missing-thumbnail")
+        defer { folder.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("heic-thumbnail-6.heic"))))
+        let thmb = try #require((0..<bytes.count - 6).first { bytes[$0..<$0 + 4].elementsEqual("thmb".utf8) })
+        // iref version 0: the reference's 16-bit from_item_ID follows its type.
+        bytes.replaceSubrange(thmb + 4..<thmb + 6, with: [0, 99])
+        let path = try HostileFiles.write(bytes, "t.heic", in: folder)
+        let inspected = try HostileFiles.inspected(path)
+        #expect(inspected.orientation == 6)
+        #expect(inspected.findings.contains("heif-reference-ignored"))
+    }
+}
