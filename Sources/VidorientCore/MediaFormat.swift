@@ -182,8 +182,13 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
             return "jpeg xl"
         }
-        // Playlists and concat lists are text that FFmpeg follows to real media.
-        if isText(head), !starts(Array("#EXTM3U".utf8)), !starts(Array("ffconcat".utf8)) { return "text" }
+        // Playlists and concat lists are text that FFmpeg follows to real media; Y4M and PNM
+        // (`P1`…`P7`) open with a text header before their pixels, which may look like text too.
+        let textual = ["#EXTM3U", "ffconcat", "YUV4MPEG2"].contains { starts(Array($0.utf8)) }
+        let pnm =
+            head.count >= 3 && head[0] == UInt8(ascii: "P") && (0x31...0x37).contains(head[1])
+            && [0x09, 0x0A, 0x0D, 0x20].contains(head[2])
+        if isText(head), !textual, !pnm { return "text" }
         return nil
     }
 
