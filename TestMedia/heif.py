@@ -9,6 +9,8 @@ Sub-commands:
   orient FILE N own|shared          the same, and each thumbnail item (thmb) gets
                                     irot/imir of N too: its own new boxes, or the
                                     primary item's boxes shared
+  second-entry FILE R               append a second ipma entry for the primary item
+                                    holding a new irot R (libheif reads the first only)
   meta-last SRC DST                 move SRC's top-level meta box after its mdat
   truncate-meta SRC DST             copy SRC up to the middle of its meta box
   iloc-past-end SRC DST             make the primary item's first extent run past
@@ -227,6 +229,28 @@ def set_orientation(path, n, thumbs="none"):
     write_meta(path, data, meta, meta.build())
 
 
+def second_entry(path, irot):
+    """Append a second ipma entry for the primary item holding a new irot box (issue 28 item 10):
+    libheif reads only an item's first entry, exiftool every entry."""
+    data = open(path, "rb").read()
+    meta = Meta(data)
+    primary = meta.primary()
+    iprp = meta.child("iprp")
+    parts = {t: iprp[o:o + s] for t, o, _, s in boxes(iprp, 8, len(iprp))}
+    ipco = parts["ipco"]
+    index = len(boxes(ipco, 8, len(ipco))) + 1
+    ipco = box("ipco", ipco[8:] + box("irot", bytes([irot])))
+    ipma = parts["ipma"]
+    version, flags = ipma[8], int.from_bytes(ipma[9:12], "big")
+    idw, ixw = (2 if version < 1 else 4), (2 if flags & 1 else 1)
+    count = struct.unpack(">I", ipma[12:16])[0]
+    entry = primary.to_bytes(idw, "big") + bytes([1]) + ((0x8000 if ixw == 2 else 0x80) | index).to_bytes(ixw, "big")
+    ipma = full_box("ipma", version, flags, struct.pack(">I", count + 1) + ipma[16:] + entry)
+    rebuilt = b"".join(ipco if t == "ipco" else ipma if t == "ipma" else b for t, b in parts.items())
+    meta.replace("iprp", box("iprp", rebuilt))
+    write_meta(path, data, meta, meta.build())
+
+
 def meta_last(src, dst):
     """ftyp, mdat..., meta: the meta box moved to the end, offsets shifted back by its size."""
     data = open(src, "rb").read()
@@ -342,6 +366,8 @@ def main(argv):
         set_orientation(args[0], int(args[1]))
     elif cmd == "orient" and len(args) == 3 and args[2] in ("own", "shared"):
         set_orientation(args[0], int(args[1]), args[2])
+    elif cmd == "second-entry" and len(args) == 2:
+        second_entry(args[0], int(args[1]))
     elif cmd == "meta-last" and len(args) == 2:
         meta_last(*args)
     elif cmd == "truncate-meta" and len(args) == 2:

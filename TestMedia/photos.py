@@ -313,8 +313,9 @@ def files():
         [statement("exif", "eXIf chunk", 6)], ["png-exif-after-idat"], exif=maker, note="eXIf after IDAT")
     add("png-exif-no-prefix.png", png(6, exif=six), "png", 6, 6, [statement("exif", "eXIf chunk", 6)], exif=maker,
         note="eXIf holding the TIFF block alone, as the PNG 1.5 extension says")
-    add("png-exif-prefix.png", png(6, exif=b"Exif\0\0" + six), "png", 6, 6, [statement("exif", "eXIf chunk", 6)],
-        exif=maker, note="eXIf starting Exif\\0\\0, as some writers do")
+    add("png-exif-prefix.png", png(6, exif=b"Exif\0\0" + six), "png", 6, 1, [], ["png-exif-prefix"],
+        exif=maker, note="eXIf starting Exif\\0\\0, as some writers do: Chromium ignores it (shows it as stored), "
+        "exiftool reads 6")
     ztxt = b"Raw profile type exif\0\0" + zlib.compress(raw_profile(six), 9)
     add("png-raw-profile.png", png(6, text_chunks=[(b"zTXt", ztxt)]), "png", 6, 6,
         [statement("exif", "zTXt 'Raw profile type exif'", 6)], exif=maker,

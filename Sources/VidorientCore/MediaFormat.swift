@@ -55,6 +55,8 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
             self = .raw("cr3")
         } else if starts(ascii("ftyp"), at: 4) {
             self = MediaFormat.isoFormat(ftyp: head)
+        } else if let name = MediaFormat.unsupportedName(head) {
+            self = .other(name: name)
         } else if let name = MediaFormat.foreignName(head) {
             self = .other(name: name)
         } else if head.count >= 8, MediaFormat.movieFirstBoxes.contains(String(decoding: head[4..<8], as: UTF8.self)) {
@@ -152,6 +154,57 @@ public enum MediaFormat: Sendable, Hashable, Codable, CustomStringConvertible {
     static let movieFirstBoxes: Set<String> = [
         "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "styp", "sidx", "junk", "pdin", "moof",
     ]
+
+    /// Why no command reads a file of this format, or nil when one does: BigTIFF and JPEG XL,
+    /// which no reader here follows and which FFmpeg would misname (a `?x?` video, a 25 fps
+    /// one), and text, which FFmpeg's `tty` demuxer shows as a 640x400 "ansi" video. Every
+    /// command refuses these in one line (`PhotoReader.format(of:)`), as unsupported.
+    public var unsupportedReason: String? {
+        guard case .other(let name?) = self else { return nil }
+        switch name {
+        case "bigtiff":
+            return
+                "a bigtiff file (64-bit offsets): not supported; vidorient reads classic tiff (exiftool and libtiff read bigtiff)"
+        case "jpeg xl":
+            return
+                "a jpeg xl file: not supported (exiftool reads its orientation; the ffmpeg here has no decoder for it)"
+        case "text": return "a text file, not a photo or a video"
+        default: return nil
+        }
+    }
+
+    /// The formats of `unsupportedReason`, from their signatures: BigTIFF (`II+\0`, `MM\0+`),
+    /// JPEG XL (the `FF 0A` codestream or the `JXL ` box that opens its container), and text (the
+    /// first bytes printable UTF-8 and white space, no NUL, as `file` calls a file text).
+    static func unsupportedName(_ head: [UInt8]) -> String? {
+        func starts(_ prefix: [UInt8]) -> Bool { head.count >= prefix.count && head.starts(with: prefix) }
+        if starts(Array("II+\0".utf8)) || starts(Array("MM\0+".utf8)) { return "bigtiff" }
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            return "jpeg xl"
+        }
+        // Playlists and concat lists are text that FFmpeg follows to real media; Y4M and PNM
+        // (`P1`…`P7`) open with a text header before their pixels, which may look like text too.
+        let textual = ["#EXTM3U", "ffconcat", "YUV4MPEG2"].contains { starts(Array($0.utf8)) }
+        let pnm =
+            head.count >= 3 && head[0] == UInt8(ascii: "P") && (0x31...0x37).contains(head[1])
+            && [0x09, 0x0A, 0x0D, 0x20].contains(head[2])
+        if isText(head), !textual, !pnm { return "text" }
+        return nil
+    }
+
+    /// Whether `head` reads as text: at least 4 bytes, valid UTF-8 (a character cut at the end
+    /// allowed), no control character but tab, line feed, form feed and carriage return.
+    static func isText(_ head: [UInt8]) -> Bool {
+        guard head.count >= 4 else { return false }
+        // A multi-byte character the 64 bytes cut in two is still text.
+        var bytes = head[...]
+        if let lead = bytes.lastIndex(where: { $0 & 0xC0 != 0x80 }), bytes[lead] >= 0xC0 {
+            let length = bytes[lead] >= 0xF0 ? 4 : bytes[lead] >= 0xE0 ? 3 : 2
+            if bytes.endIndex - lead < length { bytes = bytes[..<lead] }
+        }
+        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        return bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F || [0x09, 0x0A, 0x0C, 0x0D].contains($0) }
+    }
 
     /// Names for formats that are certainly not ISO-BMFF, so that a Matroska file named `.mp4` is
     /// named as Matroska rather than read as a box with an absurd size.

@@ -13,6 +13,9 @@ public enum MediaPaths {
         "dcr", "k25", "3fr", "fff", "erf", "mef", "mos", "iiq",
         // Raws with containers of their own (RawContainerReader), and Sigma's X3F (through FFmpeg).
         "raf", "cr3", "crw", "mrw", "x3f",
+        // Not read, but counted and named as unsupported (`MediaFormat.unsupportedReason`)
+        // rather than passed over in silence.
+        "jxl",
     ]
 
     public static func isMedia(_ path: String) -> Bool {

@@ -20,6 +20,9 @@ package struct CR3Layout: Sendable, Hashable {
     package var xmp: Extent?
     /// JPEG pictures by where they are: `THMB`, `PRVW`.
     package var previews: [Preview] = []
+    /// A `CMT` box met again (in the same Canon box or a second one): the first is read, as
+    /// exiftool reads it, and each later one named here (`ignored 'CMT1' at offset …`).
+    package var repeated: [String] = []
 
     package struct Preview: Sendable, Hashable {
         package var location: String
@@ -51,6 +54,10 @@ package struct CR3Layout: Sendable, Hashable {
                     for item in try walker.children(of: child, depth: 2) {
                         let name = item.type.description
                         if ["CMT1", "CMT2", "CMT3", "CMT4"].contains(name) {
+                            guard layout.metadata[name] == nil else {
+                                layout.repeated.append("'\(name)' at offset \(item.offset)")
+                                continue
+                            }
                             layout.metadata[name] = Extent(offset: item.payloadOffset, length: Int(item.payloadSize))
                         } else if name == "THMB" {
                             // version and flags, width, height, the JPEG's length, 4 more bytes, the JPEG.

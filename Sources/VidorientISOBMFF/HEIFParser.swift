@@ -67,12 +67,20 @@ struct HEIFParser<Source: ByteSource> {
         if let iloc = try only("iloc") {
             try readLocations(iloc, idat: idat, into: &items)
         }
+        var repeatedEntries: [UInt32] = []
         if let iprp = try only("iprp") {
-            try readProperties(iprp, into: &items)
+            repeatedEntries = try readProperties(iprp, into: &items)
         }
-        let references = try only("iref").map { box throws(ISOBMFFError) in try readReferences(box) } ?? []
+        let stated = try only("iref").map { box throws(ISOBMFFError) in try readReferences(box) } ?? []
         let ids = Set(items.map(\.id))
         guard ids.contains(primaryID) else { throw .malformed("primary item \(primaryID) is not in 'iinf'") }
+        // libheif reads the references of the items it has: one from an item missing from
+        // 'iinf' (a `thmb` of a thumbnail that is not there) is never asked for, and the file
+        // decodes. It is passed over here too, and named (`ignoredReferences`).
+        let references = stated.filter { ids.contains($0.from) }
+        let ignoredReferences = stated.filter { !ids.contains($0.from) }.map {
+            "'\($0.type)' from item \($0.from), which is not in 'iinf'"
+        }
         for reference in references {
             for id in [reference.from] + reference.to where !ids.contains(id) {
                 throw .malformed("'\(reference.type)' reference names item \(id), which is not in 'iinf'")
@@ -88,6 +96,8 @@ struct HEIFParser<Source: ByteSource> {
             primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box),
             motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
         structure.truncation = walker.cut?.reason ?? cutExtent
+        structure.repeatedEntries = repeatedEntries
+        structure.ignoredReferences = ignoredReferences
         try Self.checkDerivationIsAcyclic(structure)
         if structure.primaryItem?.type == "grid" {
             structure.grid = try readGrid(structure)
@@ -214,7 +224,14 @@ struct HEIFParser<Source: ByteSource> {
     }
 
     /// `iprp`: the properties in `ipco`, associated with items by `ipma` in the order it lists them.
-    mutating func readProperties(_ iprp: BoxHeader, into items: inout [HEIFStructure.Item]) throws(ISOBMFFError) {
+    /// An item's first entry is its only one, as libheif reads `ipma` (`Box_ipma::
+    /// get_properties_for_item_ID` returns the first entry naming the item); the ids of items
+    /// whose later entries were passed over are returned.
+    mutating func readProperties(_ iprp: BoxHeader, into items: inout [HEIFStructure.Item]) throws(ISOBMFFError)
+        -> [UInt32]
+    {
+        var seen: Set<UInt32> = []
+        var repeated: [UInt32] = []
         let children = try walker.children(of: iprp, depth: 2)
         guard let ipco = children.first(where: { $0.type == "ipco" }) else {
             throw .malformed("'iprp' box has no 'ipco' box")
@@ -251,9 +268,14 @@ struct HEIFParser<Source: ByteSource> {
                 guard let position = index[id] else {
                     throw .malformed("'ipma' names item \(id), which is not in 'iinf'")
                 }
-                items[position].properties += list
+                guard seen.insert(id).inserted else {
+                    repeated.append(id)
+                    continue
+                }
+                items[position].properties = list
             }
         }
+        return repeated
     }
 
     func readProperty(_ box: BoxHeader) throws(ISOBMFFError) -> HEIFStructure.Property {

@@ -110,6 +110,11 @@ package struct HEIFStructure: Sendable, Hashable {
     /// past the end: a cut copy or download), for the `file-truncated` finding; nil for a
     /// whole file. Reading such an item's data throws.
     package var truncation: String?
+    /// Items that `ipma` names in more than one entry, once per entry passed over: only the first
+    /// is read, as libheif reads it (exiftool reads them all, the last `irot` winning).
+    package var repeatedEntries: [UInt32] = []
+    /// `iref` references from items that are not in `iinf`, passed over as libheif passes them.
+    package var ignoredReferences: [String] = []
 
     /// Reads the structure of the file at `path`.
     package init(path: String) throws(ISOBMFFError) {

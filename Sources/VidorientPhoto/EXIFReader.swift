@@ -6,7 +6,7 @@ import VidorientISOBMFF
 /// entry as stored, and what the walk met on the way.
 package struct EXIFBlock: Sendable, Hashable {
     package var metadata: EXIFMetadata
-    /// The field type the Orientation was stored with (SHORT normally; LONG or BYTE are accepted).
+    /// The field type the Orientation was stored with; only one SHORT is shown (`orientation-type`).
     package var orientationType: TIFFType?
     /// IFD offset loops, unreadable sub-IFDs, skipped entries.
     package var findings: [Finding]
@@ -55,6 +55,13 @@ package enum EXIFReader {
     /// `Exif\0\0`, the identifier before the TIFF header in JPEG's APP1.
     package static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 
+    /// Whether a JPEG APP1 payload is EXIF as Chromium and exiftool take it: `Exif\0`, then any
+    /// sixth byte (a fill byte some writers make 0xFF), then the TIFF header at byte 6.
+    /// Every JPEG reader, planner and rebuilder asks this one question.
+    package static func isJPEGExif(_ payload: some Collection<UInt8>) -> Bool {
+        payload.count >= exifPrefix.count && payload.starts(with: exifPrefix.prefix(5))
+    }
+
     package static func read(_ tiff: TIFFStructure, fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         var walk = IFDWalk(tiff: tiff)
         guard let ifd0 = try walk.visit(tiff.firstIFDOffset, name: "IFD0", required: true) else {
@@ -62,9 +69,16 @@ package enum EXIFReader {
         }
         var metadata = EXIFMetadata(byteOrder: tiff.byteOrderName)
         var orientationType: TIFFType?
+        var findings: [Finding] = []
         if let entry = ifd0[TIFFTag.orientation], let value = tiff.integer(entry) {
-            metadata.orientation = value
             orientationType = entry.type
+            // Chromium reads one SHORT and nothing else (exiftool any integer type, the first
+            // value): what viewers show is the picture as stored, and that is what is reported.
+            if entry.type == .short, entry.count == 1 {
+                metadata.orientation = value
+            } else {
+                findings.append(unreadOrientation(value: value, type: entry.type, count: entry.count))
+            }
         }
         metadata.make = ifd0[TIFFTag.make].flatMap { tiff.string($0) }
         metadata.model = ifd0[TIFFTag.model].flatMap { tiff.string($0) }
@@ -96,8 +110,8 @@ package enum EXIFReader {
             metadata.thumbnail = thumbnail(in: ifd1, of: tiff, fileOffset: fileOffset, location: "IFD1")
             if let value = ifd1[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("IFD1", value)) }
         }
-        var findings = walk.findings
-        if metadata.orientation == nil, let first = misplaced.first {
+        findings = walk.findings + findings
+        if metadata.orientation == nil, orientationType == nil, let first = misplaced.first {
             findings.append(misplacedOrientation(value: first.value, place: first.place))
         }
         return EXIFBlock(metadata: metadata, orientationType: orientationType, findings: findings)
@@ -118,6 +132,17 @@ package enum EXIFReader {
             code: "orientation-misplaced", severity: .warning,
             message:
                 "Orientation \(value) is stored only in \(place), not in IFD0: browsers, libvips and most viewers read IFD0 and show the picture as stored (1), while exiftool's Orientation reports \(value); vidorient reports 1"
+        )
+    }
+
+    /// `orientation-type`: IFD0's Orientation stored as another type than SHORT, or with more than
+    /// one value. Chromium (checked with `naturalWidth` of such JPEGs) shows the picture as stored;
+    /// exiftool reads the first value of any integer type.
+    static func unreadOrientation(value: Int, type: TIFFType, count: Int) -> Finding {
+        Finding(
+            code: "orientation-type", severity: .warning,
+            message:
+                "IFD0's Orientation \(value) is stored as \(String(describing: type).uppercased()) with \(count) value\(count == 1 ? "" : "s"), not one SHORT: browsers show the picture as stored (1), while exiftool reports \(value); vidorient reports 1 (fix writes one SHORT)"
         )
     }
 

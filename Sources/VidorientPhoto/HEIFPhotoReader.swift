@@ -15,6 +15,22 @@ package enum HEIFPhotoReader {
         evidence.codec = heif.tileCodec ?? structure.codec(of: structure.primaryItemID)
         if let size = structure.storedSize { (evidence.storedWidth, evidence.storedHeight) = (size.width, size.height) }
         evidence.bitDepth = structure.bitDepth
+        if !structure.ignoredReferences.isEmpty {
+            evidence.readerFindings.append(
+                Finding(
+                    code: "heif-reference-ignored", severity: .info,
+                    message:
+                        "\(structure.ignoredReferences.joined(separator: "; ")): passed over, as libheif passes it over (it decodes the file)"
+                ))
+        }
+        if structure.repeatedEntries.contains(structure.primaryItemID) {
+            evidence.readerFindings.append(
+                Finding(
+                    code: "heif-repeated-association", severity: .warning,
+                    message:
+                        "'ipma' lists the primary item \(structure.primaryItemID) in more than one entry: libheif (and so what decodes with it) reads the first entry only, and so does vidorient; exiftool reads every entry, its irot/imir may differ"
+                ))
+        }
         evidence.hasAlpha = heif.auxiliary.contains("alpha")
         if let columns = heif.gridColumns, let rows = heif.gridRows {
             evidence.formatDetail = "\(format) grid \(columns)x\(rows)"

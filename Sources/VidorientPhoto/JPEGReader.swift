@@ -330,7 +330,7 @@ package enum JPEGReader {
                 frame = try frameHeader(segment, in: source)
             } else if segment.marker == 0xE1 {
                 let payload = try PhotoBytes.read(source, at: segment.payloadOffset, count: segment.payloadLength)
-                if payload.starts(with: EXIFReader.exifPrefix) {
+                if EXIFReader.isJPEGExif(payload) {
                     if sawEXIF {
                         // exiftool and decoders read the first; a second one is worth knowing about.
                         evidence.readerFindings.append(
@@ -340,8 +340,10 @@ package enum JPEGReader {
                         continue
                     }
                     sawEXIF = true
+                    // The sixth byte is a fill byte: the TIFF header starts after it whatever it is.
                     PhotoBytes.addEXIF(
-                        payload, fileOffset: segment.payloadOffset, location: "APP1 EXIF IFD0", to: &evidence)
+                        EXIFReader.exifPrefix + payload.dropFirst(EXIFReader.exifPrefix.count),
+                        fileOffset: segment.payloadOffset, location: "APP1 EXIF IFD0", to: &evidence)
                 } else if payload.starts(with: xmpIdentifier) {
                     PhotoBytes.addXMP(payload.dropFirst(xmpIdentifier.count), location: "XMP in APP1", to: &evidence)
                 }
@@ -381,6 +383,12 @@ package enum JPEGReader {
 /// What every reader shares: checked reads, damage said once, and EXIF and XMP payloads turned
 /// into statements.
 enum PhotoBytes {
+    /// The most bytes read for one metadata block whose size the file states (a CR3 `CMT1` or
+    /// `CMT2`, MRW's `TTW`, WebP's `EXIF` and `XMP ` chunks, PNG's text chunks, XMP): a claimed
+    /// gigabyte is not allocated. An EXIF block longer than this is read for its first bytes,
+    /// where IFD0 is; other blocks are passed over.
+    static let maximumMetadataLength = 16 << 20
+
     /// The `file-damaged` finding: what is damaged and where (the first few places, then how many
     /// more), and what readers do about it. The orientation is still read from the rest.
     static func damaged(_ places: [String], consequence: String) -> Finding {

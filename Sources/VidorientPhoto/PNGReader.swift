@@ -12,7 +12,7 @@ package enum PNGReader {
     /// Decompressed text chunks stop growing here: a small zTXt must not become gigabytes.
     package static let maximumInflatedLength = 16 << 20
     /// Text chunks worth reading are small; a larger one is skipped rather than read into memory.
-    static let maximumTextChunkLength = 16 << 20
+    static let maximumTextChunkLength = PhotoBytes.maximumMetadataLength
 
     package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         var evidence = PhotoEvidence(path: path, format: .png)
@@ -98,7 +98,26 @@ package enum PNGReader {
                             code: "png-exif-after-idat", severity: .info,
                             message: "the 'eXIf' chunk comes after the image data, where some decoders ignore it"))
                 }
-                PhotoBytes.addEXIF(data, fileOffset: dataOffset, location: "eXIf chunk", to: &evidence)
+                guard data.starts(with: EXIFReader.exifPrefix) else {
+                    PhotoBytes.addEXIF(data, fileOffset: dataOffset, location: "eXIf chunk", to: &evidence)
+                    continue
+                }
+                // The PNG specification's eXIf starts at the TIFF header; Chromium ignores a chunk
+                // that starts `Exif\0\0` (exiftool reads it, with a warning): its Orientation is
+                // not what viewers show, and fix writes the chunk without the prefix.
+                var prefixed = PhotoEvidence(path: evidence.path, format: .png)
+                PhotoBytes.addEXIF(data, fileOffset: dataOffset, location: "eXIf chunk", to: &prefixed)
+                if evidence.exif == nil { evidence.exif = prefixed.exif }
+                evidence.exif?.orientation = nil
+                evidence.readerFindings += prefixed.readerFindings
+                if let stated = prefixed.statements.first?.rawValue {
+                    evidence.readerFindings.append(
+                        Finding(
+                            code: "png-exif-prefix", severity: .warning,
+                            message:
+                                "the 'eXIf' chunk starts with 'Exif\\0\\0', which the png specification does not have: browsers ignore its Orientation \(stated) and show the picture as stored (1), while exiftool reports \(stated); vidorient reports 1 (fix writes the chunk without the prefix)"
+                        ))
+                }
             case "iTXt", "zTXt", "tEXt":
                 readText(type: type, data, to: &evidence)
             case "IEND":

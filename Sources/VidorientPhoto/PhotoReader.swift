@@ -9,11 +9,14 @@ package enum PhotoReader {
     package static func format(of path: String) throws(InputError) -> MediaFormat {
         let file = try Self.open(path)
         let count = Int(min(Int64(MediaFormat.signatureLength), file.size))
+        let format: MediaFormat
         do {
-            return MediaFormat(signature: try file.read(at: 0, count: count))
+            format = MediaFormat(signature: try file.read(at: 0, count: count))
         } catch {
             throw error.at(path: path)
         }
+        if let reason = format.unsupportedReason { throw InputError(path: path, reason: reason, kind: .unsupported) }
+        return format
     }
 
     /// Everything the file (and its sidecar) states, for `PhotoReport` to decide on.

@@ -119,7 +119,9 @@ package enum RawContainerReader {
         let block: EXIFBlock
         do {
             block = try EXIFReader.read(
-                tiff: try PhotoBytes.read(source, at: Int(cmt1.offset), count: cmt1.length),
+                // A CMT1 that claims more than the cap is read for its first bytes (IFD0 comes first).
+                tiff: try PhotoBytes.read(
+                    source, at: Int(cmt1.offset), count: min(cmt1.length, PhotoBytes.maximumMetadataLength)),
                 fileOffset: Int(cmt1.offset))
         } catch {
             throw PhotoFormatError("cr3 'CMT1': \(error.reason)")
@@ -127,8 +129,16 @@ package enum RawContainerReader {
         var metadata = block.metadata
         if let statement = block.statement(location: "CMT1 IFD0") { evidence.statements.append(statement) }
         evidence.readerFindings = block.findings
+        if !layout.repeated.isEmpty {
+            evidence.readerFindings.append(
+                Finding(
+                    code: "cr3-repeated-metadata", severity: .info,
+                    message:
+                        "the canon metadata boxes repeat: the first of each is read, as exiftool reads it; ignored: \(layout.repeated.joined(separator: ", "))"
+                ))
+        }
         // CMT2 is the Exif IFD as a TIFF of its own: its IFD0 holds what the Exif IFD holds elsewhere.
-        if let cmt2 = layout.metadata["CMT2"], cmt2.length <= 1 << 20,
+        if let cmt2 = layout.metadata["CMT2"], cmt2.length <= PhotoBytes.maximumMetadataLength,
             let bytes = try? PhotoBytes.read(source, at: Int(cmt2.offset), count: cmt2.length),
             let tiff = try? TIFFStructure(tiff: bytes), let exif = try? tiff.directory(at: tiff.firstIFDOffset)
         {
@@ -183,7 +193,9 @@ package enum RawContainerReader {
                 let block: EXIFBlock
                 do {
                     block = try EXIFReader.read(
-                        tiff: try PhotoBytes.read(source, at: at + 8, count: length), fileOffset: at + 8)
+                        tiff: try PhotoBytes.read(
+                            source, at: at + 8, count: min(length, PhotoBytes.maximumMetadataLength)),
+                        fileOffset: at + 8)
                 } catch {
                     throw PhotoFormatError("mrw 'TTW' block: \(error.reason)")
                 }

@@ -35,7 +35,8 @@ package enum TIFFFileReader {
         evidence.exif = block.metadata
         evidence.readerFindings = findings
         // A later page (IFD2 on: IFD1 is the EXIF walk's) holding the only Orientation.
-        if block.metadata.orientation == nil, !findings.contains(where: { $0.code == "orientation-misplaced" }),
+        if block.metadata.orientation == nil, block.orientationType == nil,
+            !findings.contains(where: { $0.code == "orientation-misplaced" }),
             let later = images.first(where: { $0.name != "IFD0" && $0.orientation != nil })
         {
             evidence.readerFindings.append(
@@ -95,7 +96,11 @@ package enum TIFFFileReader {
         var orientation: Int?
         /// JPEG streams this IFD points at: its JPEGInterchangeFormat, or its one strip when compressed as JPEG.
         var jpegs: [(offset: Int, length: Int, strip: Bool)]
-        var area: Int { (width ?? 0) * (height ?? 0) }
+        /// Width × height, saturating: both are LONGs from the file, and 2³² × 2³² passes `Int.max`.
+        var area: Int {
+            let (product, overflow) = (width ?? 0).multipliedReportingOverflow(by: height ?? 0)
+            return overflow ? Int.max : product
+        }
     }
 
     /// Reads the first `length` bytes, the EXIF block, and every image IFD: IFD0's chain and each

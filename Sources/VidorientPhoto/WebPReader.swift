@@ -6,7 +6,7 @@ import VidorientISOBMFF
 /// orientation statements, `ALPH` and `ANIM` for the rest.
 package enum WebPReader {
     /// Metadata chunks larger than this are not read into memory.
-    static let maximumMetadataLength = 16 << 20
+    static let maximumMetadataLength = PhotoBytes.maximumMetadataLength
 
     package static func read(_ source: some ByteSource, path: String) throws(PhotoFormatError) -> PhotoEvidence {
         var evidence = PhotoEvidence(path: path, format: .webp)

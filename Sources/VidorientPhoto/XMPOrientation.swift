@@ -6,7 +6,7 @@ package enum XMPOrientation {
     package static let tiffNamespace = "http://ns.adobe.com/tiff/1.0/"
     /// Packets larger than this are not scanned (XMP in a JPEG is at most 64 KiB; sidecars of a
     /// few megabytes exist for heavily edited raws).
-    package static let maximumLength = 16 << 20
+    package static let maximumLength = PhotoBytes.maximumMetadataLength
 
     /// The first `tiff:Orientation` value in `packet`, as stored; nil when absent or not a number.
     package static func value(in packet: [UInt8]) -> Int? {

@@ -213,7 +213,7 @@ struct FixCommandTests {
         ("audio-only", "no video track"),
         ("empty", "file is empty"),
         // `fix note.txt` once said "not an mp4 or quicktime file", though fix takes photos (issue 24).
-        ("text", "not a photo, MP4 or QuickTime file (no signature of theirs at the start)"),
+        ("text", "a text file, not a photo or a video"),
         ("truncated", "has only"),
         // A folder is walked now, as audit walks it (issue 29): WordingTests.fixAndNormalizeWalkFolders.
         ("missing", "no such file or directory"),

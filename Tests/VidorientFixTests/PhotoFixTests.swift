@@ -343,8 +343,7 @@ enum FixScratch {
         ("empty.jpg", "empty"), ("random.jpg", "random"), ("truncated.jpg", "truncated-20"),
         ("truncated.png", "truncated-half"),
         ("truncated.webp", "truncated-half"), ("truncated.tif", "truncated-half"), ("loop.tif", "bad-tiff-loop"),
-        ("crc.png", "bad-png-no-ihdr"), ("loop.jpg", "exif-loop"), ("ascii.jpg", "orientation-ascii"),
-        ("two.jpg", "orientation-count-2"), ("short.jpg", "app1-length-1"),
+        ("crc.png", "bad-png-no-ihdr"), ("loop.jpg", "exif-loop"), ("short.jpg", "app1-length-1"),
     ])
     func hostileInputIsRefusedAndLeftAlone(name: String, kind: String) throws {
         let folder = try FixScratch.folder("hostile")
@@ -382,8 +381,6 @@ enum FixScratch {
                 + (Int(bytes[tiff + 4]) << 24 | Int(bytes[tiff + 5]) << 16 | Int(bytes[tiff + 6]) << 8
                     | Int(bytes[tiff + 7]))
             let count = Int(bytes[ifd0]) << 8 | Int(bytes[ifd0 + 1])
-            let entry = try #require(
-                (0..<count).map { ifd0 + 2 + 12 * $0 }.first { bytes[$0] == 0x01 && bytes[$0 + 1] == 0x12 })
             switch kind {
             case "exif-loop":
                 // IFD0's next link points back at IFD0.
@@ -395,8 +392,7 @@ enum FixScratch {
                         UInt8(offset >> 24), UInt8(offset >> 16 & 0xFF), UInt8(offset >> 8 & 0xFF),
                         UInt8(offset & 0xFF),
                     ])
-            case "orientation-ascii": bytes[entry + 3] = 2
-            default: bytes[entry + 7] = 2
+            default: break
             }
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -404,6 +400,34 @@ enum FixScratch {
         #expect(throws: ISOBMFFError.self) { try PhotoTagFix.fix(path: path, change: .set(.downMirrored)) }
         #expect(try FixScratch.bytes(path) == bytes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [name])
+    }
+
+    /// An IFD0 Orientation of another type (ASCII here) or with two values: viewers ignore it
+    /// (issue 28 item 9), so fix no longer refuses it but rewrites the entry as one SHORT in
+    /// its own 12 bytes, which every viewer reads.
+    @Test(arguments: ["ascii", "count-2"])
+    func anOrientationOfAnotherTypeOrCountBecomesOneShort(kind: String) throws {
+        let folder = try FixScratch.folder("retype")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("\(kind).jpg").path
+        var bytes = try FixScratch.bytes(TestMedia.path("orient-6.jpg"))
+        let tiff =
+            try #require(
+                bytes.indices.first { bytes[$0..<min($0 + 6, bytes.count)].elementsEqual(Array("Exif\0\0".utf8)) }) + 6
+        #expect(bytes[tiff] == 0x4D)
+        let ifd0 = tiff + (Int(bytes[tiff + 6]) << 8 | Int(bytes[tiff + 7]))
+        let count = Int(bytes[ifd0]) << 8 | Int(bytes[ifd0 + 1])
+        let entry = try #require(
+            (0..<count).map { ifd0 + 2 + 12 * $0 }.first { bytes[$0] == 0x01 && bytes[$0 + 1] == 0x12 })
+        if kind == "ascii" { bytes[entry + 3] = 2 } else { bytes[entry + 7] = 2 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try PhotoReader.read(path: path).statements.isEmpty)
+        let result = try PhotoTagFix.fix(path: path, change: .set(.left))
+        #expect(result.verified)
+        let after = try FixScratch.bytes(path)
+        #expect(Array(after[entry..<entry + 10]) == [0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8])
+        #expect(after.count == bytes.count)
+        #expect(try PhotoReader.read(path: path).statements.map(\.orientation) == [.left])
     }
 
     /// `--preserve-mtime`: the modification and access times stay, for a value change and an insertion.

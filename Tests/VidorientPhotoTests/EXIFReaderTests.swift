@@ -23,13 +23,25 @@ import VidorientPhoto
     }
 
     /// exiftool reads Orientation in whatever integer type it is stored (Exif.pm gives 0x0112 no
-    /// fixed format), so a LONG or a BYTE 6 is 6.
+    /// fixed format), but Chromium reads one SHORT and nothing else: a LONG, BYTE, SSHORT or SLONG
+    /// 6, or two SHORTs, show the picture as stored (issue 28 item 9, checked with `naturalWidth`
+    /// in headless Chromium). What viewers show is reported, and the type is named in a finding.
     @Test(
-        arguments: [(4, [0, 0, 0, 6]), (1, [6]), (3, [0, 6]), (8, [0, 6]), (9, [0, 0, 0, 6])] as [(UInt16, [UInt8])])
-    func orientationTypes(type: UInt16, bigEndianValue: [UInt8]) throws {
+        arguments: [
+            (4, 1, [0, 0, 0, 6]), (1, 1, [6]), (3, 1, [0, 6]), (8, 1, [0, 6]), (9, 1, [0, 0, 0, 6]),
+            (3, 2, [0, 6, 0, 6]),
+        ] as [(UInt16, UInt32, [UInt8])])
+    func onlyOneShortIsShown(type: UInt16, count: UInt32, bigEndianValue: [UInt8]) throws {
         let t = TIFFBuilder(little: false)
-        let tiff = t.build([TIFFBuilder.Entry(tag: 0x0112, type: type, count: 1, value: bigEndianValue)])
-        #expect(try EXIFReader.read(tiff: tiff, fileOffset: nil).metadata.orientation == 6)
+        let tiff = t.build([TIFFBuilder.Entry(tag: 0x0112, type: type, count: count, value: bigEndianValue)])
+        let block = try EXIFReader.read(tiff: tiff, fileOffset: nil)
+        let shown = type == 3 && count == 1
+        #expect(block.metadata.orientation == (shown ? 6 : nil))
+        #expect(
+            block.statement(location: "IFD0")
+                == (shown ? OrientationStatement(kind: .exif, location: "IFD0", rawValue: 6) : nil))
+        #expect(block.findings.map(\.code) == (shown ? [] : ["orientation-type"]))
+        if !shown { #expect(block.findings.first?.message.contains("exiftool reports 6") == true) }
     }
 
     @Test func orientationAsTextIsNotAnOrientation() throws {

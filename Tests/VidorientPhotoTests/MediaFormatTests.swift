@@ -28,7 +28,13 @@ import VidorientCore
         #expect(MediaFormat(signature: Array("RIFF\0\0\0\0AVI LIST".utf8)) == .other(name: "avi"))
         #expect(MediaFormat(signature: [0x1A, 0x45, 0xDF, 0xA3]) == .other(name: "matroska/webm"))
         #expect(MediaFormat(signature: [0, 0, 0, 8] + Array("wide".utf8)) == .movie)
-        #expect(MediaFormat(signature: Array("plain text".utf8)) == .other(name: nil))
+        #expect(MediaFormat(signature: Array("plain text".utf8)) == .other(name: "text"))
+        // Text headers of media FFmpeg reads: not text.
+        #expect(
+            MediaFormat(signature: Array("YUV4MPEG2 W2 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\nPPPPPP".utf8))
+                == .other(name: nil))
+        #expect(MediaFormat(signature: Array("P6\n2 2\n255\nABCDEFGHIJKL".utf8)) == .other(name: nil))
+        #expect(MediaFormat(signature: Array("#EXTM3U\n#EXT-X-VERSION:3\n".utf8)) == .other(name: nil))
         #expect(MediaFormat(signature: []) == .other(name: nil))
         #expect(MediaFormat.jpeg.isPhoto && !MediaFormat.movie.isPhoto)
     }

@@ -145,23 +145,21 @@ private struct Planner<Source: ByteSource> {
         rewriteTransformValues(best.values, of: search.properties, item: id)
         planned.insert(id)
         guard !best.dropped.isEmpty || !best.appended.isEmpty else { return }
-        guard let lastEntry = lastEntry(of: id) else {
+        guard let readEntry = readEntry(of: id) else {
             throw PhotoFormatError("item \(id) has no 'ipma' entry")
         }
         try dropAssociations(best.dropped, slots: slots, item: id)
-        try appendAssociations(best.appended, to: lastEntry, item: id)
+        try appendAssociations(best.appended, to: readEntry, item: id)
     }
 
-    /// An item's associations in `ipma` order, with the value byte of each `irot`/`imir`.
+    /// An item's associations in `ipma` order, with the value byte of each `irot`/`imir`: its
+    /// first entry's, the only one libheif reads (and the reader, `HEIFParser.readProperties`).
     func slots(of id: UInt32) throws(PhotoFormatError) -> [Slot] {
+        guard let (b, e) = readEntry(of: id) else { return [] }
         var slots: [Slot] = []
-        for (b, box) in layout.associationBoxes.enumerated() {
-            for (e, entry) in box.entries.enumerated() where entry.itemID == id {
-                for (a, association) in entry.associations.enumerated() where association.propertyIndex != 0 {
-                    slots.append(
-                        try slot(naming: association.propertyIndex, item: id, box: b, entry: e, association: a))
-                }
-            }
+        let entry = layout.associationBoxes[b].entries[e]
+        for (a, association) in entry.associations.enumerated() where association.propertyIndex != 0 {
+            slots.append(try slot(naming: association.propertyIndex, item: id, box: b, entry: e, association: a))
         }
         return slots
     }
@@ -256,10 +254,10 @@ private struct Planner<Source: ByteSource> {
     /// Appends essential associations to the entry (box, entry), each to an identical property
     /// already in `ipco` (or planned for it by an item before) or else to a new one, kept for
     /// the end of `ipco`.
-    mutating func appendAssociations(_ additions: [Addition], to lastEntry: (Int, Int), item id: UInt32)
+    mutating func appendAssociations(_ additions: [Addition], to readEntry: (Int, Int), item id: UInt32)
         throws(PhotoFormatError)
     {
-        let (b, e) = lastEntry
+        let (b, e) = readEntry
         let box = layout.associationBoxes[b]
         var added: [UInt8] = []
         for addition in additions {
@@ -321,13 +319,13 @@ private struct Planner<Source: ByteSource> {
         try resize(layout.meta, by: Int64(boxes.count) + ipmaGrowth)
     }
 
-    /// The last `ipma` entry (box, entry) of an item, where new associations go.
-    func lastEntry(of id: UInt32) -> (Int, Int)? {
-        var found: (Int, Int)?
+    /// The `ipma` entry (box, entry) of an item where its associations are read and new ones go:
+    /// its first, the only one libheif reads (a later entry for the same item is passed over).
+    func readEntry(of id: UInt32) -> (Int, Int)? {
         for (b, box) in layout.associationBoxes.enumerated() {
-            for (e, entry) in box.entries.enumerated() where entry.itemID == id { found = (b, e) }
+            if let e = box.entries.firstIndex(where: { $0.itemID == id }) { return (b, e) }
         }
-        return found
+        return nil
     }
 
     /// The first property of `ipco` that is exactly the 9-byte box this planner would write, or

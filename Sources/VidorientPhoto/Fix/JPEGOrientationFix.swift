@@ -24,7 +24,7 @@ enum JPEGOrientationFix {
         var exifSegment: JPEGReader.Segment?
         for segment in segments where segment.marker == 0xE1 {
             let payload = try PhotoBytes.read(source, at: segment.payloadOffset, count: segment.payloadLength)
-            if payload.starts(with: EXIFReader.exifPrefix) {
+            if EXIFReader.isJPEGExif(payload) {
                 // Readers take the first EXIF APP1; a second one is ignored as they ignore it.
                 if exifSegment == nil { exifSegment = segment }
             } else if payload.starts(with: JPEGReader.xmpIdentifier) {

@@ -64,31 +64,42 @@ enum PNGOrientationFix {
             let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
             let block = try TIFFBlockEdit(
                 editor, target: target, tiffLength: Int64(tiff.count), location: "eXIf chunk IFD0")
-            guard !block.splices.isEmpty else { return changes }
+            // Chromium ignores an eXIf that starts `Exif\0\0` (the PNG specification has none):
+            // the prefix goes, so that the chunk says the target to every reader.
+            guard !block.splices.isEmpty || skip > 0 else { return changes }
             // The chunk's new data, to checksum: the block's splices applied to the TIFF bytes.
             let newTIFF: [UInt8]
             do { newTIFF = try FileEdit(block.splices).applied(to: tiff) } catch {
                 throw error.context("the planned edit of the eXIf chunk is inconsistent")
             }
-            let newData = Array(data[..<skip]) + newTIFF
+            let newData = newTIFF
             let oldCRC = try PhotoBytes.read(source, at: exif.crcOffset, count: 4)
             let newCRC = crc(type: "eXIf", newData)
             let shifted = block.splices.map {
                 ByteSplice(offset: $0.offset + Int64(exif.dataOffset + skip), old: $0.old, new: $0.new)
             }
+            let lengthSplice = ByteSplice(
+                offset: Int64(exif.offset), old: IFD0Editor.encode(exif.length, size: 4, littleEndian: false),
+                new: IFD0Editor.encode(newData.count, size: 4, littleEndian: false))
+            if skip > 0 {
+                changes.splices.append(ByteSplice(offset: Int64(exif.dataOffset), old: Array(data[..<skip]), new: []))
+                changes.places.append("eXIf chunk: its 'Exif\\0\\0' prefix removed (browsers ignore a prefixed chunk)")
+            }
             if block.inserted == 0 {
                 changes.splices += shifted
                 changes.splices.append(ByteSplice(offset: Int64(exif.crcOffset), old: oldCRC, new: newCRC))
                 changes.places += block.places.map { $0 + " (chunk crc recomputed)" }
+                if skip > 0 {
+                    changes.splices.append(lengthSplice)
+                    changes.places.append(
+                        "eXIf chunk length: \(exif.length) -> \(newData.count) (chunk crc recomputed)")
+                }
             } else {
                 // The pointer change stays; the inserted IFD and the new CRC replace the old CRC.
                 let inserted = shifted.first { $0.old.isEmpty }!.new
                 changes.splices += shifted.filter { !$0.old.isEmpty }
                 changes.splices.append(ByteSplice(offset: Int64(exif.crcOffset), old: oldCRC, new: inserted + newCRC))
-                changes.splices.append(
-                    ByteSplice(
-                        offset: Int64(exif.offset), old: IFD0Editor.encode(exif.length, size: 4, littleEndian: false),
-                        new: IFD0Editor.encode(newData.count, size: 4, littleEndian: false)))
+                changes.splices.append(lengthSplice)
                 changes.places += block.places
                 changes.places.append("eXIf chunk length: \(exif.length) -> \(newData.count) (chunk crc recomputed)")
             }
@@ -161,16 +172,16 @@ enum PNGOrientationFix {
             try IFD0Editor.refuseLoops(tiff: tiff, location: location)
             let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
             // A profile without an Orientation says nothing to disagree with: it is left alone.
-            guard let (old, splice) = try editor.valueSplice(target: target) else { return false }
+            guard let (old, shown, splice) = try editor.valueSplice(target: target) else { return false }
             statesOrientation = true
-            if old != target.exif {
+            if !shown || old != target.exif {
                 var copy = text
                 for (index, byte) in splice.new.enumerated() {
                     let at = positions[skip + Int(splice.offset) + index]
                     copy[at] = hexDigit(byte >> 4, like: text[at])
                     copy[at + 1] = hexDigit(byte & 15, like: text[at + 1])
                 }
-                edited = (copy, ["\(location) IFD0 Orientation: \(old) -> \(target.exif)"])
+                edited = (copy, ["\(location) IFD0 Orientation: \(old.map(String.init) ?? "?") -> \(target.exif)"])
             }
         }
         guard let edited else { return statesOrientation }

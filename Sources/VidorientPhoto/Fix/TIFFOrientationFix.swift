@@ -53,30 +53,46 @@ struct IFD0Editor {
     /// The index of IFD0's Orientation entry.
     var orientationIndex: Int? { entries.firstIndex { tag($0) == Int(TIFFTag.orientation) } }
 
-    /// The Orientation entry's stored value and the splice that makes it `target`; nil when IFD0
-    /// has no Orientation. Refuses a type or count no reader expects (SHORT, or LONG or BYTE, one value).
-    func valueSplice(target: Orientation) throws(PhotoFormatError) -> (old: Int, splice: ByteSplice)? {
+    /// The Orientation entry's stored value (as exiftool reads it: the first, whatever the integer
+    /// type), whether viewers see it (one SHORT: Chromium ignores any other type or count), and
+    /// the splice that makes it `target`; nil when IFD0 has no Orientation. A SHORT holding one
+    /// value changes its two bytes; any other entry is rewritten whole as one SHORT (type, count
+    /// and value: ten bytes in place, the tag kept), so that every viewer shows the target.
+    func valueSplice(target: Orientation) throws(PhotoFormatError) -> (old: Int?, shown: Bool, splice: ByteSplice)? {
         guard let index = orientationIndex else { return nil }
         let entry = entries[index]
         let type = TIFFStructure.uint16(entry, 2, littleEndian)
         let count = TIFFStructure.uint32(entry, 4, littleEndian)
-        let size: Int
-        switch type {
-        case TIFFType.short.rawValue: size = 2
-        case TIFFType.long.rawValue: size = 4
-        case TIFFType.byte.rawValue: size = 1
-        default: throw .unsupported("the ifd0 orientation entry has type \(type), not short; it was left alone")
+        let entryOffset = base + Int64(ifd0Offset) + 2 + 12 * Int64(index)
+        if type == TIFFType.short.rawValue, count == 1 {
+            // A value of four bytes or fewer sits in the entry itself, left-justified.
+            let old = Array(entry[8..<10])
+            let new = IFD0Editor.encode(target.exif, size: 2, littleEndian: littleEndian)
+            return (
+                TIFFStructure.uint16(old, 0, littleEndian), true,
+                ByteSplice(offset: entryOffset + 8, old: old, new: new)
+            )
         }
-        guard count == 1 else {
-            throw .unsupported("the ifd0 orientation entry holds \(count) values, not 1; it was left alone")
-        }
-        // A value of four bytes or fewer sits in the entry itself, left-justified.
-        let old = Array(entry[8..<8 + size])
-        let new = IFD0Editor.encode(target.exif, size: size, littleEndian: littleEndian)
-        let value = old.reduce(0) { $0 << 8 | Int($1) }
-        let oldValue = littleEndian ? old.reversed().reduce(0) { $0 << 8 | Int($1) } : value
-        let offset = base + Int64(ifd0Offset) + 2 + 12 * Int64(index) + 8
-        return (oldValue, ByteSplice(offset: offset, old: old, new: new))
+        // The first value when it sits in the entry (what exiftool shows); nil when it lies elsewhere.
+        let old: Int? =
+            switch (TIFFType(rawValue: type), count) {
+            case (_, 0): nil
+            case (.byte?, _), (.undefined?, _): Int(entry[8])
+            case (.sbyte?, _): Int(Int8(bitPattern: entry[8]))
+            case (.short?, _): TIFFStructure.uint16(entry, 8, littleEndian)
+            case (.sshort?, _): Int(Int16(truncatingIfNeeded: TIFFStructure.uint16(entry, 8, littleEndian)))
+            case (.long?, _) where count == 1: TIFFStructure.uint32(entry, 8, littleEndian)
+            case (.slong?, _) where count == 1:
+                Int(Int32(truncatingIfNeeded: TIFFStructure.uint32(entry, 8, littleEndian)))
+            default: nil
+            }
+        let shortEntry = Array(orientationEntry(target)[2..<12])
+        return (old, false, ByteSplice(offset: entryOffset + 2, old: Array(entry[2..<12]), new: shortEntry))
+    }
+
+    /// A type's name as TIFF writes it (`LONG`, `SSHORT`), or its number when unknown.
+    static func typeName(_ type: Int) -> String {
+        TIFFType(rawValue: type).map { "\($0)".uppercased() } ?? "type \(type)"
     }
 
     static func encode(_ value: Int, size: Int, littleEndian: Bool) -> [UInt8] {
@@ -145,10 +161,20 @@ struct TIFFBlockEdit {
     var inserted = 0
 
     init(_ editor: IFD0Editor, target: Orientation, tiffLength: Int64, location: String) throws(PhotoFormatError) {
-        if let (old, splice) = try editor.valueSplice(target: target) {
-            if old != target.exif {
+        if let (old, shown, splice) = try editor.valueSplice(target: target) {
+            if shown, old != target.exif {
                 splices.append(splice)
-                places.append("\(location) Orientation: \(old) -> \(target.exif)")
+                places.append("\(location) Orientation: \(old.map(String.init) ?? "?") -> \(target.exif)")
+            } else if !shown {
+                // Viewers ignore an Orientation that is not one SHORT: it becomes one, whatever it held.
+                let index = editor.orientationIndex!
+                let entry = editor.entries[index]
+                let type = IFD0Editor.typeName(TIFFStructure.uint16(entry, 2, editor.littleEndian))
+                let count = TIFFStructure.uint32(entry, 4, editor.littleEndian)
+                splices.append(splice)
+                places.append(
+                    "\(location) Orientation: \(old.map(String.init) ?? "?") (\(type), \(count) value\(count == 1 ? "" : "s")) -> \(target.exif) (SHORT)"
+                )
             }
             return
         }

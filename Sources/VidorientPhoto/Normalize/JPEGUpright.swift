@@ -153,7 +153,7 @@ package enum JPEGUpright {
         for segment in layout.segments[..<firstScan] where segment.isApplication {
             let payload = original[segment.payloadStart..<segment.start + segment.length]
             var replacement: [UInt8]?
-            if segment.marker == 0xE1, !sawEXIF, payload.starts(with: EXIFReader.exifPrefix) {
+            if segment.marker == 0xE1, !sawEXIF, EXIFReader.isJPEGExif(payload) {
                 sawEXIF = true
                 let exif = try EXIFUpright(
                     tiff: Array(payload.dropFirst(EXIFReader.exifPrefix.count)), transform: transform,
