@@ -27,29 +27,6 @@ import VidorientTestSupport
                 + "is missing) nor one audit --json document (key 'files' is missing); nothing was done\n")
     }
 
-    /// An Orientation entry of type SLONG is a file this fix will not change: refused, as docs/fix.md
-    /// says, not "failed" (the kind was lost when the photo error was re-wrapped).
-    @Test func aPhotoTheFixWillNotChangeIsCountedAsRefused() throws {
-        let folder = try TemporaryFolder("hidden")
-        defer { folder.remove() }
-        var jpeg = try Self.bytes(TestMedia.path("orient-6.jpg"))
-        // IFD0's Orientation entry: tag 0x0112, type 3 (SHORT), count 1, in either byte order.
-        let bigEndian: [UInt8] = [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]
-        let littleEndian: [UInt8] = [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00]
-        if let at = jpeg.indices.first(where: { jpeg[$0...].starts(with: bigEndian) }) {
-            jpeg[at + 3] = 9
-        } else {
-            let at = try #require(jpeg.indices.first { jpeg[$0...].starts(with: littleEndian) })
-            jpeg[at + 2] = 9
-        }
-        try Self.write(jpeg, to: folder.path("long.jpg"))
-        let good = try folder.copy(TestMedia.path("orient-6.jpg"), as: "good.jpg")
-        let run = try Run.vidorient(["fix", "--orientation", "1", folder.path("long.jpg"), good])
-        #expect(run.status == 2)
-        #expect(run.stderr.contains("orientation entry has type 9, not short"), "\(run.stderr)")
-        #expect(run.stderr.hasSuffix("vidorient: fixed 1, already right 0, refused 1, failed 0\n"), "\(run.stderr)")
-    }
-
     /// `normalize -o` of an upright photo it will not read (over 1 GiB: a sparse file here) used to
     /// report success and write nothing.
     @Test func aCopyThatCannotBeMadeIsAnError() throws {

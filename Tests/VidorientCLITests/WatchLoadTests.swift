@@ -26,7 +26,7 @@ import VidorientTestSupport
         }
     }
 
-    static let load = ProcessInfo.processInfo.environment["VIDORIENT_WATCH_LOAD"].flatMap(Int.init) ?? 5000
+    static let load = LargeRounds.watchLoad
 
     @Test func thousandsOfFilesAtOnceThenTheFolderGoneThenSIGTERM() throws {
         let folder = try scratchFolder("watch-load")

@@ -21,7 +21,7 @@ import VidorientTestSupport
             FixCase(path: TestMedia.path("heic-thumbnail-shared-5.heic"), orientation: 5),
         ]
 
-    @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: generated, 1...8)
+    @Test(.enabled(if: isInstalled("heif-convert") && isInstalled("ffmpeg")), arguments: generated, LargeRounds.targets)
     func generatedFilesShowEachTarget(file: FixCase, target: Int) throws {
         try check(file, target: target, exif: file.exif)
     }
@@ -388,7 +388,7 @@ private struct RGBPicture {
         FixCase(path: TestMedia.path("heic-thumbnail-shared-5.heic"), orientation: 5),
     ]
 
-    @Test(.enabled(if: tools && isInstalled("ffmpeg")), arguments: generated, 1...8)
+    @Test(.enabled(if: tools && isInstalled("ffmpeg")), arguments: generated, LargeRounds.targets)
     func generatedThumbnailsTurnWithThePrimary(file: FixCase, target: Int) throws {
         try checkThumbnails(file, target: target, scaled: false)
     }

@@ -7,9 +7,18 @@ public enum LargeRounds {
     public static let enabled = ProcessInfo.processInfo.environment["VIDORIENT_LARGE_ROUNDS"] == "1"
 
     /// The target orientations a round over 12-megapixel phone files tries: all eight in a large
-    /// round, else four that hold a mirror, a half turn, a quarter turn, and a mirror with a quarter
-    /// turn (an `imir` and an `irot` together).
-    public static let phoneTargets: [Int] = enabled ? Array(1...8) : [2, 3, 6, 7]
+    /// round, else a half turn and a mirror with a quarter turn (an `irot`, then an `imir` and an
+    /// `irot` together).
+    public static let phoneTargets: [Int] = enabled ? Array(1...8) : [3, 7]
+
+    /// The target orientations a round over TestMedia's small HEIF files tries: all eight in a
+    /// large round, else four that hold a mirror, a half turn, a quarter turn, and a mirror with a
+    /// quarter turn.
+    public static let targets: [Int] = enabled ? Array(1...8) : [2, 3, 6, 7]
+
+    /// Files `audit --watch` takes in at once (`WatchLoadTests`; `VIDORIENT_WATCH_LOAD` overrides).
+    public static let watchLoad =
+        ProcessInfo.processInfo.environment["VIDORIENT_WATCH_LOAD"].flatMap(Int.init) ?? (enabled ? 5_000 : 2_000)
 
     /// One photo mutant in this many (`MutatedPhotoTests`): every one in a large round, else a third.
     public static let mutationShare = enabled ? 1 : 3
