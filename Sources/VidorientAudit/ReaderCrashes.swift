@@ -37,6 +37,9 @@ public final class ReaderCrashes: @unchecked Sendable {
     private let listPath: String
     /// The files known to kill a reader, by path; taken out when one turns out changed.
     private let known: Mutex<[String: Entry]>
+    /// Whether any file was known at the start: when none was (the usual run), no file's lookup
+    /// takes the lock, which every worker would otherwise take for every file.
+    private let anyKnown: Bool
     private let changed = Atomic<Bool>(false)
     /// Test-only: a reader of a file of this name kills its own process (SIGKILL), so that the
     /// tests kill a real audit mid-read without depending on a real bug.
@@ -66,6 +69,7 @@ public final class ReaderCrashes: @unchecked Sendable {
         slotsDescriptor = descriptor
         slots = mapped
         known = Mutex(entries)
+        anyKnown = !entries.isEmpty
         if !harvested.isEmpty { Self.writeList(listPath, Array(entries.values)) }
     }
 
@@ -78,7 +82,7 @@ public final class ReaderCrashes: @unchecked Sendable {
     /// The record of a file known to kill a reader, unchanged since: skipped, said. A file that
     /// changed since (inode, size or mtime) is forgotten and read again (nil).
     public func knownCrash(_ path: String, key: FileKey?) -> AuditRecord? {
-        guard let entry = known.withLock({ $0[path] }) else { return nil }
+        guard anyKnown, let entry = known.withLock({ $0[path] }) else { return nil }
         if let key = key ?? FileKey(path: path), entry.matches(key) {
             return AuditRecord(
                 path: path, video: nil,
