@@ -221,16 +221,8 @@ struct Audit: ParsableCommand {
 
     /// The decisions file, read whole: a line that is not a record refuses it (exit 2).
     static func readDecisions(_ path: String) throws -> ReviewDecisions {
-        var records: [ReviewDecisions.Record] = []
-        do {
-            var reader = try AuditInput<ReviewDecisions.Record>(path: path)
-            try reader.read { item in
-                switch item {
-                case .record(let record, _): records.append(record)
-                case .unreadable(let reason): throw VidorientError.malformed(reason)
-                }
-            }
-        } catch let error as VidorientError {
+        let records: [ReviewDecisions.Record]
+        do throws(VidorientError) { records = try AuditInput.records(at: path) } catch {
             Terminal.warn(error.description)
             throw ExitStatus.unreadableInput
         }

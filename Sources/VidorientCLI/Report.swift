@@ -39,15 +39,7 @@ struct Report: ParsableCommand {
         // leaves no page behind (nor truncates one that was there).
         var records: [AuditRecord] = []
         for input in inputs {
-            do {
-                var reader = try AuditInput<AuditRecord>(path: input)
-                try reader.read { item in
-                    switch item {
-                    case .record(let record, _): records.append(record)
-                    case .unreadable(let reason): throw VidorientError.malformed(reason)
-                    }
-                }
-            } catch let error as VidorientError {
+            do throws(VidorientError) { records += try AuditInput.records(at: input) } catch {
                 Terminal.warn(error.description)
                 throw ExitStatus.unreadableInput
             }

@@ -27,6 +27,26 @@ public struct AuditInput<Record: Decodable> {
         lines = try PathList(path: path, nulSeparated: false)
     }
 
+    /// Every record at `path`, read whole before anything is done with them: a line that is not a
+    /// record refuses the whole input (`report`'s pages, `audit --decisions`).
+    public static func records(at path: String) throws(VidorientError) -> [Record] {
+        var records: [Record] = []
+        var reader = try AuditInput(path: path)
+        do {
+            try reader.read { item in
+                switch item {
+                case .record(let record, _): records.append(record)
+                case .unreadable(let reason): throw VidorientError.malformed(reason)
+                }
+            }
+        } catch let error as VidorientError {
+            throw error
+        } catch {
+            throw .malformed("could not read the audit on \(reader.name): \(error)")
+        }
+        return records
+    }
+
     /// Reads everything, in order. Throws, before `each` has seen anything, when the input is
     /// neither: its first line not a record and the whole not a document of records.
     public mutating func read(_ each: (Item) throws -> Void) throws {
