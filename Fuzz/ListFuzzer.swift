@@ -40,7 +40,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
 
     if var input = try? AuditInput<AuditedFix.Record>(path: path) {
         try? input.read { item in
-            guard case .record(let record, _) = item, let fix = try? AuditedFix(record) else { return }
+            // Every finding's fix considered, judgments too: the default selection and a floor.
+            guard case .record(let record, _) = item,
+                let fix = try? AuditedFix.choose(record, selection: AuditSelection(minimumConfidence: 0.5)).fix
+            else { return }
             precondition(fix.path == record.path, "the fix is not for the record's file")
             precondition((1...8).contains(fix.orientation.exif), "a suggested fix outside 1-8")
         }

@@ -93,7 +93,7 @@ case $target in
     # The readers of the journal and of an audit's output, with the fuzzer in their module: their
     # records are internal types. Only these sources of VidorientFix: the rest needs the whole library.
     objects=("$work/build/VidorientIO.o" "$work/build/VidorientCore.o")
-    source="Fuzz/ListFuzzer.swift Sources/VidorientFix/Journal.swift Sources/VidorientFix/AuditInput.swift Sources/VidorientFix/AuditedFix.swift Sources/VidorientFix/FileChecksum.swift"
+    source="Fuzz/ListFuzzer.swift Sources/VidorientFix/Journal.swift Sources/VidorientFix/AuditInput.swift Sources/VidorientFix/AuditedFix.swift Sources/VidorientFix/AuditSelection.swift Sources/VidorientFix/FileChecksum.swift"
     link=(-module-name VidorientFix -I Sources/CZlib -lz)
     seeds=()
     ;;

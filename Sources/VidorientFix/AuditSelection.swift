@@ -85,19 +85,3 @@ public struct AuditNote: Sendable, Hashable {
         return "\(path.escapingControlCharacters): \(code) \(verb): \(reason)"
     }
 }
-
-/// What an audit asks `fix --from-audit` to do, once the selection has chosen.
-public struct AuditPlan: Sendable {
-    public var jobs: [FixJob] = []
-    /// Each record that could not be read, said as one line naming it.
-    public var unreadable: [String] = []
-    /// The judgments applied and why, and every suggested fix held back and why, in the list's order.
-    public var notes: [AuditNote] = []
-    /// A file listed again with the same fix (fixed once), said as one line naming both places.
-    public var repeated: [String] = []
-
-    public init() {}
-
-    public var heldBack: [AuditNote] { notes.filter { !$0.applied } }
-    public var appliedJudgments: [AuditNote] { notes.filter(\.applied) }
-}
