@@ -354,6 +354,13 @@ def build_vidorient(tmp):
         path, note = os.path.join(REPO, ".build-release", "release", "vidorient"), "built by `" + shlex.join(cmd) + "`"
     # a private copy: a rebuild by someone else during the run cannot swap the binary half-way
     shutil.copy(path, os.path.join(tmp, "vidorient"))
+    # the content engine is opened from beside the program (`--content`): copied with it, and the
+    # model found in the checkout's .build-models (a copied program has no ../share/vidorient)
+    if os.path.isdir(os.path.join(REPO, ".build-models")):
+        os.environ.setdefault("VIDORIENT_MODEL_DIR", os.path.join(REPO, ".build-models"))
+    engine = os.path.join(os.path.dirname(path), "libVidorientContentEngine.so")
+    if os.path.exists(engine):
+        shutil.copy(engine, tmp)
     return os.path.join(tmp, "vidorient"), note
 
 
