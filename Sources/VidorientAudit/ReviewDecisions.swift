@@ -2,24 +2,6 @@ import Synchronization
 public import VidorientCore
 import VidorientIO
 
-/// FNV-1a, 64 bits: a page's identity (`HTMLReport`).
-/// Not a secret; only a name that changes when the bytes do.
-struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x0000_0100_0000_01B3
-        }
-    }
-
-    var hex: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-}
-
 /// The suggestions a person rejected on the review page (`audit --decisions FILE`: the page's
 /// `vidorient-rejected.jsonl`): while a file is as the audit that the page shows found it (the
 /// record's `file`, Core's `AuditedFile`: inode, size, mtime and its first 4 KiB), the audit does

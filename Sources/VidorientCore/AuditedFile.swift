@@ -18,23 +18,10 @@ public struct AuditedFile: Sendable, Hashable, Codable {
         self.inode = inode
         self.size = size
         self.mtimeNanoseconds = mtimeNanoseconds
-        // FNV-1a's constants over little-endian 64-bit words (then the last bytes one by one):
-        // an eighth of the steps of the byte-wise hash, for one page read per audited file.
-        let bytes = Array(head.prefix(Self.headSize))
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let words = bytes.count / 8
-        bytes.withUnsafeBytes { raw in
-            for index in 0..<words {
-                hash ^= UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
-                hash &*= 0x0000_0100_0000_01b3
-            }
-        }
-        for byte in bytes[(words * 8)...] {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        headChecksum = String(repeating: "0", count: 16 - digits.count) + digits
+        // Word-wise: an eighth of the steps of the byte-wise hash, for one page read per audited file.
+        var hash = FNV1a()
+        hash.addWords(Array(head.prefix(Self.headSize)))
+        headChecksum = hash.hex
     }
 
     /// What differs in `now`, for a refusal: `size 120 (was 96), first 4 KiB`; nil when nothing does.
