@@ -21,6 +21,10 @@ public struct AuditOptions: Sendable {
     public var content: ContentPolicy?
     /// Suggestions a person rejected (`--decisions`): not raised again while the file is the same.
     public var decisions: ReviewDecisions?
+    /// `--where`: only the files whose record satisfies every condition are reported and counted
+    /// (the others are counted in the summary's `skipped` as `where`); a file that could not be
+    /// read is reported whatever they say, nothing being known of it to test.
+    public var conditions: [ReportCondition] = []
 
     public init() {}
 }
@@ -54,6 +58,11 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public init(_ report: MediaReport) {
         self.init(path: report.path, video: report.video, photo: report.photo, findings: report.findings)
         self.content = report.content
+    }
+
+    /// What `--where` reads of the record: its report without the container.
+    public var facts: ReportFacts {
+        ReportFacts(path: path, format: nil, video: video, photo: photo, content: content, findings: findings)
     }
 
     /// The codes that mean the file itself could not be probed.
@@ -291,6 +300,12 @@ public struct Auditor: Sendable {
                             crashes?.end(worker: worker)
                         }
                         options.decisions?.apply(&record)
+                        if !options.conditions.isEmpty, !record.isUnreadable,
+                            !options.conditions.hold(for: record.facts)
+                        {
+                            chunk.summary.skipped["where", default: 0] += 1
+                            continue
+                        }
                         chunk.summary.add(record, failOn: options.failOn)
                         chunk.count += 1
                         render(record, &chunk)

@@ -41,6 +41,11 @@ struct Audit: ParsableCommand {
 
     @OptionGroup var parallel: JobsOption
 
+    @Option(
+        name: .customLong("where"), help: SharedHelp.conditions,
+        transform: optionParser("--where", ReportCondition.parseForAudit))
+    var conditions: [ReportCondition] = []
+
     @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")
     var timeout: Double = 30
 
@@ -141,6 +146,7 @@ struct Audit: ParsableCommand {
         options.timeout = timeout
         options.deep = deep
         options.failOn = failOn
+        options.conditions = conditions
         if let policy = contentOptions.policy {
             do throws(ContentUnavailable) { try Auditor.prepareContent(jobs: options.jobs) } catch {
                 Terminal.warn("content cannot be judged: \(error)")
