@@ -97,7 +97,8 @@ public struct ThumbnailBatch: Sendable {
 
     /// What was written for one input.
     public struct Written: Encodable, Sendable, Hashable {
-        public let input: String
+        /// The input as read; a caller that read standard input through a spool names it `-`.
+        public var input: String
         public let output: String
         public let width: Int
         public let height: Int

@@ -211,7 +211,9 @@ struct Thumbnail: ParsableCommand {
             progress.advance(jobs[index].input)
         }
         progress.finish()
-        let written = results.withLock { $0.compactMap { $0 } }
+        // Standard input is `-` in what is printed, JSON included, not the spool's /proc path.
+        var written = results.withLock { $0.compactMap { $0 } }
+        for index in written.indices { written[index].input = shownName(written[index].input) }
         if jsonOutput.json {
             print(try JSONText().encode(written))
         } else {
@@ -219,7 +221,7 @@ struct Thumbnail: ParsableCommand {
             let toStandardOutput = outputDestination?.isStandardOutput == true
             for item in written {
                 (toStandardOutput ? Terminal.warn : { print($0) })(
-                    "\(shownName(item.input).escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
+                    "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
                 )
             }
         }

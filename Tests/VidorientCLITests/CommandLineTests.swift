@@ -593,6 +593,15 @@ struct SpooledInputTests {
         #expect(run.stdout.hasPrefix("- -> \(out) (40x"), "\(run.stdout)")
         let png = try Data(contentsOf: URL(fileURLWithPath: out))
         #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        // --json names the input as the line does (it named the spool's /proc/self/fd path).
+        let json = try Run.vidorient(
+            [],
+            prefix: [
+                "sh", "-c", "\"$0\" thumbnail - -o \"$2\" --width 40 --json < \"$1\"", Run.binary.path,
+                Run.media("orient-6.jpg"), out,
+            ])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect((json.json as? [[String: Any]])?.map { $0["input"] as? String } == ["-"], "\(json.stdout)")
         let noName = try Run.vidorient(["thumbnail", "-", "--out-dir", folder.path("t")])
         #expect(noName.status == 64, "\(noName.stderr)")
     }
