@@ -29,7 +29,8 @@ struct Thumbnail: ParsableCommand {
     var outDir: String?
 
     @Option(
-        help: "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {index}, {ext}.",
+        help:
+            "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {relpath} (its folder below the one given), {index}, {ext}.",
         transform: OutputNameTemplate.parser(for: "--name"))
     var name = OutputNameTemplate.standard
 

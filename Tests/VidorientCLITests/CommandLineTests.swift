@@ -609,6 +609,23 @@ struct SpooledInputTests {
     /// `--name '{parent}/{stem}.{ext}'` passed the collision check and then failed on every file
     /// ("no such file or directory"): the folders are made first now, and something in the way
     /// that is not a folder refuses the batch before anything is decoded.
+    /// `{relpath}`: a folder of thumbnails mirrors the library (issue 29), as vipsthumbnail's `-o`.
+    @Test func aRelativePathMirrorsTheSourceTree() throws {
+        let folder = try TemporaryFolder("name-relpath")
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(atPath: folder.path("lib/x/y"), withIntermediateDirectories: true)
+        _ = try folder.copy(Run.media("orient-6.jpg"), as: "lib/x/y/a.jpg")
+        _ = try folder.copy(Run.media("orient-3.png"), as: "lib/b.png")
+        let out = folder.path("thumbs")
+        let run = try Run.vidorient([
+            "thumbnail", folder.path("lib"), "--out-dir", out, "--name", "{relpath}/{stem}.{ext}", "--width", "32",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        for made in ["thumbs/x/y/a.png", "thumbs/b.png"] {
+            #expect(FileManager.default.fileExists(atPath: folder.path(made)), "\(made): \(run.stdout)")
+        }
+    }
+
     @Test func aNameWithAFolderMakesTheFolder() throws {
         let folder = try TemporaryFolder("name-parent")
         defer { folder.remove() }
