@@ -68,7 +68,9 @@ public struct ThumbnailBatch: Sendable {
                 }
                 jobs.append(Job(input: file, output: path))
             case .folder(let folder, let names):
-                let name = try names.name(for: file, index: index, format: format)
+                let name = try names.name(
+                    for: file, index: index, format: format,
+                    relativeFolder: ThumbnailBatch.relativeFolder(of: file, inputs: inputs))
                 jobs.append(Job(input: file, output: (folder.hasSuffix("/") ? folder : folder + "/") + name))
             }
         }
@@ -95,9 +97,22 @@ public struct ThumbnailBatch: Sendable {
         self.layout = layout
     }
 
+    /// A file's folder below the folder it was found in, as given (`a/b` for `LIB/a/b/x.jpg`
+    /// found in `LIB`): `{relpath}`. Empty for a file given by name, or at the folder's top.
+    static func relativeFolder(of file: String, inputs: [String]) -> String {
+        for input in inputs where input != file {
+            let root = input.hasSuffix("/") ? input : input + "/"
+            guard file.hasPrefix(root) else { continue }
+            let rest = file.dropFirst(root.count)
+            return rest.lastIndex(of: "/").map { String(rest[..<$0]) } ?? ""
+        }
+        return ""
+    }
+
     /// What was written for one input.
     public struct Written: Encodable, Sendable, Hashable {
-        public let input: String
+        /// The input as read; a caller that read standard input through a spool names it `-`.
+        public var input: String
         public let output: String
         public let width: Int
         public let height: Int
@@ -165,7 +180,9 @@ public struct ThumbnailBatch: Sendable {
 }
 
 /// How each output in a folder is named: `{stem}` (the input's name without its extension),
-/// `{name}`, `{parent}` (its folder's name), `{index}` (from 1) and `{ext}` (the format's).
+/// `{name}`, `{parent}` (its folder's name), `{relpath}` (its folder below the folder given, so
+/// that `{relpath}/{stem}.{ext}` mirrors the source tree, as vipsthumbnail's `-o` pattern),
+/// `{index}` (from 1) and `{ext}` (the format's).
 public struct OutputNameTemplate: Sendable, Hashable, CustomStringConvertible {
     public let description: String
 
@@ -183,12 +200,17 @@ public struct OutputNameTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The name of input number `index` (from 0). Refused when it would put a `/` in a name
     /// that the template did not.
-    public func name(for file: String, index: Int, format: ImageFormat) throws(ThumbnailBatch.PlanError) -> String {
+    public func name(for file: String, index: Int, format: ImageFormat, relativeFolder: String = "")
+        throws(ThumbnailBatch.PlanError) -> String
+    {
         let components = file.split(separator: "/")
         let base = components.last.map(String.init) ?? file
         let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
         let parent = components.dropLast().last.map(String.init) ?? "."
-        let expanded = description.replacing("{stem}", with: stem)
+        // A file at the top has no folder to mirror: `{relpath}/` goes with it.
+        let expanded = description.replacing("{relpath}/", with: relativeFolder.isEmpty ? "" : relativeFolder + "/")
+            .replacing("{relpath}", with: relativeFolder)
+            .replacing("{stem}", with: stem)
             .replacing("{name}", with: base)
             .replacing("{parent}", with: parent)
             .replacing("{index}", with: String(index + 1))

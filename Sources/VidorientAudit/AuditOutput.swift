@@ -10,7 +10,7 @@ public enum AuditFormat: String, Sendable, CaseIterable {
     /// One compact object per file, one per line, as files finish; shards concatenate.
     case jsonl
     /// One row per finding: path, severity, code, message, action, path_bytes (the exact bytes
-    /// in hex when the name is not UTF-8 text, empty otherwise).
+    /// in hex when the name is not UTF-8 text, empty otherwise); with `inventory`, one row per file.
     case csv
 }
 
@@ -19,18 +19,28 @@ public struct AuditWriter: Sendable {
     /// Human output: show info findings too.
     public let showInfo: Bool
     public let colors: Bool
+    /// CSV (`--csv --all`): one row per file, findings or none, as `exiftool -csv` gives an inventory.
+    public let inventory: Bool
     private let encoder = JSONText(pretty: false)
 
-    public init(format: AuditFormat, showInfo: Bool = false, colors: Bool = false) {
+    public init(format: AuditFormat, showInfo: Bool = false, colors: Bool = false, inventory: Bool = false) {
         self.format = format
         self.showInfo = showInfo
         self.colors = colors
+        self.inventory = inventory && format == .csv
     }
+
+    /// The inventory's columns: the `--print` fields a record holds, then the fix.
+    static let inventoryFields: [ReportField] = [.kind, .orientation, .rotation, .mirrored, .width, .height, .findings]
 
     public func begin() -> String {
         switch format {
         case .json: "{\"files\":["
-        case .csv: "path,severity,code,message,action,path_bytes\n"
+        case .csv:
+            inventory
+                ? "path," + AuditWriter.inventoryFields.map(\.rawValue).joined(separator: ",")
+                    + ",suggested_fix,path_bytes\n"
+                : "path,severity,code,message,action,path_bytes\n"
         case .human, .jsonl: ""
         }
     }
@@ -42,6 +52,13 @@ public struct AuditWriter: Sendable {
             return (record.cached.line ?? json(record)) + "\n"
         case .json:
             return (first ? "\n" : ",\n") + (record.cached.line ?? json(record))
+        case .csv where inventory:
+            let facts = record.facts
+            let fix = record.findings.lazy.compactMap { MediaReport.fixCommand($0, path: record.path) }.first
+            let cells =
+                [record.path.pathForDisplay] + AuditWriter.inventoryFields.map { facts.value($0) ?? "" }
+                + [fix ?? "", record.path.pathBytesHex ?? ""]
+            return cells.map(AuditWriter.csvField).joined(separator: ",") + "\n"
         case .csv:
             return record.findings.map { finding in
                 [
@@ -75,6 +92,12 @@ public struct AuditWriter: Sendable {
         text += self.record(record, first: false).utf8
     }
 
+    /// The same into a chunk; `marked`: where the record's text ends is noted, for `SortedRecords`.
+    public func render(_ record: AuditRecord, into chunk: inout AuditChunk, marked: Bool) {
+        render(record, into: &chunk.text)
+        if marked { chunk.marks.append(AuditChunk.Mark(path: record.path, end: chunk.text.count)) }
+    }
+
     /// A chunk's text, for the output; `first`: nothing was written before it.
     public func text(of chunk: AuditChunk, first: Bool) -> ArraySlice<UInt8> {
         if first, format == .json, chunk.text.first == UInt8(ascii: ",") { return chunk.text.dropFirst() }
@@ -99,6 +122,16 @@ public struct AuditWriter: Sendable {
             for (code, count) in codes { lines.append("  " + code.padded(24) + String(count)) }
             for (kind, count) in summary.skipped.sorted(by: { $0.key < $1.key }) {
                 lines.append("  skipped: " + kind.padded(15) + String(count))
+            }
+            // Where the problems are, folder by folder, when there are any and more than one folder.
+            let flagged = summary.folders.filter { $0.value.failing > 0 }
+            if !flagged.isEmpty && summary.folders.count > 1 {
+                lines.append("by folder (files at or above \(summary.failOn.rawValue) of the files audited there):")
+                for (folder, count) in flagged.sorted(by: {
+                    $0.key.pathBytes.lexicographicallyPrecedes($1.key.pathBytes)
+                }) {
+                    lines.append("  " + "\(count.failing)/\(count.files)".padded(12) + folder.escapingControlCharacters)
+                }
             }
             return lines.joined(separator: "\n") + "\n"
         }

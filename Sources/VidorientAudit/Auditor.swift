@@ -21,6 +21,10 @@ public struct AuditOptions: Sendable {
     public var content: ContentPolicy?
     /// Suggestions a person rejected (`--decisions`): not raised again while the file is the same.
     public var decisions: ReviewDecisions?
+    /// `--where`: only the files whose record satisfies every condition are reported and counted
+    /// (the others are counted in the summary's `skipped` as `where`); a file that could not be
+    /// read is reported whatever they say, nothing being known of it to test.
+    public var conditions: [ReportCondition] = []
 
     public init() {}
 }
@@ -54,6 +58,11 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public init(_ report: MediaReport) {
         self.init(path: report.path, video: report.video, photo: report.photo, findings: report.findings)
         self.content = report.content
+    }
+
+    /// What `--where` reads of the record: its report without the container.
+    public var facts: ReportFacts {
+        ReportFacts(path: path, format: nil, video: video, photo: photo, content: content, findings: findings)
     }
 
     /// The codes that mean the file itself could not be probed.
@@ -105,6 +114,14 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     public var seconds = 0.0
     public var shard: String?
     public var failOn: Severity = .warning
+    /// Per folder (the path up to its last `/`): files, and files at or above `--fail-on`; for the
+    /// text report's last lines, not in the JSON summary.
+    public var folders: [String: FolderCount] = [:]
+
+    public struct FolderCount: Sendable, Hashable {
+        public var files = 0
+        public var failing = 0
+    }
 
     public init() {}
 
@@ -128,16 +145,20 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         findingsByCode.merge(other.findingsByCode, uniquingKeysWith: +)
         findingsBySeverity.merge(other.findingsBySeverity, uniquingKeysWith: +)
         skipped.merge(other.skipped, uniquingKeysWith: +)
+        folders.merge(other.folders) { FolderCount(files: $0.files + $1.files, failing: $0.failing + $1.failing) }
     }
 
     mutating func add(_ record: AuditRecord, failOn: Severity) {
         files += 1
         if !record.findings.isEmpty { filesWithFindings += 1 }
         if record.isUnreadable { unreadable += 1 }
-        if record.findings.contains(where: { $0.severity >= failOn && !AuditRecord.unreadableCodes.contains($0.code) })
-        {
-            failing += 1
+        let fails = record.findings.contains {
+            $0.severity >= failOn && !AuditRecord.unreadableCodes.contains($0.code)
         }
+        if fails { failing += 1 }
+        let folder = record.path.lastIndex(of: "/").map { String(record.path[..<$0]) } ?? "."
+        folders[folder, default: FolderCount()].files += 1
+        if fails { folders[folder, default: FolderCount()].failing += 1 }
         for finding in record.findings {
             findingsByCode[finding.code, default: 0] += 1
             findingsBySeverity[finding.severity.rawValue, default: 0] += 1
@@ -291,6 +312,12 @@ public struct Auditor: Sendable {
                             crashes?.end(worker: worker)
                         }
                         options.decisions?.apply(&record)
+                        if !options.conditions.isEmpty, !record.isUnreadable,
+                            !options.conditions.hold(for: record.facts)
+                        {
+                            chunk.summary.skipped["where", default: 0] += 1
+                            continue
+                        }
                         chunk.summary.add(record, failOn: options.failOn)
                         chunk.count += 1
                         render(record, &chunk)
@@ -432,6 +459,8 @@ public struct AuditChunk: Sendable {
     public var text: [UInt8] = []
     /// The records themselves, for a run that keeps them.
     public var records: [AuditRecord] = []
+    /// Where each record's text ends in `text`, with its path, when the run sorts (`SortedRecords`).
+    public var marks: [Mark] = []
     /// How many files the chunk holds, and their counts.
     public internal(set) var count = 0
     var summary = AuditSummary()
@@ -440,9 +469,16 @@ public struct AuditChunk: Sendable {
 
     var isFull: Bool { text.count >= 1 << 16 || count >= 256 }
 
+    /// One record's end in the chunk's text.
+    public struct Mark: Sendable {
+        public var path: String
+        public var end: Int
+    }
+
     mutating func reset() {
         text.removeAll(keepingCapacity: true)
         records.removeAll(keepingCapacity: true)
+        marks.removeAll(keepingCapacity: true)
         count = 0
         summary = AuditSummary()
     }

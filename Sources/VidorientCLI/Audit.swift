@@ -41,6 +41,11 @@ struct Audit: ParsableCommand {
 
     @OptionGroup var parallel: JobsOption
 
+    @Option(
+        name: .customLong("where"), help: SharedHelp.conditions,
+        transform: optionParser("--where", ReportCondition.parseForAudit))
+    var conditions: [ReportCondition] = []
+
     @Option(help: "Seconds before a file's probe gives up and the file is reported: above 0, at most 86400.")
     var timeout: Double = 30
 
@@ -61,6 +66,14 @@ struct Audit: ParsableCommand {
 
     @Flag(help: "CSV, one row per finding.")
     var csv = false
+
+    @Flag(help: "With --csv: one row per file, findings or none (kind, orientation, size, findings, suggested_fix).")
+    var all = false
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Write the files in path order, at the end (default: when standard output is not a pipe).")
+    var sort: Bool?
 
     @Flag(help: "Human output: list info findings too (--json, --jsonl and --csv always have them).")
     var info = false
@@ -124,6 +137,8 @@ struct Audit: ParsableCommand {
             throw ValidationError("--html writes one page at the end; it does not go with --watch")
         }
         if thumbnails && html == nil { throw ValidationError("--thumbnails goes with --html") }
+        if all && !csv { throw ValidationError("--all goes with --csv") }
+        if sort == true && watch { throw ValidationError("--sort writes at the end; a watch does not end") }
         if let html, (try? OutputDestination(path: html))?.isStandardOutput == true {
             throw ValidationError("--html - would put the page among the records on standard output; name a file")
         }
@@ -141,6 +156,7 @@ struct Audit: ParsableCommand {
         options.timeout = timeout
         options.deep = deep
         options.failOn = failOn
+        options.conditions = conditions
         if let policy = contentOptions.policy {
             do throws(ContentUnavailable) { try Auditor.prepareContent(jobs: options.jobs) } catch {
                 Terminal.warn("content cannot be judged: \(error)")
@@ -161,7 +177,8 @@ struct Audit: ParsableCommand {
         }
 
         let format: AuditFormat = jsonOutput.json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
-        let writer = AuditWriter(format: format, showInfo: info || verbose, colors: Terminal.standardOutput.colors)
+        let writer = AuditWriter(
+            format: format, showInfo: info || verbose, colors: Terminal.standardOutput.colors, inventory: all)
         if watch { return try runWatch(options: options, writer: writer) }
         let source: Auditor.Source
         if let filesFrom {
@@ -184,15 +201,18 @@ struct Audit: ParsableCommand {
         var first = true
         write(writer.begin())
         let keepsRecords = page != nil
+        let sorts = sort ?? SortedRecords.sortsByDefault
+        var held = SortedRecords()
         let summary = Auditor(options: options).run(
             source,
             // On the worker that audited the file: the text (and, for the page, the record).
             render: { record, chunk in
-                writer.render(record, into: &chunk.text)
+                writer.render(record, into: &chunk, marked: sorts)
                 if keepsRecords { chunk.records.append(record) }
             },
             deliver: { chunk in
                 for record in chunk.records { page?.add(record) }
+                if sorts { return held.add(chunk) }
                 let text = writer.text(of: chunk, first: first)
                 guard !text.isEmpty else { return }
                 // Only a terminal shows stdout and stderr on one screen: clear the line first there.
@@ -206,6 +226,7 @@ struct Audit: ParsableCommand {
             },
             progress: { progress.show($0) })
         progress.clear()
+        if sorts { Terminal.output(writer.text(of: held.chunk(), first: first)) }
         write(writer.end(summary))
         if let decisions = options.decisions {
             let held = decisions.heldBack

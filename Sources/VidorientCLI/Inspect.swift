@@ -36,25 +36,18 @@ struct Inspect: ParsableCommand {
         name: .customLong("print"),
         help: ArgumentHelp(
             "Print only these fields, tab-separated, one line a file (- when unknown), as `exiftool -T` does: "
-                + ShownOrientation.fieldNames.joined(separator: ", ") + ".", valueName: "field,..."))
-    var printFields: String?
+                + ReportField.names.joined(separator: ", ") + ".", valueName: "field,..."),
+        transform: optionParser("--print", ReportField.parseList))
+    var fields: [ReportField]?
 
-    /// `--print`'s fields, in the order given.
-    private var fields: [String]? {
-        printFields.map { $0.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) } }
-    }
+    @Option(
+        name: .customLong("where"), help: SharedHelp.conditions,
+        transform: optionParser("--where", ReportCondition.parse))
+    var conditions: [ReportCondition] = []
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one file to inspect") }
-        if let fields {
-            if jsonOutput.json { throw ValidationError("--print and --json do not combine") }
-            let unknown = fields.filter { !ShownOrientation.fieldNames.contains($0) }
-            guard unknown.isEmpty, !fields.isEmpty else {
-                throw ValidationError(
-                    "--print takes \(ShownOrientation.fieldNames.joined(separator: ", ")), not '\(unknown.joined(separator: ","))'"
-                )
-            }
-        }
+        if fields != nil && jsonOutput.json { throw ValidationError("--print and --json do not combine") }
     }
 
     func run() throws {
@@ -101,16 +94,15 @@ struct Inspect: ParsableCommand {
         let human: (MediaReport) -> String
         if let fields {
             human = { report in
-                let shown = report.shown
-                return fields.map { shown?.field($0, path: report.path) ?? ($0 == "path" ? report.path : "-") }
-                    .joined(separator: "\t") + "\n"
+                let facts = report.facts
+                return fields.map { facts.text($0) }.joined(separator: "\t") + "\n"
             }
         } else {
             human = { HumanReport(report: $0, terminal: terminal).text }
         }
         try reportEach(
             inputs, oneFile: files.count == 1 && inputs == files, json: jsonOutput.json,
-            separator: fields == nil ? "\n" : "", human: human,
+            separator: fields == nil ? "\n" : "", human: human, keep: { conditions.hold(for: $0.facts) },
             report: { file in
                 var report: MediaReport
                 do throws(InputError) {
@@ -179,7 +171,7 @@ struct HumanReport {
             row("container", container)
             for (label, value) in format.captureFacts { row(label, value) }
         }
-        if let location = format.location {
+        if let location = format.location ?? report.photo?.location {
             row(
                 "location",
                 "\(fixed(location.latitude, 5)), \(fixed(location.longitude, 5))"
@@ -226,8 +218,7 @@ struct HumanReport {
         if !device.isEmpty { row("device", device, .dim) }
         if let lens = photo.lensModel { row("lens", lens, .dim) }
         // ISO 8601, as a video's (issue 24: EXIF's `2024:05:06 07:08:09` beside a video's ISO date).
-        if let date = photo.captureDateISO8601 { row("taken", date, .dim) }
-        if let gps = photo.gps { row("gps", gps ? "present" : "none", .dim) }
+        if let date = photo.captureDate { row("taken", date, .dim) }
         for preview in photo.previews {
             let size = preview.width.flatMap { w in preview.height.map { "\(w)x\($0)" } } ?? "size unknown"
             row("preview", "\(preview.codec) \(size) (\(preview.location))", .dim)

@@ -56,4 +56,7 @@ enum SharedHelp {
     static let preserveModificationTime: ArgumentHelp =
         "Keep the file's modification and access times (as exiftool's -P does)."
     static let mirrored: ArgumentHelp = "With --rotation: mirror horizontally first."
+    static let conditions = ArgumentHelp(
+        "Only the files whose FIELD (inspect --print's; audit has no duration) compares so with VALUE, as exiftool's -if (repeatable, all must hold): = != < > <= >=, ~ and !~ for a glob.",
+        valueName: "field op value")
 }

@@ -29,7 +29,8 @@ struct Thumbnail: ParsableCommand {
     var outDir: String?
 
     @Option(
-        help: "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {index}, {ext}.",
+        help:
+            "Output name in --out-dir: {stem} (input name without extension), {name}, {parent}, {relpath} (its folder below the one given), {index}, {ext}.",
         transform: OutputNameTemplate.parser(for: "--name"))
     var name = OutputNameTemplate.standard
 
@@ -211,7 +212,9 @@ struct Thumbnail: ParsableCommand {
             progress.advance(jobs[index].input)
         }
         progress.finish()
-        let written = results.withLock { $0.compactMap { $0 } }
+        // Standard input is `-` in what is printed, JSON included, not the spool's /proc path.
+        var written = results.withLock { $0.compactMap { $0 } }
+        for index in written.indices { written[index].input = shownName(written[index].input) }
         if jsonOutput.json {
             print(try JSONText().encode(written))
         } else {
@@ -219,7 +222,7 @@ struct Thumbnail: ParsableCommand {
             let toStandardOutput = outputDestination?.isStandardOutput == true
             for item in written {
                 (toStandardOutput ? Terminal.warn : { print($0) })(
-                    "\(shownName(item.input).escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
+                    "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
                 )
             }
         }

@@ -77,14 +77,15 @@ func printJSON<Result: Encodable>(_ results: [Result], oneFile: Bool) throws {
 /// human text; exit status 2 when any failed.
 func reportEach<Result: Encodable>(
     _ files: [String], oneFile: Bool? = nil, json: Bool, separator: String = "\n", human: (Result) -> String,
-    report body: (String) -> Result?
+    keep: (Result) -> Bool = { _ in true }, report body: (String) -> Result?
 ) throws {
     let results = files.compactMap(body)
+    let kept = results.filter(keep)
     if json {
         // A folder given alone is several files, even when it holds one.
-        try printJSON(results, oneFile: oneFile ?? (files.count == 1))
+        try printJSON(kept, oneFile: oneFile ?? (files.count == 1))
     } else {
-        print(results.map(human).joined(separator: separator), terminator: "")
+        print(kept.map(human).joined(separator: separator), terminator: "")
     }
     if results.count < files.count { throw ExitStatus.unreadableInput }
 }

@@ -96,14 +96,13 @@ public struct EXIFMetadata: Sendable, Hashable {
     /// IFD0 `ImageWidth`/`ImageLength` (TIFF and raw files).
     public var imageWidth: Int?
     public var imageHeight: Int?
-    /// Whether a GPS IFD with at least a latitude or longitude is present.
-    public var hasGPS: Bool
+    /// The GPS IFD's position; nil without a GPS IFD, or when it lacks either coordinate.
+    public var gps: Location?
     /// IFD1's JPEG thumbnail, when there is one.
     public var thumbnail: EmbeddedImage?
 
     public init(byteOrder: String) {
         self.byteOrder = byteOrder
-        self.hasGPS = false
     }
 }
 

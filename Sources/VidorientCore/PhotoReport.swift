@@ -35,10 +35,15 @@ public struct PhotoReport: Sendable, Hashable, Codable {
     public var model: String?
     public var software: String?
     public var lensModel: String?
-    /// EXIF `DateTimeOriginal`, with `OffsetTimeOriginal` appended when present.
+    /// EXIF `DateTimeOriginal` in ISO 8601, with `OffsetTimeOriginal` appended when present
+    /// (`2024-05-06T07:08:09+02:00` for EXIF's `2024:05:06 07:08:09` and `+02:00`), as a video's
+    /// date is shown; as stored when it is not EXIF's shape.
     public var captureDate: String?
-    /// Whether EXIF holds a GPS position; nil when the file has no EXIF.
+    /// Whether EXIF holds a GPS position (`location`); nil when the file has no EXIF.
     public var gps: Bool?
+    /// The GPS position: latitude and longitude with their references, the altitude when given;
+    /// nil when there is none (a GPS IFD without both coordinates is none).
+    public var location: Location?
     public var camera: CameraPosition?
     public var cameraEvidence: String?
     /// EXIF `PixelXDimension`/`PixelYDimension`: the size the camera says it wrote.
@@ -54,10 +59,9 @@ public struct PhotoReport: Sendable, Hashable, Codable {
     /// The orientation as the enum; always one of the eight.
     public var orientation: Orientation { Orientation(exif: exifOrientation) ?? .up }
 
-    /// `captureDate` in ISO 8601, as a video's creation date is shown (`2024-05-06T07:08:09+02:00`
-    /// for EXIF's `2024:05:06 07:08:09` and `+02:00`); as it is when it is not EXIF's shape.
-    public var captureDateISO8601: String? {
-        guard let date = captureDate else { return nil }
+    /// An EXIF date (`2024:05:06 07:08:09`, an offset possibly after it) in ISO 8601
+    /// (`2024-05-06T07:08:09`); as it is when it is not EXIF's shape.
+    public static func iso8601(exifDate date: String) -> String {
         let characters = Array(date)
         guard characters.count >= 19, characters[4] == ":", characters[7] == ":", characters[10] == " ",
             characters[0..<4].allSatisfy(\.isNumber)
@@ -75,7 +79,7 @@ public struct PhotoReport: Sendable, Hashable, Codable {
         case layout, bitDepth = "bit_depth", hasAlpha = "has_alpha", exifOrientation = "exif_orientation"
         case rotation, mirrored, orientationSource = "orientation_source", sources
         case heifTransforms = "heif_transforms", make, model, software, lensModel = "lens_model"
-        case captureDate = "capture_date", gps, camera, cameraEvidence = "camera_evidence"
+        case captureDate = "capture_date", gps, location, camera, cameraEvidence = "camera_evidence"
         case exifPixelWidth = "exif_pixel_width", exifPixelHeight = "exif_pixel_height", previews, auxiliary
         case motionVideo = "motion_video"
     }
@@ -207,8 +211,11 @@ extension PhotoReport {
         model = exif?.model
         software = exif?.software
         lensModel = exif?.lensModel
-        captureDate = exif?.dateTimeOriginal.map { date in exif?.offsetTimeOriginal.map { "\(date)\($0)" } ?? date }
-        gps = exif.map(\.hasGPS)
+        captureDate = exif?.dateTimeOriginal.map { date in
+            PhotoReport.iso8601(exifDate: exif?.offsetTimeOriginal.map { "\(date)\($0)" } ?? date)
+        }
+        location = exif?.gps
+        gps = exif.map { $0.gps != nil }
         exifPixelWidth = exif?.pixelXDimension
         exifPixelHeight = exif?.pixelYDimension
         previews =

@@ -4,7 +4,7 @@
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
     /// Bumped when a key changes meaning or disappears; new keys do not bump it.
-    public static let currentSchemaVersion = 5
+    public static let currentSchemaVersion = 6
 
     public var schemaVersion: Int
     /// The path as given.
@@ -124,6 +124,24 @@ public struct Location: Sendable, Hashable, Codable {
         self.longitude = longitude
         self.altitude = altitude
         self.iso6709 = iso6709
+    }
+
+    /// A position in degrees (EXIF's GPS IFD), its ISO 6709 form written from them
+    /// (`+41.220300-096.071625+123.4/`). Nil when a coordinate is not a number or out of range.
+    public init?(latitude: Double, longitude: Double, altitude: Double?) {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+        let altitude = altitude.flatMap { $0.isFinite ? $0 : nil }
+        func signed(_ value: Double, integerDigits: Int) -> String {
+            let micro = Int((abs(value) * 1_000_000).rounded())
+            let whole = String(micro / 1_000_000)
+            let fraction = String(micro % 1_000_000)
+            return (value < 0 ? "-" : "+") + String(repeating: "0", count: max(0, integerDigits - whole.count)) + whole
+                + "." + String(repeating: "0", count: 6 - fraction.count) + fraction
+        }
+        let height = altitude.map { ($0 < 0 ? "-" : "+") + abs($0).text(decimals: 1) } ?? ""
+        self.init(
+            latitude: latitude, longitude: longitude, altitude: altitude,
+            iso6709: signed(latitude, integerDigits: 2) + signed(longitude, integerDigits: 3) + height + "/")
     }
 
     /// Parses the decimal-degree, degree-minute and degree-minute-second forms; nil otherwise.

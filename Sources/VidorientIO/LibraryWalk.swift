@@ -273,17 +273,11 @@ public struct LibraryWalk: Sendable {
         options.exclude.contains { LibraryWalk.matches($0, path) }
     }
 
-    /// glibc's FNM_CASEFOLD (a GNU extension Swift's Glibc module does not show).
-    private static let caseFold: Int32 = 1 << 4
-
-    /// fnmatch against the whole path and against the last component, letters in either case (as
-    /// `find -iname`: `*.heic` finds `IMG_0001.HEIC`, as the media extensions are matched).
+    /// The glob (`Glob`, letters in either case as `find -iname`: `*.heic` finds `IMG_0001.HEIC`,
+    /// as the media extensions are matched) against the whole path and against the last component.
     package static func matches(_ pattern: String, _ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        return pattern.withPathCString { pattern in
-            path.withPathCString { fnmatch(pattern, $0, caseFold) } == 0
-                || name.withPathCString { fnmatch(pattern, $0, caseFold) } == 0
-        }
+        return Glob.matches(pattern, path) || Glob.matches(pattern, name)
     }
 
     package static func errnoReason() -> String { System.reason() }

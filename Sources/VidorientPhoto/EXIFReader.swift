@@ -99,11 +99,11 @@ package enum EXIFReader {
             metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
             metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
         }
-        // Absent is fine: the GPS IFD holds no orientation; only `has_gps` is lost.
+        // Absent is fine: the GPS IFD holds no orientation; only the position is lost.
         if let pointer = ifd0[TIFFTag.gpsIFD].flatMap(tiff.integer),
             let gps = try? walk.visit(pointer, name: "GPS IFD", required: false)
         {
-            metadata.hasGPS = gps[TIFFTag.gpsLatitude] != nil || gps[TIFFTag.gpsLongitude] != nil
+            metadata.gps = position(in: gps, of: tiff)
         }
         // Absent is fine: IFD1 is the thumbnail's; the photo's orientation is IFD0's.
         if let next = ifd0.nextIFDOffset, let ifd1 = try? walk.visit(next, name: "IFD1", required: false) {
@@ -115,6 +115,33 @@ package enum EXIFReader {
             findings.append(misplacedOrientation(value: first.value, place: first.place))
         }
         return EXIFBlock(metadata: metadata, orientationType: orientationType, findings: findings)
+    }
+
+    /// A GPS IFD's position, as exiftool's composite GPSPosition takes it: GPSLatitude and
+    /// GPSLongitude (degrees, minutes, seconds) each with its reference (N/S, E/W), GPSAltitude
+    /// below sea level when GPSAltitudeRef is 1. Nil when a coordinate or its reference is missing,
+    /// empty or not a number (0/0): a GPS IFD written without a fix holds no position.
+    package static func position(in gps: TIFFDirectory, of tiff: TIFFStructure) -> Location? {
+        func coordinate(_ tag: UInt16, reference: UInt16, positive: String, negative: String) -> Double? {
+            guard let entry = gps[tag], let parts = tiff.numbers(entry, limit: 3), !parts.isEmpty,
+                parts.allSatisfy(\.isFinite),
+                let side = gps[reference].flatMap({ tiff.string($0) })?.uppercased().first.map(String.init),
+                side == positive || side == negative
+            else { return nil }
+            let degrees = parts.enumerated().reduce(0.0) { sum, part in
+                sum + part.element / [1.0, 60, 3600][part.offset]
+            }
+            return side == negative ? -degrees : degrees
+        }
+        guard
+            let latitude = coordinate(
+                TIFFTag.gpsLatitude, reference: TIFFTag.gpsLatitudeRef, positive: "N", negative: "S"),
+            let longitude = coordinate(
+                TIFFTag.gpsLongitude, reference: TIFFTag.gpsLongitudeRef, positive: "E", negative: "W")
+        else { return nil }
+        var altitude = gps[TIFFTag.gpsAltitude].flatMap { tiff.numbers($0, limit: 1)?.first }
+        if let height = altitude, gps[TIFFTag.gpsAltitudeRef].flatMap(tiff.integer) == 1 { altitude = -height }
+        return Location(latitude: latitude, longitude: longitude, altitude: altitude)
     }
 
     /// `orientation-misplaced`: an Orientation where viewers do not look, IFD0 holding none. A

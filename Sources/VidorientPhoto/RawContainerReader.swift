@@ -149,7 +149,15 @@ package enum RawContainerReader {
             metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
             metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
         }
-        metadata.hasGPS = layout.metadata["CMT4"] != nil && metadata.hasGPS
+        // CMT4 is the GPS IFD as a TIFF of its own. Absent or unreadable is fine: it holds no
+        // orientation; only the position is lost.
+        metadata.gps = nil
+        if let cmt4 = layout.metadata["CMT4"], cmt4.length <= PhotoBytes.maximumMetadataLength,
+            let bytes = try? PhotoBytes.read(source, at: Int(cmt4.offset), count: cmt4.length),
+            let tiff = try? TIFFStructure(tiff: bytes), let gps = try? tiff.directory(at: tiff.firstIFDOffset)
+        {
+            metadata.gps = EXIFReader.position(in: gps, of: tiff)
+        }
         evidence.exif = metadata
         evidence.storedWidth = metadata.imageWidth
         evidence.storedHeight = metadata.imageHeight

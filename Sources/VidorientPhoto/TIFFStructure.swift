@@ -222,6 +222,10 @@ package enum TIFFTag {
     package static let lensMake: UInt16 = 0xA433
     package static let lensModel: UInt16 = 0xA434
     package static let dngVersion: UInt16 = 0xC612
+    package static let gpsLatitudeRef: UInt16 = 0x0001
     package static let gpsLatitude: UInt16 = 0x0002
+    package static let gpsLongitudeRef: UInt16 = 0x0003
     package static let gpsLongitude: UInt16 = 0x0004
+    package static let gpsAltitudeRef: UInt16 = 0x0005
+    package static let gpsAltitude: UInt16 = 0x0006
 }

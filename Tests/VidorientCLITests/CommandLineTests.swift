@@ -23,7 +23,7 @@ import VidorientTestSupport
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let object = try #require(run.json as? [String: Any])
-        #expect(object["schema_version"] as? Int == 5)
+        #expect(object["schema_version"] as? Int == 6)
         let video = try #require(object["video"] as? [String: Any])
         #expect(video["exif_orientation"] as? Int == 6)
         #expect(video["rotation"] as? Int == 90)
@@ -593,6 +593,15 @@ struct SpooledInputTests {
         #expect(run.stdout.hasPrefix("- -> \(out) (40x"), "\(run.stdout)")
         let png = try Data(contentsOf: URL(fileURLWithPath: out))
         #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        // --json names the input as the line does (it named the spool's /proc/self/fd path).
+        let json = try Run.vidorient(
+            [],
+            prefix: [
+                "sh", "-c", "\"$0\" thumbnail - -o \"$2\" --width 40 --json < \"$1\"", Run.binary.path,
+                Run.media("orient-6.jpg"), out,
+            ])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect((json.json as? [[String: Any]])?.map { $0["input"] as? String } == ["-"], "\(json.stdout)")
         let noName = try Run.vidorient(["thumbnail", "-", "--out-dir", folder.path("t")])
         #expect(noName.status == 64, "\(noName.stderr)")
     }
@@ -600,6 +609,23 @@ struct SpooledInputTests {
     /// `--name '{parent}/{stem}.{ext}'` passed the collision check and then failed on every file
     /// ("no such file or directory"): the folders are made first now, and something in the way
     /// that is not a folder refuses the batch before anything is decoded.
+    /// `{relpath}`: a folder of thumbnails mirrors the library (issue 29), as vipsthumbnail's `-o`.
+    @Test func aRelativePathMirrorsTheSourceTree() throws {
+        let folder = try TemporaryFolder("name-relpath")
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(atPath: folder.path("lib/x/y"), withIntermediateDirectories: true)
+        _ = try folder.copy(Run.media("orient-6.jpg"), as: "lib/x/y/a.jpg")
+        _ = try folder.copy(Run.media("orient-3.png"), as: "lib/b.png")
+        let out = folder.path("thumbs")
+        let run = try Run.vidorient([
+            "thumbnail", folder.path("lib"), "--out-dir", out, "--name", "{relpath}/{stem}.{ext}", "--width", "32",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        for made in ["thumbs/x/y/a.png", "thumbs/b.png"] {
+            #expect(FileManager.default.fileExists(atPath: folder.path(made)), "\(made): \(run.stdout)")
+        }
+    }
+
     @Test func aNameWithAFolderMakesTheFolder() throws {
         let folder = try TemporaryFolder("name-parent")
         defer { folder.remove() }

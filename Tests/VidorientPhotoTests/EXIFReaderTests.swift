@@ -153,9 +153,7 @@ import VidorientPhoto
         ]
         tiff += t.ifd(exifEntries, at: 50)
         let gpsOffset = tiff.count
-        tiff += t.ifd(
-            [t.ascii(0x0001, "N"), .init(tag: 0x0002, type: 5, count: 3, value: (0..<6).flatMap { _ in t.u32(1) })],
-            at: gpsOffset)
+        tiff += t.ifd(Self.gpsEntries(t), at: gpsOffset)
         let ifd1Offset = tiff.count
         let jpegOffset = ifd1Offset + 2 + 24 + 4
         tiff += t.ifd([t.long(0x0201, UInt32(jpegOffset)), t.long(0x0202, UInt32(thumbnail.count))], at: ifd1Offset)
@@ -171,12 +169,47 @@ import VidorientPhoto
         #expect(metadata.offsetTimeOriginal == "-05:00")
         #expect(metadata.pixelXDimension == 4000 && metadata.pixelYDimension == 3000)
         #expect(metadata.lensMake == "Apple" && metadata.lensModel == "iPhone back camera")
-        #expect(metadata.hasGPS)
+        let gps = try #require(metadata.gps)
+        #expect(abs(gps.latitude - 41.2203) < 1e-9 && abs(gps.longitude - -96.071625) < 1e-9)
+        #expect(gps.altitude == -12.5 && gps.iso6709 == "+41.220300-096.071625-12.5/")
         #expect(
             metadata.thumbnail
                 == EmbeddedImage(
                     codec: "jpeg", offset: 1000 + jpegOffset, length: thumbnail.count, width: 160, height: 120,
                     location: "IFD1"))
+    }
+
+    /// The GPS IFD of a position (41° 13' 13.08" N, 96° 4' 17.85" W, 12.5 m below sea level), as
+    /// exiftool writes one: references as ASCII, coordinates as three RATIONALs.
+    static func gpsEntries(
+        _ t: TIFFBuilder, latitude: [UInt32] = [41, 1, 13, 1, 1308, 100],
+        longitude: [UInt32] = [96, 1, 4, 1, 1785, 100], references: Bool = true
+    ) -> [TIFFBuilder.Entry] {
+        let rationals = { (tag: UInt16, values: [UInt32]) in
+            TIFFBuilder.Entry(tag: tag, type: 5, count: UInt32(values.count / 2), value: values.flatMap(t.u32))
+        }
+        return (references ? [t.ascii(0x0001, "N")] : []) + [rationals(0x0002, latitude)]
+            + (references ? [t.ascii(0x0003, "W")] : []) + [rationals(0x0004, longitude)]
+            + [.init(tag: 0x0005, type: 1, count: 1, value: [1]), rationals(0x0006, [25, 2])]
+    }
+
+    /// A GPS IFD written without a fix is no position (issue 29, exiftool's empty_gps.jpg): the
+    /// coordinates 0/0, or no N/S and E/W; a position needs both coordinates.
+    @Test(arguments: ["zero denominators", "no references", "no longitude"])
+    func aGPSBlockWithoutCoordinatesIsNoPosition(kind: String) throws {
+        let t = TIFFBuilder(little: true)
+        var entries: [TIFFBuilder.Entry]
+        switch kind {
+        case "zero denominators":
+            entries = Self.gpsEntries(t, latitude: [0, 0, 0, 0, 0, 0], longitude: [0, 0, 0, 0, 0, 0])
+        case "no references": entries = Self.gpsEntries(t, references: false)
+        default: entries = Self.gpsEntries(t).filter { $0.tag != 0x0004 }
+        }
+        // IFD0 of one entry is 18 bytes at 8: the GPS IFD follows at 26.
+        let tiff = t.build([t.long(0x8825, 26)]) + t.ifd(entries, at: 26)
+        #expect(try EXIFReader.read(tiff: tiff, fileOffset: nil).metadata.gps == nil)
+        let withFix = t.build([t.long(0x8825, 26)]) + t.ifd(Self.gpsEntries(t), at: 26)
+        #expect(try EXIFReader.read(tiff: withFix, fileOffset: nil).metadata.gps != nil)
     }
 
     @Test func exifPointerBackToIFD0IsALoopNotAnError() throws {
