@@ -437,3 +437,24 @@ extension HostileFiles {
         }
     }
 }
+
+extension HostileExtentTests {
+    /// A QuickTime sound description of version 2 stores its sample rate as a 64-bit float: one
+    /// that is infinite (or NaN, or past `Int`) trapped in `Int(_:)` (SIGILL, exit 132) when the
+    /// box reader described the audio track. TestMedia's `audio-first.mov` with two bytes of its
+    /// `mp4a` entry's version and eight of its rate changed; such a rate is unknown now.
+    @Test func aSoundSampleRateThatIsInfiniteIsNotConverted() throws {
+        let folder = try TemporaryFolder("infinite-rate")
+        defer { folder.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("audio-first.mov"))))
+        let type = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("mp4a".utf8) })
+        let payload = type + 4
+        bytes.replaceSubrange(payload + 8..<payload + 10, with: [0, 2])
+        bytes.replaceSubrange(payload + 32..<payload + 40, with: [0x7F, 0xF0, 0, 0, 0, 0, 0, 0])
+        let path = try HostileFiles.write(bytes, "rate.mov", in: folder)
+        let run = try Run.vidorient(["inspect", "--json", path])
+        #expect(run.status == 0 || run.status == 2, "\(run.status): \(run.stderr)")
+        if run.status == 2 { #expect(run.stderrLines.count == 1, "\(run.stderr)") }
+        if run.status == 0 { #expect(run.json != nil) }
+    }
+}
