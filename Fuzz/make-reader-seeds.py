@@ -14,7 +14,8 @@ changing it:  python3 Fuzz/make-reader-seeds.py
 - MRW whose TTW claims 1 GiB; RAF and CRW with huge offsets and sizes;
 - HEIC with a second ipma entry for the primary (from TestMedia/orient-1.heic by heif.py), and
   HEICs whose thumbnail or Exif item is two extents each claiming 2^64 - 1 bytes (their sum trapped);
-- WebP whose EXIF chunk holds two IFDs with huge LONG sizes.
+- WebP whose EXIF chunk holds two IFDs with huge LONG sizes;
+- (box fuzzer) TestMedia/audio-first.mov whose sound entry is version 2 with a sample rate of +inf.
 Python 3 standard library only.
 """
 import os
@@ -183,6 +184,12 @@ def main():
     photo = photo_seeds()
     # The box fuzzer takes the ISO-BMFF ones too.
     isobmff = {k: v for k, v in photo.items() if k.endswith((".cr3", ".heic", ".jxl"))}
+    # A QuickTime sound entry of version 2 whose float sample rate is +inf (it trapped).
+    mov = bytearray(open(os.path.join(ROOT, "TestMedia", "audio-first.mov"), "rb").read())
+    payload = mov.find(b"mp4a") + 4
+    mov[payload + 8:payload + 10] = b"\0\x02"
+    mov[payload + 32:payload + 40] = struct.pack(">Q", 0x7FF0000000000000)
+    isobmff["mov-sound-v2-infinite-rate.mov"] = bytes(mov)
     for target, seeds in (("photo", photo), ("isobmff", isobmff)):
         folder = os.path.join(ROOT, "Fuzz", "corpus", target)
         os.makedirs(folder, exist_ok=True)
