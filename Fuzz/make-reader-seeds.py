@@ -12,7 +12,10 @@ changing it:  python3 Fuzz/make-reader-seeds.py
 - PNG eXIf with and without Exif\\0\\0, a bad-CRC eXIf before a good one;
 - CR3 whose CMT1 claims 1 GiB (32-bit and 64-bit box sizes), with two CMT1 and two Canon boxes;
 - MRW whose TTW claims 1 GiB; RAF and CRW with huge offsets and sizes;
-- HEIC with a second ipma entry for the primary (from TestMedia/orient-1.heic by heif.py).
+- HEIC with a second ipma entry for the primary (from TestMedia/orient-1.heic by heif.py), and
+  HEICs whose thumbnail or Exif item is two extents each claiming 2^64 - 1 bytes (their sum trapped);
+- WebP whose EXIF chunk holds two IFDs with huge LONG sizes;
+- (box fuzzer) TestMedia/audio-first.mov whose sound entry is version 2 with a sample rate of +inf.
 Python 3 standard library only.
 """
 import os
@@ -131,13 +134,62 @@ def photo_seeds():
         shutil.copy(os.path.join(ROOT, "TestMedia", "orient-1.heic"), path)
         subprocess.run([sys.executable, os.path.join(ROOT, "TestMedia", "heif.py"), "second-entry", path, "1"], check=True)
         seeds["heic-second-ipma-entry.heic"] = open(path, "rb").read()
+    # HEIC whose thumbnail or Exif item is two extents each claiming 2^64 - 1 bytes (their sum
+    # trapped), built box by box: iloc version 1, 4-byte offsets, 8-byte lengths.
+    for huge, name in ((2, "thumbnail"), (3, "exif")):
+        seeds[f"heic-huge-extents-{name}.heic"] = heic_huge_extents(huge, ifd0)
+    # WebP with EXIF (VP8X flag 8) whose IFD0 links a second IFD with huge LONG sizes.
+    exif = tiff([[(274, 3, 1, 6), (256, 4, 1, H)], [(256, 4, 1, H), (257, 4, 1, H)]])
+    vp8l = b"\x2f" + struct.pack("<I", 0) + b"\0" * 4
+    body = b"WEBP" + riff(b"VP8X", bytes([8, 0, 0, 0]) + b"\0" * 6) + riff(b"VP8L", vp8l) + riff(b"EXIF", exif)
+    seeds["webp-exif-two-ifds.webp"] = b"RIFF" + struct.pack("<I", len(body)) + body
     return seeds
+
+
+def riff(kind, data):
+    return kind + struct.pack("<I", len(data)) + data + (b"\0" if len(data) & 1 else b"")
+
+
+def heic_huge_extents(huge, tiff_bytes):
+    """A primary hvc1 item (1), a thumbnail (2) and an Exif item (3); item `huge` is two extents of 2^64 - 1 bytes."""
+    def full(kind, payload):
+        return box(kind, b"\0\0\0\0" + payload)
+
+    def infe(item, kind, hidden):
+        return box(b"infe", bytes([2, 0, 0, 1 if hidden else 0]) + be(item, 2) + be(0, 2) + kind + b"\0")
+
+    ftyp = box(b"ftyp", b"heic" + be(0, 4) + b"mif1heic")
+    exif = be(6, 4) + b"Exif\0\0" + tiff_bytes
+    picture_at = len(ftyp) + 8
+    exif_at = picture_at + 16
+    mdat = box(b"mdat", b"\xab" * 16 + exif)
+
+    def location(item, offset, length):
+        one = be(offset, 4) + be(length, 8)
+        extents = be(2, 2) + (be(offset, 4) + b"\xff" * 8) * 2 if item == huge else be(1, 2) + one
+        return be(item, 2) + be(0, 2) + be(0, 2) + extents
+
+    iloc = box(b"iloc", bytes([1, 0, 0, 0, 0x48, 0]) + be(3, 2) + location(1, picture_at, 16)
+               + location(2, picture_at, 16) + location(3, exif_at, len(exif)))
+    iref = full(b"iref", box(b"thmb", be(2, 2) + be(1, 2) + be(1, 2)) + box(b"cdsc", be(3, 2) + be(1, 2) + be(1, 2)))
+    ipco = box(b"ipco", full(b"ispe", be(64, 4) + be(48, 4)) + box(b"hvcC", bytes([1, 2, 3])))
+    ipma = full(b"ipma", be(2, 4) + be(1, 2) + bytes([2, 0x81, 0x82]) + be(2, 2) + bytes([2, 0x81, 0x82]))
+    meta = full(b"meta", full(b"hdlr", be(0, 4) + b"pict" + b"\0" * 13) + full(b"pitm", be(1, 2))
+                + full(b"iinf", be(3, 2) + infe(1, b"hvc1", False) + infe(2, b"hvc1", False) + infe(3, b"Exif", True))
+                + iloc + iref + box(b"iprp", ipco + ipma))
+    return ftyp + mdat + meta
 
 
 def main():
     photo = photo_seeds()
     # The box fuzzer takes the ISO-BMFF ones too.
     isobmff = {k: v for k, v in photo.items() if k.endswith((".cr3", ".heic", ".jxl"))}
+    # A QuickTime sound entry of version 2 whose float sample rate is +inf (it trapped).
+    mov = bytearray(open(os.path.join(ROOT, "TestMedia", "audio-first.mov"), "rb").read())
+    payload = mov.find(b"mp4a") + 4
+    mov[payload + 8:payload + 10] = b"\0\x02"
+    mov[payload + 32:payload + 40] = struct.pack(">Q", 0x7FF0000000000000)
+    isobmff["mov-sound-v2-infinite-rate.mov"] = bytes(mov)
     for target, seeds in (("photo", photo), ("isobmff", isobmff)):
         folder = os.path.join(ROOT, "Fuzz", "corpus", target)
         os.makedirs(folder, exist_ok=True)

@@ -118,7 +118,9 @@ struct PhotoFrames {
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
         default:
             let (width, height) = (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
-            guard width * height <= FFmpegStill.maximumPixels else {
+            // Both are the file's numbers (a TIFF's LONGs): 2³² × 2³² passes `Int.max` (issue 28: a trap).
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            guard !overflow, pixels <= FFmpegStill.maximumPixels else {
                 throw InputError(
                     path: path,
                     reason:

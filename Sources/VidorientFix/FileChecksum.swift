@@ -28,7 +28,7 @@ public struct FileState: Sendable, Hashable {
 public func fileStatus(_ path: String) -> (size: Int64, mtimeNanoseconds: Int64)? {
     var status = stat()
     guard path.withPathCString({ stat($0, &status) }) == 0 else { return nil }
-    return (Int64(status.st_size), Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+    return (Int64(status.st_size), nanoseconds(status.st_mtim))
 }
 
 /// A file's CRC-32 and the CRC-32 the file would have with an edit applied, from one read of the

@@ -19,7 +19,7 @@ extension AuditedFile {
         let head = try System.read(descriptor, count: min(AuditedFile.headSize, Int(max(0, status.st_size))), at: 0)
         self.init(
             inode: UInt64(status.st_ino), size: Int64(status.st_size),
-            mtimeNanoseconds: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            mtimeNanoseconds: nanoseconds(status.st_mtim),
             head: head)
     }
 }

@@ -1,4 +1,4 @@
-import VidorientCore
+package import VidorientCore
 
 /// What identifies one state of a file without reading it: if none of these changed, its bytes
 /// did not either. ctime matters because it cannot be set back: a rewrite in place that restores
@@ -23,7 +23,17 @@ public struct FileKey: Sendable, Hashable {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
-        mtimeNanoseconds = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        ctimeNanoseconds = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+        mtimeNanoseconds = nanoseconds(status.st_mtim)
+        ctimeNanoseconds = nanoseconds(status.st_ctim)
     }
+}
+
+/// A file time in nanoseconds since the epoch, saturating: anyone may set a file's time (`touch
+/// -d 2300-01-01`), and seconds past 2262 times 10⁹ pass `Int64.max` (issue 28: an audit of a
+/// folder holding such a file trapped). Such times all read as `Int64.max` (or `.min`).
+package func nanoseconds(_ time: timespec) -> Int64 {
+    let (seconds, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return time.tv_sec < 0 ? .min : .max }
+    let (total, past) = seconds.addingReportingOverflow(Int64(time.tv_nsec))
+    return past ? .max : total
 }

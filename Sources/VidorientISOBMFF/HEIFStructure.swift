@@ -22,6 +22,15 @@ package struct HEIFStructure: Sendable, Hashable {
         package var extents: [Extent]
         /// The item's properties in the order `ipma` lists them: the order is part of their meaning.
         package var properties: [PropertyAssociation]
+
+        /// The extents' lengths added up, saturating: an extent of a cut file keeps the length
+        /// `iloc` claims (up to 2⁶³ − 1), and two of them pass `Int64.max` (issue 28: a trap).
+        package var dataLength: Int64 {
+            extents.reduce(Int64(0)) { total, extent in
+                let (sum, overflow) = total.addingReportingOverflow(extent.length)
+                return overflow ? Int64.max : sum
+            }
+        }
     }
 
     /// One `iloc` extent, resolved to an absolute file range.
@@ -207,7 +216,7 @@ package struct HEIFStructure: Sendable, Hashable {
             let single = thumbnail.extents.count == 1 && inFile ? thumbnail.extents.first : nil
             var image = EmbeddedImage(
                 codec: codec(of: id) ?? thumbnail.type.description, offset: single.map { Int($0.offset) },
-                length: inFile ? Int(thumbnail.extents.reduce(0) { $0 + $1.length }) : 0, width: size?.width,
+                length: inFile ? Int(thumbnail.dataLength) : 0, width: size?.width,
                 height: size?.height, location: "thumbnail item \(id)")
             image.heifTransforms = thumbnail.transforms
             return image
@@ -253,7 +262,7 @@ package struct HEIFStructure: Sendable, Hashable {
         guard item.constructionMethod != 2 else {
             throw .unsupported("item \(id) is built from other items (iloc construction method 2)")
         }
-        let total = item.extents.reduce(Int64(0)) { $0 + $1.length }
+        let total = item.dataLength
         guard total <= Int64(limit) else {
             throw .malformed("item \(id) has \(total) bytes of data, more than \(limit)")
         }

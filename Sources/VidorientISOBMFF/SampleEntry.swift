@@ -59,7 +59,10 @@ struct SampleEntry: Sendable, Hashable {
                 } else if soundVersion == 2 {
                     var v2 = try walker.payload(of: box, limit: 64)
                     try v2.skip(28 + 4)  // the fields above; the size of this structure
-                    sampleRate = Int(Double(bitPattern: try v2.uint64()))
+                    // A float from the file: NaN, an infinity or one past `Int` would trap in
+                    // `Int(_:)` (issue 28); such a rate is unknown (0), as a missing one is.
+                    let rate = Double(bitPattern: try v2.uint64())
+                    sampleRate = rate >= 0 && rate < 1e12 ? Int(rate) : 0
                     channels = Int(try v2.uint32())
                     try v2.skip(4)
                     sampleSize = Int(try v2.uint32())

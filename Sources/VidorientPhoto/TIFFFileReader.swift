@@ -208,7 +208,7 @@ struct WindowBytes<Base: ByteSource>: ByteSource {
     var size: Int64 { Int64(length) }
 
     func read(at position: Int64, count: Int) throws(ISOBMFFError) -> [UInt8] {
-        guard position >= 0, count >= 0, position + Int64(count) <= Int64(length) else {
+        guard position >= 0, count >= 0, position <= Int64(length), Int64(count) <= Int64(length) - position else {
             throw ISOBMFFError(
                 .malformed, "read of \(count) bytes at offset \(position) is past the end of the embedded image")
         }

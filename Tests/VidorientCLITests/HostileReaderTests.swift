@@ -347,3 +347,114 @@ extension RepeatedBoxTests {
         #expect(inspected.findings.contains("heif-reference-ignored"))
     }
 }
+
+extension HostileFiles {
+    /// A HEIC built box by box: a primary `hvc1` item (1) whose data is 16 bytes of `mdat`, a
+    /// thumbnail item (2) and an Exif item (3); `iloc` version 1 with 4-byte offsets and 8-byte
+    /// lengths. The thumbnail's or the Exif item's data (`hugeItem`) is two extents each
+    /// claiming 2⁶⁴ − 1 bytes: kept with the length it claims, as a cut file's extent is.
+    static func heicWithHugeExtents(hugeItem: Int) -> [UInt8] {
+        func full(_ type: String, _ payload: [UInt8]) -> [UInt8] { box(type, [0, 0, 0, 0] + payload) }
+        func infe(_ id: Int, _ type: String, hidden: Bool) -> [UInt8] {
+            box("infe", [2, 0, 0, hidden ? 1 : 0] + be(id, 2) + be(0, 2) + Array(type.utf8) + [0])
+        }
+        let ftyp = box("ftyp", Array("heic".utf8) + be(0, 4) + Array("mif1heic".utf8))
+        let tiff = ifd0(orientation: 6)
+        let exif = be(6, 4) + Array("Exif\0\0".utf8) + tiff
+        let pictureAt = ftyp.count + 8
+        let exifAt = pictureAt + 16
+        let mdat = box("mdat", [UInt8](repeating: 0xAB, count: 16) + exif)
+        func extents(_ id: Int, at offset: Int, _ length: Int) -> [UInt8] {
+            let huge: [UInt8] = [UInt8](repeating: 0xFF, count: 8)
+            let one = be(offset, 4) + be(length, 8)
+            let items = id == hugeItem ? be(2, 2) + be(offset, 4) + huge + be(offset, 4) + huge : be(1, 2) + one
+            return be(id, 2) + be(0, 2) + be(0, 2) + items
+        }
+        let iloc = box(
+            "iloc",
+            [1, 0, 0, 0, 0x48, 0x00] + be(3, 2) + extents(1, at: pictureAt, 16) + extents(2, at: pictureAt, 16)
+                + extents(3, at: exifAt, exif.count))
+        let iref = full(
+            "iref", box("thmb", be(2, 2) + be(1, 2) + be(1, 2)) + box("cdsc", be(3, 2) + be(1, 2) + be(1, 2)))
+        let ipco = box("ipco", full("ispe", be(64, 4) + be(48, 4)) + box("hvcC", [1, 2, 3]))
+        let ipma = full("ipma", be(2, 4) + be(1, 2) + [2, 0x81, 0x82] + be(2, 2) + [2, 0x81, 0x82])
+        let meta = full(
+            "meta",
+            full("hdlr", be(0, 4) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13)) + full("pitm", be(1, 2))
+                + full(
+                    "iinf",
+                    be(3, 2) + infe(1, "hvc1", hidden: false) + infe(2, "hvc1", hidden: false)
+                        + infe(3, "Exif", hidden: true)) + iloc + iref + box("iprp", ipco + ipma))
+        return ftyp + mdat + meta
+    }
+}
+
+@Suite struct HostileExtentTests {
+    /// The lengths of an item's extents were added without a check: two extents each claiming
+    /// 2⁶⁴ − 1 bytes (kept at 2⁶³ − 1, as a cut file's are) passed `Int64.max`, and the runtime
+    /// trapped (SIGILL, exit 132) in `HEIFStructure.evidence` (a thumbnail item) or
+    /// `HEIFStructure.data(of:)` (the Exif item). The lengths saturate now: the file is read.
+    @Test(arguments: [("thumbnail", 2), ("exif", 3)])
+    func aHEIFItemWithTwoHugeExtentsIsReadNotTrapped(name: String, item: Int) throws {
+        let folder = try TemporaryFolder("heif-huge-\(name)")
+        defer { folder.remove() }
+        let path = try HostileFiles.write(HostileFiles.heicWithHugeExtents(hugeItem: item), "x.heic", in: folder)
+        for arguments in [["inspect", "--json", path], ["fix", "--orientation", "3", "--dry-run", path]] {
+            let run = try Run.vidorient(arguments)
+            #expect([0, 1, 2].contains(run.status), "\(arguments[0]): \(run.status): \(run.stderr)")
+            if run.status == 2 { #expect(run.stderrLines.count == 1, "\(run.stderr)") }
+        }
+        let inspected = try HostileFiles.inspected(path)
+        // The primary item has no irot: 1. The Exif item's IFD0 says 6 when it can be read (a
+        // conflict with irot); two huge extents are more than the 16 MiB an item is read for.
+        #expect(inspected.orientation == 1, "\(inspected)")
+        #expect(inspected.findings.contains("file-truncated"))
+        #expect(inspected.findings.contains(item == 3 ? "exif-unreadable" : "orientation-conflict"), "\(inspected)")
+    }
+}
+
+@Suite struct FarFutureTimeTests {
+    /// A file's modification time is anyone's to set (`touch -d 2300-01-01`); past 2262 its
+    /// seconds times 10⁹ pass `Int64.max`, and the file identity every audit record carries
+    /// (`AuditedFile`) and the cache's key trapped (SIGILL, exit 132): the whole audit printed
+    /// nothing. The time saturates now: the audit reports the file, with and without `--cache`.
+    @Test func anAuditOfAFileDatedInTheYear2300ReportsIt() throws {
+        let folder = try TemporaryFolder("far-future")
+        defer { folder.remove() }
+        let path = try folder.copy(Run.media("orient-6.jpg"), as: "late.jpg")
+        _ = try folder.copy(Run.media("orient-1.jpg"), as: "good.jpg")
+        let late = Date(timeIntervalSince1970: 10_413_792_000)  // 2300-01-01
+        try FileManager.default.setAttributes([.modificationDate: late], ofItemAtPath: path)
+        let stored = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        try #require(stored == late, "this file system does not keep the year 2300: \(String(describing: stored))")
+        let caches = try TemporaryFolder("far-future-cache")
+        defer { caches.remove() }
+        for extra in [["--no-progress"], ["--cache-path", caches.path("audit.sqlite"), "--no-progress"]] {
+            let run = try Run.vidorient(["audit", "--jsonl"] + extra + [folder.path])
+            #expect(run.status == 0 || run.status == 1, "\(extra): \(run.status): \(run.stderr)")
+            let lines = run.stdout.split(separator: "\n")
+            #expect(lines.contains { $0.contains("late.jpg") } && lines.contains { $0.contains("good.jpg") })
+        }
+    }
+}
+
+extension HostileExtentTests {
+    /// A QuickTime sound description of version 2 stores its sample rate as a 64-bit float: one
+    /// that is infinite (or NaN, or past `Int`) trapped in `Int(_:)` (SIGILL, exit 132) when the
+    /// box reader described the audio track. TestMedia's `audio-first.mov` with two bytes of its
+    /// `mp4a` entry's version and eight of its rate changed; such a rate is unknown now.
+    @Test func aSoundSampleRateThatIsInfiniteIsNotConverted() throws {
+        let folder = try TemporaryFolder("infinite-rate")
+        defer { folder.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("audio-first.mov"))))
+        let type = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("mp4a".utf8) })
+        let payload = type + 4
+        bytes.replaceSubrange(payload + 8..<payload + 10, with: [0, 2])
+        bytes.replaceSubrange(payload + 32..<payload + 40, with: [0x7F, 0xF0, 0, 0, 0, 0, 0, 0])
+        let path = try HostileFiles.write(bytes, "rate.mov", in: folder)
+        let run = try Run.vidorient(["inspect", "--json", path])
+        #expect(run.status == 0 || run.status == 2, "\(run.status): \(run.stderr)")
+        if run.status == 2 { #expect(run.stderrLines.count == 1, "\(run.stderr)") }
+        if run.status == 0 { #expect(run.json != nil) }
+    }
+}

@@ -442,8 +442,13 @@ private struct Planner<Source: ByteSource> {
         guard let item = structure.item(id), item.constructionMethod != 2 else { return nil }
         var skipped: Int64 = 0
         for extent in item.extents {
-            if Int64(index) < skipped + extent.length { return extent.offset + Int64(index) - skipped }
-            skipped += extent.length
+            // Saturating: a cut file's extent keeps the length `iloc` claims, up to 2⁶³ − 1.
+            let (end, overflow) = skipped.addingReportingOverflow(extent.length)
+            if overflow || Int64(index) < end {
+                let (at, outside) = extent.offset.addingReportingOverflow(Int64(index) - skipped)
+                return outside ? nil : at
+            }
+            skipped = end
         }
         return nil
     }
