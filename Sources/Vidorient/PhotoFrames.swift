@@ -59,8 +59,15 @@ struct PhotoFrames {
         } catch {
             throw InputError(path: path, reason: error.description)
         }
-        var (stored, warning) = try decodeStored(
-            minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
+        // The decode's memory reserved first from the process's budget: several workers each
+        // decoding a phone photo whole must not add up past it (issue 32); a job waits instead.
+        let cost = decodeCost(
+            storedWidth: storedWidth, storedHeight: storedHeight, minimumWidth: geometry.scaledWidth,
+            minimumHeight: geometry.scaledHeight, preview: preview)
+        var (stored, warning) = try MemoryBudget.decoding.withReservation(cost) { () throws(InputError) in
+            try decodeStored(
+                minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
+        }
         if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {
             stored = try PictureScaler.scale(
                 stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
@@ -78,6 +85,38 @@ struct PhotoFrames {
         default: return nil
         }
         return evidence.previews.first { $0.codec == "jpeg" && $0.offset != nil && $0.width != nil }
+    }
+
+    /// About the most memory decoding takes, by the decoder `decodeStored` picks, measured on
+    /// phone photos (peak RSS less the process's own): libheif's whole-picture decode (AVIF,
+    /// 10-bit HEIC) about 24 bytes a stored pixel, FFmpeg's tiles of a HEVC grid pasted into one
+    /// 4:2:0 picture about 3, libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file
+    /// read whole, FFmpeg's still decoders 8. Over rather than under: a reservation too large
+    /// only makes a job wait.
+    func decodeCost(storedWidth: Int, storedHeight: Int, minimumWidth: Int, minimumHeight: Int, preview: EmbeddedImage?)
+        -> Int
+    {
+        let stored = storedWidth * storedHeight
+        let file = evidence.fileSize ?? 0
+        switch evidence.format {
+        case .heif:
+            let tiled =
+                ["hvc1", "grid"].contains(evidence.heif?.itemType) && storedWidth >= 2 * minimumWidth
+                && storedHeight >= 2 * minimumHeight
+            let (width, height) = (evidence.storedWidth ?? storedWidth, evidence.storedHeight ?? storedHeight)
+            return tiled ? 3 * width * height + file : 24 * width * height + file
+        case .jpeg,
+            .tiff where preview != nil, .raw where preview != nil:
+            // libjpeg-turbo's DCT scaling: 1/2, 1/4 or 1/8 while it still covers the request.
+            var scale = 1
+            while scale < 8 && storedWidth / (2 * scale) >= minimumWidth && storedHeight / (2 * scale) >= minimumHeight
+            {
+                scale *= 2
+            }
+            return 4 * stored / (scale * scale) + (preview?.length ?? file)
+        default:
+            return 8 * stored + file
+        }
     }
 
     /// The stored pixels at a size no smaller than asked where the decoder can shrink while

@@ -150,16 +150,22 @@ public final class AuditCache: Sendable {
 
         /// The record for `path`: from the cache when the file is unchanged, else audited and
         /// stored. `key`: the walk's look at the file (nil: it is looked at here, links followed).
-        public func record(for path: String, key known: FileKey? = nil) -> AuditRecord {
+        public func record(for path: String, key: FileKey? = nil) -> AuditRecord {
+            record(for: path, key: key) { Auditor.audit($0, options: options) }
+        }
+
+        /// `record(for:key:)`, the file read by `audit` when the cache cannot answer for it: a
+        /// hit never opens the file (it is the one `lstat` of the walk and one lookup).
+        public func record(for path: String, key known: FileKey?, audit: (String) -> AuditRecord) -> AuditRecord {
             // The key is taken before the audit: a file changed while it is read gets a newer
             // ctime, so its stored row will not match next time.
-            guard let key = known ?? FileKey(path: path) else { return Auditor.audit(path, options: options) }
+            guard let key = known ?? FileKey(path: path) else { return audit(path) }
             if let stored = lookup(path, key: key), var record = replay(stored, path: path), record.path == path {
                 record.cached = CachedLine(line: stored.line)
                 counters.hits += 1
                 return record
             }
-            var record = Auditor.audit(path, options: options)
+            var record = audit(path)
             // A timeout says more about the machine's load than about the file: try again next time.
             guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.code == "timeout" })
             else { return record }

@@ -265,7 +265,7 @@ public struct Auditor: Sendable {
         let options = self.options
         // Which file each worker is reading, kept beside the cache: a file that killed an earlier
         // run is reported and skipped (`ReaderCrashes`).
-        let crashes = options.cache.flatMap { ReaderCrashes(cachePath: $0.path, workers: workers) }
+        let crashes = options.cache.map { ReaderCrashes(cachePath: $0.path, workers: workers) }
         let walk = LibraryWalk(options: options.walk)
         let noted: @Sendable (WalkNote) -> Void = { walkNote in output.withLock { $0.take(walkNote) } }
         // Every worker walks as well as audits: it takes the next unit, a folder to list or files
@@ -302,14 +302,19 @@ public struct Auditor: Sendable {
                             key = walked
                         case .listed: key = nil
                         }
+                        // A file is read only when the cache cannot answer for it, and only then
+                        // does the worker's crash slot name it: a hit is one `lstat` and a lookup.
+                        let read = { (path: String) -> AuditRecord in
+                            guard let crashes else { return Auditor.audit(path, options: options) }
+                            return crashes.reading(worker: worker, path: path, key: key) {
+                                Auditor.audit(path, options: options)
+                            }
+                        }
                         var record: AuditRecord
                         if let known = crashes?.knownCrash(file.path, key: key) {
                             record = known
                         } else {
-                            crashes?.begin(worker: worker, path: file.path, key: key)
-                            record =
-                                session?.record(for: file.path, key: key) ?? Auditor.audit(file.path, options: options)
-                            crashes?.end(worker: worker)
+                            record = session?.record(for: file.path, key: key, audit: read) ?? read(file.path)
                         }
                         options.decisions?.apply(&record)
                         if !options.conditions.isEmpty, !record.isUnreadable,

@@ -30,10 +30,11 @@ public final class ReaderCrashes: @unchecked Sendable {
     static let slotSize = 4096
     private static let pathCapacity = slotSize - 36
 
-    private let slotsPath: String
-    private let slotsDescriptor: Int32
-    private let slots: UnsafeMutableRawPointer
+    private let folder: String
     private let slotCount: Int
+    /// This run's slots, made by the first file that is read (`begin`): a run that reads no file
+    /// (a warm cache, nothing changed) makes no file and writes nothing.
+    private let slots = Mutex(SlotFile.State.notMade)
     private let listPath: String
     /// The files known to kill a reader, by path; taken out when one turns out changed.
     private let known: Mutex<[String: Entry]>
@@ -45,38 +46,23 @@ public final class ReaderCrashes: @unchecked Sendable {
     /// tests kill a real audit mid-read without depending on a real bug.
     private static let killReading = getenv("VIDORIENT_TEST_KILL_READING").map { String(cString: $0) }
 
-    /// Opens the slots of this run (`workers` of them) beside the cache at `cachePath`, and takes
-    /// over what dead runs left. nil (the audit goes on without) when the folder cannot be made.
-    public init?(cachePath: String, workers: Int) {
-        let folder = cachePath + ".reading"
-        if folder.withPathCString({ mkdir($0, 0o700) }) != 0 && errno != EEXIST { return nil }
+    /// Reads what dead runs left beside the cache at `cachePath` (their slots, taken over into the
+    /// list) and the list; this run's own `workers` slots are made when the first file is read
+    /// (where they cannot be, the audit goes on without them).
+    public init(cachePath: String, workers: Int) {
+        folder = cachePath + ".reading"
         listPath = cachePath + ".crashed"
         var entries = Self.readList(listPath)
         let harvested = Self.harvest(folder)
         for entry in harvested { entries[entry.path] = entry }
         slotCount = max(1, workers)
-        slotsPath = folder + "/\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
-        let descriptor = slotsPath.withPathCString { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        guard descriptor >= 0 else { return nil }
-        let bytes = slotCount * Self.slotSize
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, ftruncate(descriptor, off_t(bytes)) == 0,
-            let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED
-        else {
-            close(descriptor)
-            _ = slotsPath.withPathCString { unlink($0) }
-            return nil
-        }
-        slotsDescriptor = descriptor
-        slots = mapped
         known = Mutex(entries)
         anyKnown = !entries.isEmpty
         if !harvested.isEmpty { Self.writeList(listPath, Array(entries.values)) }
     }
 
     deinit {
-        munmap(slots, slotCount * Self.slotSize)
-        _ = slotsPath.withPathCString { unlink($0) }
-        close(slotsDescriptor)
+        slots.withLock { if case .made(let file) = $0 { file.remove() } }
     }
 
     /// The record of a file known to kill a reader, unchanged since: skipped, said. A file that
@@ -100,10 +86,11 @@ public final class ReaderCrashes: @unchecked Sendable {
         return nil
     }
 
-    /// Before `worker` reads `path`: its slot names it (state written last).
+    /// Before `worker` reads `path`: its slot names it (state written last). The first call makes
+    /// the run's slots (one lock per file read, none per file answered from the cache).
     public func begin(worker: Int, path: String, key: FileKey?) {
-        guard worker >= 0, worker < slotCount else { return }
-        let slot = slots + worker * Self.slotSize
+        guard worker >= 0, worker < slotCount, let base = slotsBase() else { return }
+        let slot = base + worker * Self.slotSize
         let key = key ?? FileKey(path: path)
         slot.storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)
         slot.storeBytes(of: key?.inode ?? 0, toByteOffset: 8, as: UInt64.self)
@@ -118,8 +105,26 @@ public final class ReaderCrashes: @unchecked Sendable {
 
     /// After `worker` read its file.
     public func end(worker: Int) {
-        guard worker >= 0, worker < slotCount else { return }
-        (slots + worker * Self.slotSize).storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)
+        guard worker >= 0, worker < slotCount, let base = slotsBase() else { return }
+        (base + worker * Self.slotSize).storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)
+    }
+
+    /// Reads `path` with `read`, `worker`'s slot naming it meanwhile.
+    public func reading<T>(worker: Int, path: String, key: FileKey?, _ read: () -> T) -> T {
+        begin(worker: worker, path: path, key: key)
+        defer { end(worker: worker) }
+        return read()
+    }
+
+    /// The slots' first byte, made on first use; nil when they could not be made.
+    private func slotsBase() -> UnsafeMutableRawPointer? {
+        slots.withLock { state in
+            if case .notMade = state {
+                state = SlotFile(folder: folder, count: slotCount).map { .made($0) } ?? .failed
+            }
+            if case .made(let file) = state { return file.base }
+            return nil
+        }
     }
 
     /// At the end of the run: the list without the files that changed since they killed a reader.
@@ -195,5 +200,40 @@ public final class ReaderCrashes: @unchecked Sendable {
             return "\(hex) \($0.inode) \($0.size) \($0.mtimeNanoseconds)\n"
         }.joined()
         try? OutputFile.write(Array(text.utf8), to: path)
+    }
+}
+
+/// One run's slot file, `C.reading/PID-RANDOM`: mapped, locked while the run lives, removed at
+/// its end.
+private struct SlotFile {
+    enum State {
+        case notMade, made(SlotFile), failed
+    }
+
+    let path: String
+    let descriptor: Int32
+    let base: UnsafeMutableRawPointer
+    let bytes: Int
+
+    init?(folder: String, count: Int) {
+        if folder.withPathCString({ mkdir($0, 0o700) }) != 0 && errno != EEXIST { return nil }
+        path = folder + "/\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        descriptor = path.withPathCString { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else { return nil }
+        bytes = count * ReaderCrashes.slotSize
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, ftruncate(descriptor, off_t(bytes)) == 0,
+            let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED
+        else {
+            close(descriptor)
+            _ = path.withPathCString { unlink($0) }
+            return nil
+        }
+        base = mapped
+    }
+
+    func remove() {
+        munmap(base, bytes)
+        _ = path.withPathCString { unlink($0) }
+        close(descriptor)
     }
 }

@@ -113,6 +113,20 @@ package enum System {
     }
 
     private typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
+    private typealias MallocTrim = @convention(c) (Int) -> Int32
+
+    /// glibc's `malloc_trim`, looked up at run time as `mallopt` is; nil where the C library lacks it.
+    private static let mallocTrim: MallocTrim? = dlsym(nil, "malloc_trim").map {
+        unsafeBitCast($0, to: MallocTrim.self)
+    }
+
+    /// Gives the C library's freed heap memory back to the system (glibc's `malloc_trim(0)`:
+    /// every arena, not only the main one): after a decoder's large buffers are freed, so that
+    /// a batch's resident memory follows what it holds, not the most it ever held in each thread's
+    /// arena. Nothing where the C library has no such call.
+    package static func releaseFreedMemory() {
+        _ = mallocTrim?(0)
+    }
 
     /// glibc's `mallopt`, looked up at run time: Swift's Glibc module leaves out `malloc.h`.
     /// nil where the C library lacks it.

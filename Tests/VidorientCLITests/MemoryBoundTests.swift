@@ -217,4 +217,25 @@ struct MemoryBoundTests {
         let engineAbsent = command == "inspect --content" && lines.first?.contains("content model") == true
         #expect(engineAbsent || lines.first?.contains("12000x12000 pixels") == true, "\(lines)")
     }
+
+    /// A folder of photos thumbnailed by many workers stays under 300 MB however many work at
+    /// once (issue 32): each decode reserves its memory from one budget first
+    /// (`MemoryBudget.decoding`) and waits while it is taken. Sixteen copies of a phone AVIF,
+    /// each decoded whole by libheif (about 40 MB a decode), at `--jobs 16`: 324 MB before.
+    @Test(.enabled(if: SharedMedia.isPresent, "needs ../shared/media"))
+    func aFolderOfPhotosAtManyJobsStaysUnderTheBudget() throws {
+        let folder = try TemporaryFolder("memory-budget")
+        defer { folder.remove() }
+        let photos = folder.path("photos")
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        for index in 0..<16 {
+            _ = try folder.copy(SharedMedia.path("8bit-sRGB.avif"), as: "photos/\(index).avif")
+        }
+        let (run, peak) = try Self.timed([
+            "thumbnail", photos, "--out-dir", folder.path("out"), "--quiet", "--jobs", "16",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).count == 16)
+        #expect(peak < 300_000, "\(peak) KB")
+    }
 }

@@ -1,0 +1,61 @@
+import VidorientCore
+
+/// Bytes that the jobs of this process may hold at once for one kind of work, each job reserving
+/// what it is about to use before it starts and waiting while the budget is taken (issue 32: a
+/// folder of phone photos, each decoded whole by libheif, took 350-680 MB at two jobs, and more
+/// with more jobs). A job that asks for more than the whole budget gets the whole budget: it
+/// runs alone, never refused. Reservations are not nested (a job holds one at a time), so no
+/// job waits on itself.
+public final class MemoryBudget: @unchecked Sendable {
+    // Unchecked: `reserved` is used with `mutex` held.
+    /// Decoded pictures: every photo decoded for a thumbnail, a comparison, a content verdict
+    /// or the HTML report, whatever the number of workers. With the process itself (about 20 MB,
+    /// 45 MB with FFmpeg loaded) and the encoded outputs, a batch stays under 300 MB.
+    public static let decoding = MemoryBudget(bytes: 192 << 20)
+
+    /// The most bytes reserved at once.
+    public let bytes: Int
+    private var reserved = 0
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let freed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    public init(bytes: Int) {
+        self.bytes = max(1, bytes)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(freed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(freed)
+        pthread_mutex_destroy(mutex)
+        freed.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Runs `body` once `bytes` (at most the whole budget) are reserved for it, and gives them
+    /// back after. Large reservations also give the C library's freed memory back to the system
+    /// when they end: decoders' buffers of tens of megabytes, freed in another thread's arena,
+    /// would otherwise stay in the process and add up over a batch.
+    public func withReservation<T, Failure: Error>(_ bytes: Int, _ body: () throws(Failure) -> T) throws(Failure) -> T {
+        let amount = min(max(0, bytes), self.bytes)
+        pthread_mutex_lock(mutex)
+        while reserved > 0 && reserved + amount > self.bytes { pthread_cond_wait(freed, mutex) }
+        reserved += amount
+        pthread_mutex_unlock(mutex)
+        defer {
+            if amount >= 16 << 20 { System.releaseFreedMemory() }
+            pthread_mutex_lock(mutex)
+            reserved -= amount
+            pthread_cond_broadcast(freed)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body()
+    }
+
+    /// Bytes reserved now (for tests and diagnostics).
+    public var inUse: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return reserved
+    }
+}
