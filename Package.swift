@@ -123,7 +123,7 @@ let package = Package(
             name: "VidorientTests",
             dependencies: [
                 "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
-                "VidorientFFmpeg", "VidorientContent", "VidorientTestSupport",
+                "VidorientFFmpeg", "VidorientContent", "VidorientAudit", "VidorientTestSupport",
             ]),
         .testTarget(
             name: "VidorientFixTests",

@@ -18,10 +18,11 @@ struct PhotoFrames {
     let report: MediaReport
     let evidence: PhotoEvidence
 
-    init(path: String, format: MediaFormat) throws(InputError) {
+    /// The pictures of a photo `Prober` read: its evidence, and the report whose decision is applied.
+    init(path: String, evidence: PhotoEvidence, report: MediaReport) {
         self.path = path
-        evidence = try PhotoReader.read(path: path, format: format)
-        report = MediaReport(photo: evidence)
+        self.evidence = evidence
+        self.report = report
     }
 
     /// The photo as `request` asks: upright (unless `asStored`), fitted to the requested size.

@@ -369,8 +369,9 @@ public struct Auditor: Sendable {
 
     private static func audited(_ path: String, options: AuditOptions) -> AuditRecord {
         do {
-            var report = try Auditor.report(path, options: options)
-            if let policy = options.content { judgeContent(&report, policy: policy) }
+            let inspected = try Auditor.inspection(path, options: options)
+            var report = inspected.report
+            if let policy = options.content { judgeContent(inspected, into: &report, policy: policy) }
             return AuditRecord(report)
         } catch {
             let timedOut = error.reason.hasPrefix("timed out")
@@ -389,18 +390,20 @@ extension Auditor {
     /// What `inspect` would say of the file, read as cheaply as the options allow: the prober's
     /// orientation reading (`Prober.inspectOrientation`), the one place that decides which reader
     /// answers a file.
-    fileprivate static func report(_ path: String, options: AuditOptions) throws(InputError) -> MediaReport {
-        try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspectOrientation(path)
+    fileprivate static func inspection(_ path: String, options: AuditOptions) throws(InputError) -> InspectedFile {
+        try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspection(path, orientationOnly: true)
     }
 
-    /// The pixels' verdict and its findings; pixels that cannot be judged (a file whose tags read
-    /// but whose picture does not decode) are a `content-unreadable` finding, the rest of the
-    /// record kept.
-    fileprivate static func judgeContent(_ report: inout MediaReport, policy: ContentPolicy) {
+    /// The pixels' verdict and its findings, the pixels shown as the inspection decided; pixels
+    /// that cannot be judged (a file whose tags read but whose picture does not decode) are a
+    /// `content-unreadable` finding, the rest of the record kept.
+    fileprivate static func judgeContent(
+        _ inspected: InspectedFile, into report: inout MediaReport, policy: ContentPolicy
+    ) {
         guard report.video != nil || report.photo != nil else { return }
         do {
             let verdict = try contentEngines.withEngine(for: report.path) { engine throws(InputError) in
-                try ContentJudge(policy: policy).verdict(report.path, engine: engine)
+                try ContentJudge(policy: policy).verdict(of: inspected, engine: engine)
             }
             report.judgeContent(verdict)
         } catch {

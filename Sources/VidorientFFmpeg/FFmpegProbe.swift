@@ -4,6 +4,29 @@ import VidorientIO
 import VidorientISOBMFF
 import VidorientPhoto
 
+/// A file FFmpeg opened and probed, kept open: its facts (`probe`) and, where the probe decoded
+/// the first frame at full size, the decoder holding it. `Prober` (Vidorient) makes one where
+/// FFmpeg answers a file, and a thumbnail or the content judge decodes from the same one: the
+/// file is opened and its first frame decoded once.
+package final class ProbedFile {
+    let file: MediaFile
+    let decoder: VideoDecoder?
+    /// What FFmpeg read, before `MediaReport` judges it.
+    package let probe: MediaProbe
+
+    /// `timeout`: seconds after which reading gives up (nil: never); `decode`: decode the first
+    /// frame even where its NAL units are enough; `boxEvidence`: merge the box layer's view of an
+    /// MP4/MOV (false for a file whose report the box layer has made already).
+    package init(path: String, timeout: Double? = nil, decode: Bool, boxEvidence: Bool = true) throws(InputError) {
+        file = try MediaFile(path: path, timeout: timeout)
+        do {
+            (probe, decoder) = try FFmpegProbe.probe(file, decode: decode, boxEvidence: boxEvidence)
+        } catch {
+            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s", kind: .io) : error
+        }
+    }
+}
+
 /// What FFmpeg reads of a file: its streams, the container's matrix, the H.264/HEVC SEI and the
 /// first frame's facts, with the box layer's view of MP4/MOV added. `Prober` (Vidorient) sends
 /// here what the box layer and the photo readers do not read alone.
@@ -11,19 +34,16 @@ package enum FFmpegProbe {
     /// The raw facts, before `MediaReport` judges them. `timeout`: seconds after which reading
     /// gives up; `decode`: decode the first frame even where its NAL units are enough.
     package static func probe(path: String, timeout: Double?, decode: Bool) throws(InputError) -> MediaProbe {
-        let file = try MediaFile(path: path, timeout: timeout)
-        do {
-            return try FFmpegProbe.probe(file, decode: decode).probe
-        } catch {
-            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s", kind: .io) : error
-        }
+        try ProbedFile(path: path, timeout: timeout, decode: decode).probe
     }
 
     /// Probes an open file. When `decode` made a full-size decoder read the first frame, that
     /// decoder comes back too, holding it, so that a thumbnail of an early frame costs no second
-    /// open and decode.
-    static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?)
-    {
+    /// open and decode. `boxEvidence`: merge the box layer's view of an MP4/MOV (a caller that
+    /// has the file's report already, decided by the box layer, needs only FFmpeg's streams).
+    static func probe(_ file: MediaFile, decode: Bool, boxEvidence: Bool = true) throws(InputError) -> (
+        probe: MediaProbe, decoder: VideoDecoder?
+    ) {
         let path = file.path
         if file.needsStreamInfo {
             do { try file.findStreamInfo() } catch {
@@ -40,7 +60,7 @@ package enum FFmpegProbe {
             var found: VideoEvidence
             (found, decoder) = FFmpegProbe.videoEvidence(
                 file: file, stream: streams[index], report: &reports[index], decode: decode)
-            if file.formatName.hasPrefix("mov,mp4") {
+            if boxEvidence && file.formatName.hasPrefix("mov,mp4") {
                 (found, truncation) = FFmpegProbe.addBoxEvidence(
                     to: found, path: path, trackID: Int(streams[index].pointee.id))
             }

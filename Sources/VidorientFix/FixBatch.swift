@@ -230,7 +230,7 @@ public struct FixBatch: Sendable {
             return try withExtendedLifetime(lock) { () throws(VidorientError) -> FixOutcome in
                 // One question, asked once and under the lock: what the file is. Photos take the tag
                 // fix, movies the matrix fix; anything else is said as what fix takes (issue 24).
-                let format = try PhotoReader.format(of: job.path)
+                let format = try Prober.format(of: job.path)
                 if case .other(let name) = format {
                     throw .unsupported(
                         "not a photo, MP4 or QuickTime file (\(name ?? "no signature of theirs at the start")): fix "
