@@ -86,7 +86,7 @@ public struct Prober: Sendable {
             let evidence = try Prober.photoEvidence(path, format: format)
             return (InspectedFile(path: path, format: format, photo: evidence), nil)
         }
-        var boxLayerError: String?
+        var boxLayerError: ISOBMFFError?
         if format == .movie && !decodesFirstFrame {
             let refusal: ISOBMFFError
             do throws(ISOBMFFError) {
@@ -106,17 +106,17 @@ public struct Prober: Sendable {
             // An unreadable file is FFmpeg's to judge too: it reads some that the box layer refuses.
             fallbackNote?(path, refusal.reason)
             // Unsupported (a fragmented file) is not an error in the file; anything else is said.
-            if refusal.kind != .unsupported { boxLayerError = refusal.reason }
+            if refusal.kind != .unsupported { boxLayerError = refusal }
         }
         let probed: ProbedFile
         do { probed = try ProbedFile(path: path, timeout: timeout, decode: decodesFirstFrame) } catch {
             // A movie cut before its `moov`: FFmpeg says only "invalid data"; the boxes say where it ends.
-            guard let boxLayerError, boxLayerError.contains("cut short") else { throw error }
-            throw InputError(path: path, reason: "\(error.reason) (\(boxLayerError))", kind: error.kind)
+            guard let boxLayerError, boxLayerError.condition == .cutShort else { throw error }
+            throw InputError(path: path, reason: "\(error.reason) (\(boxLayerError.reason))", kind: error.kind)
         }
         var probe = probed.probe
         if let boxLayerError, probe.video != nil, probe.video?.boxLayerError == nil {
-            probe.video?.boxLayerError = boxLayerError
+            probe.video?.boxLayerError = boxLayerError.reason
         }
         return (InspectedFile(path: path, format: format, probe: probe, reader: .ffmpeg), probed)
     }
@@ -146,7 +146,7 @@ public struct Prober: Sendable {
         } catch {
             report.findings.append(
                 Finding(
-                    code: "first-frame-unreadable", severity: .warning,
+                    .firstFrameUnreadable, severity: .warning,
                     message: "could not decode the picture (\(error.reason))"))
         }
         inspected.report = report

@@ -57,9 +57,9 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     }
 
     /// The codes that mean the file itself could not be probed.
-    public static let unreadableCodes: Set<String> = ["unreadable", "timeout"]
+    public static let unreadableCodes: Set<FindingCode> = [.unreadable, .timeout]
 
-    public var isUnreadable: Bool { findings.contains { AuditRecord.unreadableCodes.contains($0.code) } }
+    public var isUnreadable: Bool { findings.contains { $0.kind.map(AuditRecord.unreadableCodes.contains) == true } }
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings, content, file
@@ -134,7 +134,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         files += 1
         if !record.findings.isEmpty { filesWithFindings += 1 }
         if record.isUnreadable { unreadable += 1 }
-        if record.findings.contains(where: { $0.severity >= failOn && !AuditRecord.unreadableCodes.contains($0.code) })
+        if record.findings.contains(where: { $0.severity >= failOn && $0.kind.map(AuditRecord.unreadableCodes.contains) != true })
         {
             failing += 1
         }
@@ -374,12 +374,12 @@ public struct Auditor: Sendable {
             if let policy = options.content { judgeContent(inspected, into: &report, policy: policy) }
             return AuditRecord(report)
         } catch {
-            let timedOut = error.reason.hasPrefix("timed out")
+            let timedOut = error.condition == .timedOut
             return AuditRecord(
                 path: path, video: nil,
                 findings: [
                     Finding(
-                        code: timedOut ? "timeout" : "unreadable", severity: .error,
+                        timedOut ? .timeout : .unreadable, severity: .error,
                         message: "could not be probed: \(error.reason)")
                 ])
         }
@@ -409,7 +409,7 @@ extension Auditor {
         } catch {
             report.findings.append(
                 Finding(
-                    code: "content-unreadable", severity: .warning,
+                    .contentUnreadable, severity: .warning,
                     message: "the pixels could not be judged: \(error.reason)"))
         }
     }

@@ -250,7 +250,7 @@ public final class HTMLReport {
 
     /// The clockwise turn a content finding suggests (`content-sideways`, `content-upside-down`).
     static func suggestedTurn(_ record: AuditRecord) -> Int? {
-        guard record.findings.contains(where: { $0.code.hasPrefix("content-") && $0.code != "content-unreadable" }),
+        guard record.findings.contains(where: { $0.kind?.isJudgment == true }),
             let turn = record.content?.turnNeeded, turn != 0
         else { return nil }
         return turn

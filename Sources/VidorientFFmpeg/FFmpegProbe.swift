@@ -22,7 +22,7 @@ package final class ProbedFile {
         do {
             (probe, decoder) = try FFmpegProbe.probe(file, decode: decode, boxEvidence: boxEvidence)
         } catch {
-            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s", kind: .io) : error
+            throw file.timedOut ? .timedOut(path: path, after: timeout ?? 0) : error
         }
     }
 }
