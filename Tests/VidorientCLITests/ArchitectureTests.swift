@@ -170,4 +170,21 @@ import VidorientTestSupport
             #expect(text.contains(entry), "Prober.swift no longer calls \(entry): the rule's list is stale")
         }
     }
+
+    /// One writer for every file we create or replace: `PendingFile` (VidorientIO/SafeWrite.swift)
+    /// is the only code that renames a file into place; `EditWriter`, `OutputFile` and
+    /// `HTMLReport` write through it. The audit cache moves a damaged database aside (not a file
+    /// written), which is its own rename.
+    @Test func oneSafeWriter() throws {
+        let allowed = ["VidorientIO/SafeWrite.swift", "VidorientAudit/AuditCache.swift"]
+        var renaming: [String] = []
+        for case let file as String in FileManager.default.enumerator(atPath: PackageFolder.sources.path) ?? .init()
+        where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: PackageFolder.sources.appendingPathComponent(file), encoding: .utf8)
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            if code.contains(where: { $0.contains("rename(") }) { renaming.append(file) }
+        }
+        #expect(renaming.sorted() == allowed.sorted(), "files that rename a file into place")
+    }
 }
+
