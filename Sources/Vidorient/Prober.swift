@@ -1,7 +1,7 @@
 public import VidorientCore
 import VidorientFFmpeg
 import VidorientIO
-import VidorientISOBMFF
+package import VidorientISOBMFF
 import VidorientPhoto
 
 /// What `vidorient inspect` reports of a file, asked in one place: what the file is decides which
@@ -87,16 +87,26 @@ public struct Prober: Sendable {
             return (InspectedFile(path: path, format: format, photo: evidence), nil)
         }
         var boxLayerError: ISOBMFFError?
+        // A movie's structure, parsed once: the fix plans from it (`InspectedFile.movie`).
+        var movie: MovieStructure?
         if format == .movie && !decodesFirstFrame {
             let refusal: ISOBMFFError
             do throws(ISOBMFFError) {
-                switch try MovieDescription.read(path: path) {
+                let source = ReadAheadBytes(try FileBytes(path: path))
+                let structure = try MovieStructure(source)
+                movie = structure
+                switch MovieDescription.read(structure, path: path, source: source) {
                 case .described(let probe):
-                    return (InspectedFile(path: path, format: format, probe: probe, reader: .boxLayer), nil)
+                    return (
+                        InspectedFile(path: path, format: format, probe: probe, reader: .boxLayer, movie: movie), nil
+                    )
                 case .headers(var probe, let why):
                     if headersSuffice && Prober.headersDecide(probe) {
                         if why.kind != .unsupported { probe.video?.boxLayerError = why.reason }
-                        return (InspectedFile(path: path, format: format, probe: probe, reader: .boxHeaders), nil)
+                        return (
+                            InspectedFile(path: path, format: format, probe: probe, reader: .boxHeaders, movie: movie),
+                            nil
+                        )
                     }
                     refusal = why
                 }
@@ -118,7 +128,7 @@ public struct Prober: Sendable {
         if let boxLayerError, probe.video != nil, probe.video?.boxLayerError == nil {
             probe.video?.boxLayerError = boxLayerError.reason
         }
-        return (InspectedFile(path: path, format: format, probe: probe, reader: .ffmpeg), probed)
+        return (InspectedFile(path: path, format: format, probe: probe, reader: .ffmpeg, movie: movie), probed)
     }
 
     /// Whether a movie's box headers decide its orientation alone: a video track whose codec
@@ -185,6 +195,10 @@ public struct InspectedFile: Sendable {
     public internal(set) var report: MediaReport
     /// A photo's statements as its reader found them; nil for a video.
     public let photo: PhotoEvidence?
+    /// A movie's box structure as it was parsed for this reading (nil when it could not be, or
+    /// for anything but an MP4/MOV, or with `--deep`): what a fix plans from, so that its `moov`
+    /// is parsed once.
+    package let movie: MovieStructure?
 
     init(path: String, format: MediaFormat, photo: PhotoEvidence) {
         self.path = path
@@ -192,14 +206,16 @@ public struct InspectedFile: Sendable {
         self.reader = .photo
         self.report = MediaReport(photo: photo)
         self.photo = photo
+        self.movie = nil
     }
 
-    init(path: String, format: MediaFormat, probe: MediaProbe, reader: Reader) {
+    init(path: String, format: MediaFormat, probe: MediaProbe, reader: Reader, movie: MovieStructure? = nil) {
         self.path = path
         self.format = format
         self.reader = reader
         self.report = MediaReport(probe: probe)
         self.photo = nil
+        self.movie = movie
     }
 }
 

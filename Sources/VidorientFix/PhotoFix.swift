@@ -21,6 +21,28 @@ extension PhotoTagFix {
         var held = lock
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
+        let planned = try plan(path: path, change: change, mode: mode)
+        guard !dryRun else { return planned.result }
+        return try write(planned, mode: mode, preservingTimes: times, lock: held)
+    }
+
+    /// A photo fix planned, not written: the dry run's result, and what `write` needs to write it
+    /// and read it back. Planning and writing are two calls so that a caller that journals the
+    /// edit (`FixBatch`) writes exactly the edit it journaled, read once.
+    public struct Planned: Sendable {
+        /// What a dry run reports.
+        public let result: PhotoFixResult
+        /// What the file must show once written.
+        let target: Orientation
+        let format: MediaFormat
+        let edit: FileEdit
+    }
+
+    /// Reads the photo at `path` once and plans the tag change (`plan`), refusing what cannot be
+    /// read, planned or written in `mode`. Writes nothing; the caller holds the file's lock.
+    public static func plan(path: String, change: OrientationChange, mode: FileWriteMode = .replace)
+        throws(VidorientError) -> Planned
+    {
         let input = try FileBytes(path: path)
         let format = MediaFormat(
             signature: try input.read(at: 0, count: Int(min(Int64(MediaFormat.signatureLength), input.size))))
@@ -46,12 +68,23 @@ extension PhotoTagFix {
             )
         }
         try EditWriter.checkWritable(path: path, mode: mode)
-        var result = PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: dryRun)
-        guard !dryRun else { return result }
+        return Planned(
+            result: PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: true), target: target, format: format,
+            edit: plan.edit)
+    }
+
+    /// Writes a planned fix with `EditWriter` in `mode` and reads it back (`checkShows`). The
+    /// caller holds the file's lock (`lock`, which the writer keeps) from before the plan.
+    public static func write(
+        _ planned: Planned, mode: FileWriteMode = .replace, preservingTimes times: FileTimes? = nil,
+        lock: FileLock?
+    ) throws(VidorientError) -> PhotoFixResult {
+        var result = planned.result
+        result.dryRun = false
         let outcome = try EditWriter.write(
-            plan.edit, path: path, mode: mode, preservingTimes: times, lock: held
+            planned.edit, path: result.path, mode: mode, preservingTimes: times, lock: lock
         ) { written in
-            try PhotoTagFix.checkShows(target, path: written, format: format)
+            try PhotoTagFix.checkShows(planned.target, path: written, format: planned.format)
         }
         result.writtenPath = outcome.writtenPath
         result.bytesWritten = outcome.bytesWritten
