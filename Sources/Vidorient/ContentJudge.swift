@@ -36,7 +36,8 @@ public struct ContentJudge: Sendable {
     /// The evidence of each picture judged, combined for a clip; a clip whose frames are all
     /// black or flat gives evidence with no faces and no scene (no opinion, 0 frames).
     public func evidence(_ path: String, engine: ContentEngine) throws(InputError) -> ContentEvidence {
-        try measure(frames(PictureSource(path, request: ContentJudge.request)).map(\.picture), path: path, engine: engine)
+        try measure(
+            frames(PictureSource(path, request: ContentJudge.request)).map(\.picture), path: path, engine: engine)
     }
 
     /// `evidence` of a file `Prober` has read.

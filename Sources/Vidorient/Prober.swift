@@ -119,7 +119,7 @@ public struct Prober: Sendable {
             if refusal.kind != .unsupported { boxLayerError = refusal }
         }
         let probed: ProbedFile
-        do { probed = try ProbedFile(path: path, timeout: timeout, decode: decodesFirstFrame) } catch {
+        do { probed = try ProbedFile(path: path, format: format, timeout: timeout, decode: decodesFirstFrame) } catch {
             // A movie cut before its `moov`: FFmpeg says only "invalid data"; the boxes say where it ends.
             guard let boxLayerError, boxLayerError.condition == .cutShort else { throw error }
             throw InputError(path: path, reason: "\(error.reason) (\(boxLayerError.reason))", kind: error.kind)
@@ -165,7 +165,7 @@ public struct Prober: Sendable {
 
     /// The raw facts as FFmpeg reads them, before `MediaReport` judges them.
     public func probe(_ path: String) throws(InputError) -> MediaProbe {
-        try ProbedFile(path: path, timeout: timeout, decode: decodesFirstFrame).probe
+        try ProbedFile(path: path, format: Prober.format(of: path), timeout: timeout, decode: decodesFirstFrame).probe
     }
 }
 
@@ -243,7 +243,7 @@ enum PictureSource {
         if let probed {
             opened = probed
         } else {
-            opened = try ProbedFile(path: inspected.path, decode: false, boxEvidence: false)
+            opened = try ProbedFile(path: inspected.path, format: inspected.format, decode: false, boxEvidence: false)
         }
         self = .video(try OpenVideo(opened, report: inspected.report, request: request))
     }

@@ -134,8 +134,9 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         files += 1
         if !record.findings.isEmpty { filesWithFindings += 1 }
         if record.isUnreadable { unreadable += 1 }
-        if record.findings.contains(where: { $0.severity >= failOn && $0.kind.map(AuditRecord.unreadableCodes.contains) != true })
-        {
+        if record.findings.contains(where: {
+            $0.severity >= failOn && $0.kind.map(AuditRecord.unreadableCodes.contains) != true
+        }) {
             failing += 1
         }
         for finding in record.findings {

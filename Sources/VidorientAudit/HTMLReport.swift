@@ -61,7 +61,9 @@ public final class HTMLReport {
             switch destination {
             case .file(let target):
                 let created = try PendingFile(for: target, mode: 0o644)
-                (descriptor, pending, ownsDescriptor) = (created.descriptor, created, false)
+                descriptor = created.descriptor
+                pending = created
+                ownsDescriptor = false
             case .standardOutput, .stream:
                 (descriptor, ownsDescriptor) = try destination.openStream()
                 pending = nil

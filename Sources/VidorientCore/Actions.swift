@@ -24,25 +24,25 @@ extension MediaReport {
                     ?? "vidorient fix \(file) --reset"
             }
             switch findings[index].kind {
-            case .mirrored:
+            case .mirrored?:
                 findings[index].action = fix(unmirrored).map { "if the mirror is unintended: \($0)" } ?? compare
-            case .oddAngle:
+            case .oddAngle?:
                 findings[index].action = fix(nearest).map { "to snap to the nearest right angle: \($0)" } ?? compare
-            case .matrixScale, .matrixShear, .matrixProjective:
+            case .matrixScale?, .matrixShear?, .matrixProjective?:
                 findings[index].action = fix(current ?? nearest)
-            case .matrixInvalid:
+            case .matrixInvalid?:
                 findings[index].action = fix(nil)
-            case .orientationConflict, .sidecarConflict:
+            case .orientationConflict?, .sidecarConflict?:
                 findings[index].action = "check which is right: \(compare)"
-            case .pixelsAlreadyRotated:
+            case .pixelsAlreadyRotated?:
                 findings[index].action =
                     "if \(compare) shows the stored pixels upright: vidorient fix \(file) --orientation 1"
-            case .codecOrientation:
+            case .codecOrientation?:
                 findings[index].action = fix(current).map { "to make container-only players agree: \($0)" }
-            case .exifInvalid:
+            case .exifInvalid?:
                 // vidorient's own fix, to what the file shows now: the suggested fix, for a person.
                 findings[index].action = "vidorient fix \(file) --orientation \(photo?.exifOrientation ?? 1)"
-            case .movieMatrix:
+            case .movieMatrix?:
                 findings[index].action =
                     fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil
             default:
@@ -64,13 +64,13 @@ extension MediaReport {
         let shown = photo?.exifOrientation ?? video?.exifOrientation
         for index in findings.indices {
             switch findings[index].kind {
-            case .matrixScale, .matrixShear, .matrixProjective:
+            case .matrixScale?, .matrixShear?, .matrixProjective?:
                 guard videoFixable, let shown else { continue }
                 findings[index].suggestedFix = SuggestedFix(orientation: shown)
-            case .movieMatrix:
+            case .movieMatrix?:
                 guard videoFixable, let shown else { continue }
                 findings[index].suggestedFix = SuggestedFix(orientation: shown, resetMovieMatrix: true)
-            case .exifInvalid:
+            case .exifInvalid?:
                 guard photo != nil, let shown else { continue }
                 findings[index].suggestedFix = SuggestedFix(orientation: shown)
             default:

@@ -26,22 +26,10 @@ extension PhotoTagFix {
         return try write(planned, mode: mode, preservingTimes: times, lock: held)
     }
 
-    /// A photo fix planned, not written: the dry run's result, and what `write` needs to write it
-    /// and read it back. Planning and writing are two calls so that a caller that journals the
-    /// edit (`FixBatch`) writes exactly the edit it journaled, read once.
-    public struct Planned: Sendable {
-        /// What a dry run reports.
-        public let result: PhotoFixResult
-        /// What the file must show once written.
-        let target: Orientation
-        let format: MediaFormat
-        let edit: FileEdit
-    }
-
     /// Reads the photo at `path` once and plans the tag change (`plan`), refusing what cannot be
     /// read, planned or written in `mode`. Writes nothing; the caller holds the file's lock.
-    public static func plan(path: String, change: OrientationChange, mode: FileWriteMode = .replace)
-        throws(VidorientError) -> Planned
+    package static func plan(path: String, change: OrientationChange, mode: FileWriteMode = .replace)
+        throws(VidorientError) -> PlannedPhotoFix
     {
         let input = try FileBytes(path: path)
         let format = MediaFormat(
@@ -68,15 +56,15 @@ extension PhotoTagFix {
             )
         }
         try EditWriter.checkWritable(path: path, mode: mode)
-        return Planned(
+        return PlannedPhotoFix(
             result: PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: true), target: target, format: format,
             edit: plan.edit)
     }
 
     /// Writes a planned fix with `EditWriter` in `mode` and reads it back (`checkShows`). The
     /// caller holds the file's lock (`lock`, which the writer keeps) from before the plan.
-    public static func write(
-        _ planned: Planned, mode: FileWriteMode = .replace, preservingTimes times: FileTimes? = nil,
+    package static func write(
+        _ planned: PlannedPhotoFix, mode: FileWriteMode = .replace, preservingTimes times: FileTimes? = nil,
         lock: FileLock?
     ) throws(VidorientError) -> PhotoFixResult {
         var result = planned.result
@@ -108,6 +96,18 @@ extension PhotoTagFix {
                 "\(other.location) still says \(other.rawValue.map(String.init) ?? "?"), not \(target.exif)")
         }
     }
+}
+
+/// A photo fix planned, not written: the dry run's result, and what `PhotoTagFix.write` needs to
+/// write it and read it back. Planning and writing are two calls so that a caller that journals
+/// the edit (`FixBatch`) writes exactly the edit it journaled, the file read once.
+package struct PlannedPhotoFix: Sendable {
+    /// What a dry run reports.
+    package let result: PhotoFixResult
+    /// What the file must show once written.
+    let target: Orientation
+    let format: MediaFormat
+    let edit: FileEdit
 }
 
 /// What `fix` did to one photo, for people and for `--json` (docs/fix.md lists every key).

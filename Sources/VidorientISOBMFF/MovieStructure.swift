@@ -49,7 +49,6 @@ package struct MovieStructure: Sendable, Hashable {
         self = try parser.parse()
     }
 
-
     init(
         fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [TopLevelBox],
         isFragmented: Bool, moov: TopLevelBox, moovPrecedesMdat: Bool?, movieHeader: MovieHeader, tracks: [Track],
@@ -211,7 +210,7 @@ struct TrackBoxes: Sendable, Hashable {
 /// plan, its read-backs apart.
 package final class MovieParses: Sendable {
     @TaskLocal package static var current: MovieParses?
-    package let count = Atomic<Int>(0)
+    fileprivate let count = Atomic<Int>(0)
 
     /// `body`'s result and the movie structures it parsed.
     package static func counting<Result>(_ body: () throws -> Result) rethrows -> (Result, parses: Int) {
