@@ -77,7 +77,7 @@ let package = Package(
         // Owns every FFmpeg pointer: probing, decoding, scaling, encoding. Used through Vidorient.
         .target(
             name: "VidorientFFmpeg",
-            dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "CFFmpeg"]),
+            dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "CFFmpeg"]),
         // Judges which way is up from the pixels: owns the content engine, turns its faces and
         // scene features into Core's ContentEvidence. No FFmpeg: it is given pictures.
         .target(name: "VidorientContent", dependencies: ["VidorientCore", "CContentEngine"]),
@@ -123,7 +123,7 @@ let package = Package(
             name: "VidorientTests",
             dependencies: [
                 "Vidorient", "VidorientCore", "VidorientIO", "VidorientISOBMFF", "VidorientPhoto", "VidorientPhotoDecoding",
-                "VidorientFFmpeg", "VidorientContent", "VidorientTestSupport",
+                "VidorientFFmpeg", "VidorientContent", "VidorientAudit", "VidorientTestSupport",
             ]),
         .testTarget(
             name: "VidorientFixTests",

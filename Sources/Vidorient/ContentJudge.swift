@@ -1,7 +1,6 @@
 public import VidorientContent
 public import VidorientCore
 import VidorientFFmpeg
-import VidorientPhoto
 
 /// Which way the pixels say is up, for a photo or a clip as it is displayed (the orientation
 /// `inspect` decided, applied): the pictures are made here, measured by a `ContentEngine`, and
@@ -23,44 +22,59 @@ public struct ContentJudge: Sendable {
         self.policy = policy
     }
 
-    /// The verdict on `path`. Throws one `InputError` naming the file when it cannot be decoded,
-    /// or when the engine cannot judge.
+    /// The verdict on `path`, read as `inspect` reads it. Throws one `InputError` naming the file
+    /// when it cannot be decoded, or when the engine cannot judge.
     public func verdict(_ path: String, engine: ContentEngine) throws(InputError) -> ContentVerdict {
-        let evidence = try self.evidence(path, engine: engine)
-        return ContentVerdict(evidence: evidence, policy: policy)
+        ContentVerdict(evidence: try evidence(path, engine: engine), policy: policy)
+    }
+
+    /// The verdict on a file `Prober` has read, its pictures shown as the inspection's report decides.
+    public func verdict(of inspected: InspectedFile, engine: ContentEngine) throws(InputError) -> ContentVerdict {
+        ContentVerdict(evidence: try evidence(of: inspected, engine: engine), policy: policy)
     }
 
     /// The evidence of each picture judged, combined for a clip; a clip whose frames are all
     /// black or flat gives evidence with no faces and no scene (no opinion, 0 frames).
     public func evidence(_ path: String, engine: ContentEngine) throws(InputError) -> ContentEvidence {
-        let request = ThumbnailRequest(width: ContentJudge.pictureSide, height: ContentJudge.pictureSide)
-        let format = try PhotoReader.format(of: path)
-        if format.isPhoto {
-            let frames = try PhotoFrames(path: path, format: format)
+        try measure(
+            frames(PictureSource(path, request: ContentJudge.request)).map(\.picture), path: path, engine: engine)
+    }
+
+    /// `evidence` of a file `Prober` has read.
+    public func evidence(of inspected: InspectedFile, engine: ContentEngine) throws(InputError) -> ContentEvidence {
+        let source = try PictureSource(inspected, request: ContentJudge.request)
+        return try measure(frames(source).map(\.picture), path: inspected.path, engine: engine)
+    }
+
+    /// What the judged pictures are asked as: the displayed picture fitted into `pictureSide`.
+    static let request = ThumbnailRequest(width: ContentJudge.pictureSide, height: ContentJudge.pictureSide)
+
+    /// The pictures judged, as displayed: a photo's one, a clip's at `frameFractions` (each frame
+    /// once); none when the picture is too small to judge.
+    func frames(_ source: PictureSource) throws(InputError) -> [Thumbnailer.Frame] {
+        let session: OpenVideo
+        switch source {
+        case .photo(let frames):
             guard ContentJudge.judgeable(frames.report.photo?.displayWidth, frames.report.photo?.displayHeight) else {
-                return try measure([], path: path, engine: engine)
+                return []
             }
-            return try measure([try frames.frame(request).picture], path: path, engine: engine)
+            return [try frames.frame(ContentJudge.request)]
+        case .video(let video): session = video
         }
-        let session = try OpenVideo(path: path, request: request)
         guard ContentJudge.judgeable(session.report.video?.displayWidth, session.report.video?.displayHeight) else {
-            return try measure([], path: path, engine: engine)
+            return []
         }
-        let duration =
-            session.report.format.duration
-            ?? session.report.video.flatMap { video in
-                session.report.streams.first { $0.index == video.index }?.duration
-            }
+        let duration = session.duration
         let times = session.isStill || duration == nil ? [0] : ContentJudge.frameFractions.map { $0 * duration! }
-        var pictures: [Picture] = []
+        var frames: [Thumbnailer.Frame] = []
         var seen: Set<Double> = []
         for time in times {
             let frame = try session.grab(at: time, exact: true)
             // A short clip with few keyframes gives the same frame for several times: judge it once.
             if let shown = frame.time, !seen.insert(shown).inserted { continue }
-            pictures.append(frame.picture)
+            frames.append(Thumbnailer.Frame(frame, report: session.report))
         }
-        return try measure(pictures, path: path, engine: engine)
+        return frames
     }
 
     /// A picture whose displayed size is known and at least `minimumSide` on its shorter side (the

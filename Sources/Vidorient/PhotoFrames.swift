@@ -18,10 +18,11 @@ struct PhotoFrames {
     let report: MediaReport
     let evidence: PhotoEvidence
 
-    init(path: String, format: MediaFormat) throws(InputError) {
+    /// The pictures of a photo `Prober` read: its evidence, and the report whose decision is applied.
+    init(path: String, evidence: PhotoEvidence, report: MediaReport) {
         self.path = path
-        evidence = try PhotoReader.read(path: path, format: format)
-        report = MediaReport(photo: evidence)
+        self.evidence = evidence
+        self.report = report
     }
 
     /// The photo as `request` asks: upright (unless `asStored`), fitted to the requested size.
@@ -39,7 +40,7 @@ struct PhotoFrames {
         }
         guard storedWidth > 0, storedHeight > 0 else {
             // A file cut before its frame header: say that, not only that no size is known.
-            let cut = report.findings.first { $0.code == "file-truncated" }.map { ": \($0.message)" } ?? ""
+            let cut = report.findings.first { $0.kind == .fileTruncated }.map { ": \($0.message)" } ?? ""
             throw InputError(path: path, reason: "the photo states no size\(cut)")
         }
         // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the

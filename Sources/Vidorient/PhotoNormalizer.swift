@@ -60,7 +60,7 @@ public enum PhotoNormalizer {
     /// What normalize would do to the photo at `path`: refused (`.unsupported`, the reason naming
     /// what to use instead) for a format it does not turn losslessly; the plan otherwise.
     public static func plan(path: String, trim: Bool = false) throws(VidorientError) -> NormalizePlan {
-        let format = try PhotoReader.format(of: path)
+        let format = try Prober.format(of: path)
         switch format {
         case .jpeg, .png, .webp: break
         case .heif:
@@ -78,7 +78,7 @@ public enum PhotoNormalizer {
                 "not a photo normalize can turn (\(name ?? "unknown format")); for a video, `vidorient fix` sets the orientation (tag only)"
             )
         }
-        let evidence = try PhotoReader.read(path: path, format: format)
+        let evidence = try Prober.photoEvidence(path, format: format)
         // Refused whatever its orientation, so that an upright one asked for a copy (`-o`) is not
         // a success with nothing written.
         if let size = evidence.fileSize, Int64(size) > maximumFileSize {
@@ -198,7 +198,7 @@ public enum PhotoNormalizer {
     /// Returns when the file at `path` reads back as the plan's result: orientation 1, the planned
     /// size, and for re-encoded formats the planned pixels exactly; throws the reason otherwise.
     public static func check(_ path: String, against plan: NormalizePlan) throws(VidorientError) {
-        let evidence = try PhotoReader.read(path: path, format: plan.format)
+        let evidence = try Prober.photoEvidence(path, format: plan.format)
         var findings: [Finding] = []
         let report = PhotoReport(evidence: evidence, findings: &findings)
         guard report.exifOrientation == 1 else {

@@ -1,10 +1,9 @@
 public import VidorientCore
 import VidorientFFmpeg
-import VidorientPhoto
 public import VidorientText
 
-/// Upright pictures of videos and photos, with the orientation `inspect` reports: the report is
-/// made first, by the same `Prober`, and its decision is what gets applied.
+/// Upright pictures of videos and photos, with the orientation `inspect` reports: the file is read
+/// by `Prober`, and its report's decision is what gets applied (`PictureSource`).
 public struct Thumbnailer: Sendable {
     /// What draws captions on contact sheets and comparisons; nil leaves the captions out (the
     /// pictures keep their layout without the text bands).
@@ -39,7 +38,7 @@ public struct Thumbnailer: Sendable {
         public var stored: Picture
         /// The frame's time in seconds, as the decoder reports it; nil when it reports none.
         public var time: Double?
-        /// The same report `Prober().inspect(path)` gives: the orientation applied is its decision.
+        /// The report `Prober` made of the file (`InspectedFile.report`): the orientation applied is its decision.
         public var report: MediaReport
         /// What the decoder said of the data it decoded for this picture (libjpeg's `premature
         /// end of jpeg file`, FFmpeg's damaged packets), as findings; empty when it said nothing.
@@ -68,12 +67,23 @@ public struct Thumbnailer: Sendable {
     /// skipping black or flat frames). Throws one `InputError` naming the file and the reason
     /// when it cannot be read or has no picture.
     public func frame(_ path: String, request: ThumbnailRequest) throws(InputError) -> Frame {
-        let format = try PhotoReader.format(of: path)
-        if format.isPhoto { return try PhotoFrames(path: path, format: format).frame(request) }
-        let session = try OpenVideo(path: path, request: request)
+        try frame(PictureSource(path, request: request), request: request)
+    }
+
+    /// The frame `request` asks for of a file `Prober` has read: shown as its report decides.
+    public func frame(of inspected: InspectedFile, request: ThumbnailRequest) throws(InputError) -> Frame {
+        try frame(PictureSource(inspected, request: request), request: request)
+    }
+
+    func frame(_ source: PictureSource, request: ThumbnailRequest) throws(InputError) -> Frame {
+        let session: OpenVideo
+        switch source {
+        case .photo(let frames): return try frames.frame(request)
+        case .video(let video): session = video
+        }
         let report = session.report
         let still = session.isStill
-        let duration = Thumbnailer.duration(of: report)
+        let duration = session.duration
         if let at = request.at {
             return Frame(
                 try session.grab(at: still ? 0 : at.seconds(in: duration), exact: request.exact), report: report)
@@ -107,19 +117,19 @@ public struct Thumbnailer: Sendable {
         throws(InputError) -> (picture: Picture, damage: [Finding])
     {
         let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
-        let format = try PhotoReader.format(of: path)
-        if format.isPhoto {
+        let session: OpenVideo
+        switch try PictureSource(path, request: request) {
+        case .photo(let frames):
             // A photo has one picture: the sheet shows it once per tile, as contact sheets of stills do.
-            let frames = try PhotoFrames(path: path, format: format)
             let frame = try frames.frame(request)
             let grid = Picture.grid(Array(repeating: frame.picture, count: max(1, columns * rows)), columns: columns)
             guard let font else { return (grid, frame.damage) }
             return (grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font), frame.damage)
+        case .video(let video): session = video
         }
-        let session = try OpenVideo(path: path, request: request)
         let report = session.report
         let count = max(1, columns * rows)
-        let duration = Thumbnailer.duration(of: report) ?? 0
+        let duration = session.duration ?? 0
         var tiles: [Picture] = []
         var warnings: [Finding] = []
         for index in 0..<count {
@@ -169,13 +179,6 @@ public struct Thumbnailer: Sendable {
             frame.stored.captioned(stored, pixelSize: size, renderer: font),
             frame.picture.captioned(shown, pixelSize: size, renderer: font),
         ])
-    }
-
-    /// How long a clip is, for choosing its frames: the container's duration, else its video
-    /// stream's (a raw or streamed file may state only the stream's); nil when neither is known.
-    static func duration(of report: MediaReport) -> Double? {
-        report.format.duration
-            ?? report.video.flatMap { video in report.streams.first { $0.index == video.index }?.duration }
     }
 
     static func header(_ report: MediaReport, path: String) -> [String] {

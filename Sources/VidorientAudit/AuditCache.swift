@@ -167,7 +167,7 @@ public final class AuditCache: Sendable {
             }
             var record = audit(path)
             // A timeout says more about the machine's load than about the file: try again next time.
-            guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.code == "timeout" })
+            guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.kind == .timeout })
             else { return record }
             // Absent is fine: a record that does not encode is not cached, only audited again next time.
             guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {

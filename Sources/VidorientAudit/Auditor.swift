@@ -66,9 +66,9 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     }
 
     /// The codes that mean the file itself could not be probed.
-    public static let unreadableCodes: Set<String> = ["unreadable", "timeout"]
+    public static let unreadableCodes: Set<FindingCode> = [.unreadable, .timeout]
 
-    public var isUnreadable: Bool { findings.contains { AuditRecord.unreadableCodes.contains($0.code) } }
+    public var isUnreadable: Bool { findings.contains { $0.kind.map(AuditRecord.unreadableCodes.contains) == true } }
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings, content, file
@@ -153,7 +153,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         if !record.findings.isEmpty { filesWithFindings += 1 }
         if record.isUnreadable { unreadable += 1 }
         let fails = record.findings.contains {
-            $0.severity >= failOn && !AuditRecord.unreadableCodes.contains($0.code)
+            $0.severity >= failOn && $0.kind.map(AuditRecord.unreadableCodes.contains) != true
         }
         if fails { failing += 1 }
         let folder = record.path.lastIndex(of: "/").map { String(record.path[..<$0]) } ?? "."
@@ -401,16 +401,17 @@ public struct Auditor: Sendable {
 
     private static func audited(_ path: String, options: AuditOptions) -> AuditRecord {
         do {
-            var report = try Auditor.report(path, options: options)
-            if let policy = options.content { judgeContent(&report, policy: policy) }
+            let inspected = try Auditor.inspection(path, options: options)
+            var report = inspected.report
+            if let policy = options.content { judgeContent(inspected, into: &report, policy: policy) }
             return AuditRecord(report)
         } catch {
-            let timedOut = error.reason.hasPrefix("timed out")
+            let timedOut = error.condition == .timedOut
             return AuditRecord(
                 path: path, video: nil,
                 findings: [
                     Finding(
-                        code: timedOut ? "timeout" : "unreadable", severity: .error,
+                        timedOut ? .timeout : .unreadable, severity: .error,
                         message: "could not be probed: \(error.reason)")
                 ])
         }
@@ -421,24 +422,26 @@ extension Auditor {
     /// What `inspect` would say of the file, read as cheaply as the options allow: the prober's
     /// orientation reading (`Prober.inspectOrientation`), the one place that decides which reader
     /// answers a file.
-    fileprivate static func report(_ path: String, options: AuditOptions) throws(InputError) -> MediaReport {
-        try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspectOrientation(path)
+    fileprivate static func inspection(_ path: String, options: AuditOptions) throws(InputError) -> InspectedFile {
+        try Prober(timeout: options.timeout, decodesFirstFrame: options.deep).inspection(path, orientationOnly: true)
     }
 
-    /// The pixels' verdict and its findings; pixels that cannot be judged (a file whose tags read
-    /// but whose picture does not decode) are a `content-unreadable` finding, the rest of the
-    /// record kept.
-    fileprivate static func judgeContent(_ report: inout MediaReport, policy: ContentPolicy) {
+    /// The pixels' verdict and its findings, the pixels shown as the inspection decided; pixels
+    /// that cannot be judged (a file whose tags read but whose picture does not decode) are a
+    /// `content-unreadable` finding, the rest of the record kept.
+    fileprivate static func judgeContent(
+        _ inspected: InspectedFile, into report: inout MediaReport, policy: ContentPolicy
+    ) {
         guard report.video != nil || report.photo != nil else { return }
         do {
             let verdict = try contentEngines.withEngine(for: report.path) { engine throws(InputError) in
-                try ContentJudge(policy: policy).verdict(report.path, engine: engine)
+                try ContentJudge(policy: policy).verdict(of: inspected, engine: engine)
             }
             report.judgeContent(verdict)
         } catch {
             report.findings.append(
                 Finding(
-                    code: "content-unreadable", severity: .warning,
+                    .contentUnreadable, severity: .warning,
                     message: "the pixels could not be judged: \(error.reason)"))
         }
     }

@@ -16,13 +16,13 @@ public final class HTMLReport {
     /// The folder beside the page that holds the thumbnails, when asked for.
     public let thumbnailFolder: String?
     private let descriptor: Int32
-    /// Whether `descriptor` is this page's to close (not standard output's).
+    /// Whether `descriptor` is this page's to close (a stream's, not standard output's; a
+    /// pending file closes its own).
     private let ownsDescriptor: Bool
-    /// Where the temporary file is renamed to: the path, or the target of the link it names.
-    private let target: String
-    /// The temporary file the page is written to until `finish` renames it into place; nil when
-    /// the page streams into something that is not a regular file, or once it is in place.
-    private var temporary: String?
+    /// The temporary file the page is written to until `finish` renames it over the path (or the
+    /// target of the link it names); nil when the page streams into something that is not a
+    /// regular file. Removed if the page is never finished.
+    private let pending: PendingFile?
     private var buffer: [UInt8] = []
     /// Files with findings (the page's rows), and files seen.
     public private(set) var rows = 0
@@ -60,13 +60,13 @@ public final class HTMLReport {
         do throws(VidorientError) {
             switch destination {
             case .file(let target):
-                let created = try SafeWrite.createTemporary(for: target, mode: 0o644)
-                (descriptor, temporary, ownsDescriptor) = (created.descriptor, created.path, true)
-                self.target = target
+                let created = try PendingFile(for: target, mode: 0o644)
+                descriptor = created.descriptor
+                pending = created
+                ownsDescriptor = false
             case .standardOutput, .stream:
                 (descriptor, ownsDescriptor) = try destination.openStream()
-                temporary = nil
-                self.target = path
+                pending = nil
             }
         } catch {
             throw InputError(path: path, reason: error.reason)
@@ -82,9 +82,9 @@ public final class HTMLReport {
     }
 
     deinit {
+        // A page never finished (an interrupted or failed run) leaves nothing behind: `pending`
+        // removes its temporary file.
         if ownsDescriptor { close(descriptor) }
-        // A page never finished (an interrupted or failed run) leaves nothing behind.
-        if let temporary { _ = temporary.withPathCString { unlink($0) } }
     }
 
     /// Counts every record; files with findings become rows.
@@ -130,12 +130,10 @@ public final class HTMLReport {
         append("</script>\n<script>\n" + HTMLReport.script + "</script>\n</body>\n</html>\n")
         flush()
         if failed { throw InputError(path: path, reason: failure) }
-        guard let temporary else { return }
+        guard let pending else { return }
         do throws(VidorientError) {
-            try System.call("could not flush the page") { fsync(descriptor) }
-            try SafeWrite.moveIntoPlace(
-                temporary, over: target, folder: SafeWrite.split(target).folder, what: "the page")
-            self.temporary = nil
+            try pending.flush("the page")
+            try pending.commit("the page")
         } catch {
             throw InputError(path: path, reason: error.reason)
         }
@@ -250,7 +248,7 @@ public final class HTMLReport {
 
     /// The clockwise turn a content finding suggests (`content-sideways`, `content-upside-down`).
     static func suggestedTurn(_ record: AuditRecord) -> Int? {
-        guard record.findings.contains(where: { $0.code.hasPrefix("content-") && $0.code != "content-unreadable" }),
+        guard record.findings.contains(where: { $0.kind?.isJudgment == true }),
             let turn = record.content?.turnNeeded, turn != 0
         else { return nil }
         return turn

@@ -74,7 +74,7 @@ public final class ReaderCrashes: @unchecked Sendable {
                 path: path, video: nil,
                 findings: [
                     Finding(
-                        code: "reader-crashed", severity: .error,
+                        .readerCrashed, severity: .error,
                         message:
                             "an earlier audit died while reading this file, so it is skipped until it changes "
                             + "(its size, modification time or inode)",

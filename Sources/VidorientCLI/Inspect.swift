@@ -104,22 +104,18 @@ struct Inspect: ParsableCommand {
             inputs, oneFile: files.count == 1 && inputs == files, json: jsonOutput.json,
             separator: fields == nil ? "\n" : "", human: human, keep: { conditions.hold(for: $0.facts) },
             report: { file in
-                var report: MediaReport
+                let inspected: InspectedFile
                 do throws(InputError) {
-                    if file == "-", let spooled {
-                        report = try prober.inspect(spooled.path)
-                        report.path = "-"
-                    } else {
-                        report = try prober.inspect(file)
-                    }
+                    inspected = try prober.inspection(file == "-" ? spooled?.path ?? file : file)
                 } catch {
                     Terminal.warn(file == "-" ? "could not read standard input: \(error.reason)" : error.description)
                     return nil
                 }
+                var report = inspected.report
+                if file == "-" { report.path = "-" }
                 if let judge, let engine {
                     do throws(InputError) {
-                        report.judgeContent(
-                            try judge.verdict(file == "-" ? spooled?.path ?? file : file, engine: engine))
+                        report.judgeContent(try judge.verdict(of: inspected, engine: engine))
                     } catch {
                         Terminal.warn("could not judge the content of '\(file)': \(error.reason)")
                         contentFailed = true

@@ -23,26 +23,26 @@ extension MediaReport {
                 return orientation.map { "vidorient fix \(file) --orientation \($0)" }
                     ?? "vidorient fix \(file) --reset"
             }
-            switch findings[index].code {
-            case "mirrored":
+            switch findings[index].kind {
+            case .mirrored?:
                 findings[index].action = fix(unmirrored).map { "if the mirror is unintended: \($0)" } ?? compare
-            case "odd-angle":
+            case .oddAngle?:
                 findings[index].action = fix(nearest).map { "to snap to the nearest right angle: \($0)" } ?? compare
-            case "matrix-scale", "matrix-shear", "matrix-projective":
+            case .matrixScale?, .matrixShear?, .matrixProjective?:
                 findings[index].action = fix(current ?? nearest)
-            case "matrix-invalid":
+            case .matrixInvalid?:
                 findings[index].action = fix(nil)
-            case "orientation-conflict", "sidecar-conflict":
+            case .orientationConflict?, .sidecarConflict?:
                 findings[index].action = "check which is right: \(compare)"
-            case "pixels-already-rotated":
+            case .pixelsAlreadyRotated?:
                 findings[index].action =
                     "if \(compare) shows the stored pixels upright: vidorient fix \(file) --orientation 1"
-            case "codec-orientation":
+            case .codecOrientation?:
                 findings[index].action = fix(current).map { "to make container-only players agree: \($0)" }
-            case "exif-invalid":
+            case .exifInvalid?:
                 // vidorient's own fix, to what the file shows now: the suggested fix, for a person.
                 findings[index].action = "vidorient fix \(file) --orientation \(photo?.exifOrientation ?? 1)"
-            case "movie-matrix":
+            case .movieMatrix?:
                 findings[index].action =
                     fixable ? "vidorient fix \(file) --orientation \(current ?? 1) --reset-movie-matrix" : nil
             default:
@@ -63,14 +63,14 @@ extension MediaReport {
         let videoFixable = MediaFormat.movieContainerNames.contains(format.name) && photo == nil
         let shown = photo?.exifOrientation ?? video?.exifOrientation
         for index in findings.indices {
-            switch findings[index].code {
-            case "matrix-scale", "matrix-shear", "matrix-projective":
+            switch findings[index].kind {
+            case .matrixScale?, .matrixShear?, .matrixProjective?:
                 guard videoFixable, let shown else { continue }
                 findings[index].suggestedFix = SuggestedFix(orientation: shown)
-            case "movie-matrix":
+            case .movieMatrix?:
                 guard videoFixable, let shown else { continue }
                 findings[index].suggestedFix = SuggestedFix(orientation: shown, resetMovieMatrix: true)
-            case "exif-invalid":
+            case .exifInvalid?:
                 guard photo != nil, let shown else { continue }
                 findings[index].suggestedFix = SuggestedFix(orientation: shown)
             default:

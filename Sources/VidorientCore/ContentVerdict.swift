@@ -265,7 +265,7 @@ extension MediaReport {
         let file = MediaReport.shellQuoted(path)
         findings.append(
             Finding(
-                code: turn == 180 ? "content-upside-down" : "content-sideways", severity: .warning, message: message,
+                turn == 180 ? .contentUpsideDown : .contentSideways, severity: .warning, message: message,
                 action: fixable
                     ? upright.map { "vidorient fix \(file) --orientation \($0.exif)" }
                     : MediaReport.compareCommand(path),

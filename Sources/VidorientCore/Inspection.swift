@@ -100,7 +100,7 @@ extension MediaReport {
         if let truncation = probe.truncation {
             findings.append(
                 Finding(
-                    code: "file-truncated", severity: .error,
+                    .fileTruncated, severity: .error,
                     message:
                         "the file is truncated: \(truncation): the media data is cut short (players and ffmpeg stop where it ends)"
                 ))
@@ -109,7 +109,7 @@ extension MediaReport {
             let stream = probe.streams.first(where: { $0.index == evidence.streamIndex })
         else {
             findings.append(
-                Finding(code: "no-video", severity: .info, message: "no video stream: there is no picture to orient"))
+                Finding(.noVideo, severity: .info, message: "no video stream: there is no picture to orient"))
             self.init(path: probe.path, format: probe.format, streams: probe.streams, video: nil, findings: findings)
             return
         }
@@ -175,7 +175,7 @@ extension VideoReport {
             if exifTag == nil {
                 findings.append(
                     Finding(
-                        code: "exif-invalid", severity: .warning,
+                        .exifInvalid, severity: .warning,
                         message: "EXIF Orientation is '\(raw)', not 1-8: viewers disagree on such files"))
             }
         }
@@ -210,7 +210,7 @@ extension VideoReport {
         guard let shown, !stated.isEmpty, stated != [shown] else { return [] }
         return [
             Finding(
-                code: "timed-orientation-differs", severity: .info,
+                .timedOrientationDiffers, severity: .info,
                 message:
                     "the timed metadata's com.apple.quicktime.video-orientation says \(stated.sorted().map(String.init).joined(separator: ", ")) but the picture is shown as orientation \(shown)"
             )
@@ -222,7 +222,7 @@ extension VideoReport {
         guard let movie, !movie.isIdentity else { return [] }
         return [
             Finding(
-                code: "movie-matrix", severity: .warning,
+                .movieMatrix, severity: .warning,
                 message:
                     "the movie header (mvhd) carries a matrix of its own (\(describe(OrientationEvidence(source: .container, matrix: movie)))); FFmpeg multiplies it in, but players that read only the track's disagree"
             )
@@ -234,7 +234,7 @@ extension VideoReport {
         guard let ratio, ratio != "1:1", analysis.orientation?.swapsDimensions == true else { return [] }
         return [
             Finding(
-                code: "sar-rotated", severity: .info,
+                .sarRotated, severity: .info,
                 message:
                     "non-square pixels (\(ratio)) under a quarter turn: tools that apply the aspect ratio after swapping width and height (vcsi) draw it distorted"
             )
@@ -286,7 +286,7 @@ extension VideoReport {
         if let heuristic, heuristic.0 != stated.0 {
             findings.append(
                 Finding(
-                    code: "camera-conflict", severity: .info,
+                    .cameraConflict, severity: .info,
                     message:
                         "metadata says the \(stated.0.rawValue) camera but the matrix heuristic says \(heuristic.0.rawValue); metadata decides"
                 ))
@@ -320,11 +320,11 @@ extension VideoReport {
         switch analysis.validity {
         case .nonFinite:
             findings.append(
-                Finding(code: "matrix-invalid", severity: .error, message: "the \(name) has a non-finite entry"))
+                Finding(.matrixInvalid, severity: .error, message: "the \(name) has a non-finite entry"))
         case .singular:
             findings.append(
                 Finding(
-                    code: "matrix-invalid", severity: .error,
+                    .matrixInvalid, severity: .error,
                     message: "the \(name) is singular: it collapses the picture; players show nothing or ignore it"))
         case .valid:
             break
@@ -332,7 +332,7 @@ extension VideoReport {
         if analysis.isProjective {
             findings.append(
                 Finding(
-                    code: "matrix-projective", severity: .warning,
+                    .matrixProjective, severity: .warning,
                     message: "the \(name) has a perspective term (u, v not 0 or w not 1), which QuickTime forbids"))
         }
         if analysis.mirrored == true {
@@ -341,17 +341,17 @@ extension VideoReport {
                 ? "viewers that ignore EXIF, and tools that report only a rotation, miss it"
                 : "ffprobe, exiftool and mediainfo report only a rotation and miss it"
             findings.append(
-                Finding(code: "mirrored", severity: .warning, message: "the \(name) mirrors the picture; \(blind)"))
+                Finding(.mirrored, severity: .warning, message: "the \(name) mirrors the picture; \(blind)"))
         }
         if analysis.isSheared, let shear = analysis.shear {
             findings.append(
                 Finding(
-                    code: "matrix-shear", severity: .warning,
+                    .matrixShear, severity: .warning,
                     message: "the \(name) shears the picture by \(VideoReport.tidyDegrees(shear).formatted)°"))
         } else if analysis.isOddAngle, let rotation = analysis.rotation {
             findings.append(
                 Finding(
-                    code: "odd-angle", severity: .warning,
+                    .oddAngle, severity: .warning,
                     message:
                         "the \(name) rotates by \(VideoReport.tidyDegrees(rotation).formatted)° clockwise, not a multiple of 90: there is no EXIF orientation for it"
                 ))
@@ -359,7 +359,7 @@ extension VideoReport {
         if analysis.hasNonUnitScale, let scale = analysis.scale {
             findings.append(
                 Finding(
-                    code: "matrix-scale", severity: .warning,
+                    .matrixScale, severity: .warning,
                     message:
                         "the \(name) scales the picture by \(VideoReport.tidy(scale[0]).formatted)×\(VideoReport.tidy(scale[1]).formatted); players disagree on honouring it"
                 ))
@@ -381,14 +381,14 @@ extension VideoReport {
             {
                 findings.append(
                     Finding(
-                        code: "orientation-conflict", severity: .warning,
+                        .orientationConflict, severity: .warning,
                         message:
                             "the container says \(describe(container)) but the \(frame.source.rawValue) says \(describe(frame)); the container decides, players that read the codec disagree"
                     ))
             } else if containerRotates && frameRotates {
                 findings.append(
                     Finding(
-                        code: "orientation-duplicated", severity: .info,
+                        .orientationDuplicated, severity: .info,
                         message:
                             "both the container and the \(frame.source.rawValue) carry \(describe(container)); a pipeline that applies both rotates twice"
                     ))
@@ -397,7 +397,7 @@ extension VideoReport {
         if let frame, frame.source == .sei, frameRotates, !containerRotates {
             findings.append(
                 Finding(
-                    code: "codec-orientation", severity: .info,
+                    .codecOrientation, severity: .info,
                     message:
                         "only the SEI carries the orientation (\(describe(frame))); players that read only the container show the picture as stored"
                 ))
@@ -405,7 +405,7 @@ extension VideoReport {
         if let reason = evidence.boxLayerError {
             findings.append(
                 Finding(
-                    code: "box-layer-unreadable", severity: .warning,
+                    .boxLayerUnreadable, severity: .warning,
                     message:
                         "the MP4/QuickTime boxes could not be read in full (\(reason)): what is shown is FFmpeg's reading"
                 ))
@@ -413,14 +413,14 @@ extension VideoReport {
         if let reason = evidence.firstFrameError {
             findings.append(
                 Finding(
-                    code: "first-frame-unreadable", severity: .warning,
+                    .firstFrameUnreadable, severity: .warning,
                     message: "could not decode the first frame (\(reason)): an orientation in the codec would be missed"
                 ))
         }
         if let title = stream.title ?? stream.tags["title"], let hint = htcRotationHint(title) {
             findings.append(
                 Finding(
-                    code: "track-title-rotation", severity: .info,
+                    .trackTitleRotation, severity: .info,
                     message:
                         "the track title '\(title)' asks for \(hint)° clockwise (an HTC convention some players honour); the container carries no rotation"
                 ))

@@ -301,7 +301,7 @@ extension PhotoReport {
             let raw = statement.rawValue.map(String.init) ?? "?"
             findings.append(
                 Finding(
-                    code: "exif-invalid", severity: .warning,
+                    .exifInvalid, severity: .warning,
                     message:
                         "\(statement.kind == .exif ? "EXIF" : "XMP") Orientation (\(statement.location)) is '\(raw)', not 1-8: viewers disagree on such files"
                 ))
@@ -309,7 +309,7 @@ extension PhotoReport {
         if let decider = decision.decider, decider.kind == .heif, decider.orientation == nil {
             findings.append(
                 Finding(
-                    code: "heif-transform-invalid", severity: .error,
+                    .heifTransformInvalid, severity: .error,
                     message: "the HEIF transformative properties (\(decider.location)) are not valid: readers disagree")
             )
         }
@@ -318,7 +318,7 @@ extension PhotoReport {
                 decision.source == .heif ? "HEIF imir" : "\(decision.source == .xmp ? "XMP" : "EXIF") orientation"
             findings.append(
                 Finding(
-                    code: "mirrored", severity: .warning,
+                    .mirrored, severity: .warning,
                     message:
                         "the \(name) mirrors the picture (orientation \(shown.exif)); viewers that ignore it, and tools that report only a rotation, miss it"
                 ))
@@ -337,14 +337,14 @@ extension PhotoReport {
                         : "\(name(of: decider.kind)) decides; tools that read \(name(of: other.kind)) disagree"
                     findings.append(
                         Finding(
-                            code: "orientation-conflict", severity: .warning,
+                            .orientationConflict, severity: .warning,
                             message:
                                 "\(deciderName) says orientation \(shown.exif) but \(describe(other)) says \(stated.exif): \(consequence)"
                         ))
                 } else if decider.kind == .heif, shown != .up {
                     findings.append(
                         Finding(
-                            code: "orientation-duplicated", severity: .info,
+                            .orientationDuplicated, severity: .info,
                             message:
                                 "both \(deciderName) and \(describe(other)) carry orientation \(shown.exif); a pipeline that applies both rotates twice"
                         ))
@@ -355,7 +355,7 @@ extension PhotoReport {
             guard let stated = sidecar.orientation, stated != shown else { continue }
             findings.append(
                 Finding(
-                    code: "sidecar-conflict", severity: .warning,
+                    .sidecarConflict, severity: .warning,
                     message:
                         "the sidecar \(sidecar.location) says orientation \(stated.exif) but the file itself is shown as \(shown.exif): the application that wrote the sidecar shows it differently"
                 ))
@@ -381,7 +381,7 @@ extension PhotoReport {
         guard let evidenceText else { return [] }
         return [
             Finding(
-                code: "pixels-already-rotated", severity: .warning,
+                .pixelsAlreadyRotated, severity: .warning,
                 message:
                     "\(evidenceText): software turned the pixels and left Orientation \(orientation.exif), so viewers that obey it turn the picture a second time"
             )
@@ -403,7 +403,7 @@ extension PhotoReport {
                 width: storedWidth, height: storedHeight, transforms: thumbnail.heifTransforms)
             guard shown.width != shown.height, (shown.width > shown.height) != (width > height) else { return nil }
             return Finding(
-                code: "thumbnail-shape-differs", severity: .warning,
+                .thumbnailShapeDiffers, severity: .warning,
                 message:
                     "the \(thumbnail.location) is shown \(shown.width)x\(shown.height) but the picture \(width)x\(height): viewers that show the thumbnail (file browsers, galleries) show it turned a quarter from the picture"
             )
@@ -449,7 +449,7 @@ extension MediaReport {
         if let motion = evidence.motionVideo {
             let report = MediaReport(probe: motion)
             photo.motionVideo = report.video
-            findings += report.findings.filter { $0.code != "no-video" }.map { finding in
+            findings += report.findings.filter { $0.kind != .noVideo }.map { finding in
                 var finding = finding
                 finding.message = "motion video: " + finding.message
                 return finding

@@ -415,7 +415,7 @@ public struct SuggestedFix: Sendable, Hashable, Codable {
 extension Finding {
     /// The codes that say a file's bytes are cut short or damaged: what `thumbnail` repeats on
     /// stderr beside the picture it writes.
-    public static let damageCodes: Set<String> = ["file-truncated", "file-damaged"]
+    public static let damageCodes: Set<FindingCode> = [.fileTruncated, .fileDamaged]
 
     /// A decoder's warning about the file, as the finding it is: libjpeg's `premature end of
     /// jpeg file` is `file-truncated`, anything else it or FFmpeg says of the data is
@@ -423,11 +423,11 @@ extension Finding {
     public static func decoderWarning(_ warning: String, decoder: String) -> Finding {
         if warning.lowercased().contains("premature end") {
             return Finding(
-                code: "file-truncated", severity: .error,
+                .fileTruncated, severity: .error,
                 message: "the file is truncated: the decoder ran out of data (\(decoder): \(warning))")
         }
         return Finding(
-            code: "file-damaged", severity: .warning,
+            .fileDamaged, severity: .warning,
             message: "the file is damaged: the decoder met bad data and stepped over it (\(decoder): \(warning))")
     }
 }
@@ -436,7 +436,7 @@ extension [Finding] {
     /// The findings about damage (`Finding.damageCodes`), each code once: the reader's finding
     /// first, a decoder's warning only where the reader said nothing of that kind.
     public static func damage(reported: [Finding], decoder: [Finding]) -> [Finding] {
-        var found = reported.filter { Finding.damageCodes.contains($0.code) }
+        var found = reported.filter { $0.kind.map(Finding.damageCodes.contains) == true }
         for warning in decoder where !found.contains(where: { $0.code == warning.code }) { found.append(warning) }
         return found
     }

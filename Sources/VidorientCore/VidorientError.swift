@@ -27,6 +27,17 @@ public struct VidorientError: Error, Sendable, Hashable, CustomStringConvertible
     public var action = "read"
     /// The `errno` behind an `.io` error (ENOENT, EACCES, …); 0 when there is none.
     public var code: Int32
+    /// What a caller decides on, typed (not read from the reason's words); nil for any other failure.
+    public var condition: Condition?
+
+    /// The failures callers treat apart from the rest.
+    public enum Condition: String, Sendable, Hashable {
+        /// The read gave up at its time limit (`audit --timeout`): said as a `timeout` finding,
+        /// and not cached, since it says more about the machine's load than about the file.
+        case timedOut
+        /// The file ends before its structure does (a movie cut before its `moov`).
+        case cutShort
+    }
 
     public init(_ kind: Kind, _ reason: String, code: Int32 = 0) {
         self.kind = kind
@@ -47,6 +58,20 @@ public struct VidorientError: Error, Sendable, Hashable, CustomStringConvertible
     public static func unsupported(_ reason: String) -> VidorientError { VidorientError(.unsupported, reason) }
     public static func io(_ reason: String, code: Int32 = 0) -> VidorientError {
         VidorientError(.io, reason, code: code)
+    }
+
+    /// A read of `path` that gave up after `seconds`.
+    public static func timedOut(path: String, after seconds: Double) -> VidorientError {
+        var error = VidorientError(path: path, reason: "timed out after \(seconds) s", kind: .io)
+        error.condition = .timedOut
+        return error
+    }
+
+    /// A file whose bytes end before its structure does: `.malformed`, the reason saying where.
+    public static func cutShort(_ reason: String) -> VidorientError {
+        var error = VidorientError.malformed(reason)
+        error.condition = .cutShort
+        return error
     }
 
     /// The same error with `prefix` before its reason (`prefix: reason`): the kind, code and

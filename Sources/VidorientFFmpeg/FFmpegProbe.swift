@@ -2,27 +2,50 @@ import CFFmpeg
 package import VidorientCore
 import VidorientIO
 import VidorientISOBMFF
-import VidorientPhoto
+
+/// A file FFmpeg opened and probed, kept open: its facts (`probe`) and, where the probe decoded
+/// the first frame at full size, the decoder holding it. `Prober` (Vidorient) makes one where
+/// FFmpeg answers a file, and a thumbnail or the content judge decodes from the same one: the
+/// file is opened and its first frame decoded once.
+package final class ProbedFile {
+    let file: MediaFile
+    let decoder: VideoDecoder?
+    /// What FFmpeg read, before `MediaReport` judges it.
+    package let probe: MediaProbe
+
+    /// `format`: what the file is (`Prober.format(of:)`, asked once; it names the container where
+    /// the project has a name for it); `timeout`: seconds after which reading gives up (nil:
+    /// never); `decode`: decode the first frame even where its NAL units are enough;
+    /// `boxEvidence`: merge the box layer's view of an MP4/MOV (false for a file whose report the
+    /// box layer has made already).
+    package init(path: String, format: MediaFormat, timeout: Double? = nil, decode: Bool, boxEvidence: Bool = true)
+        throws(InputError)
+    {
+        let opened = try MediaFile(path: path, timeout: timeout)
+        let probed: (probe: MediaProbe, decoder: VideoDecoder?)
+        do {
+            probed = try FFmpegProbe.probe(opened, format: format, decode: decode, boxEvidence: boxEvidence)
+        } catch {
+            throw opened.timedOut ? .timedOut(path: path, after: timeout ?? 0) : error
+        }
+        file = opened
+        probe = probed.probe
+        decoder = probed.decoder
+    }
+}
 
 /// What FFmpeg reads of a file: its streams, the container's matrix, the H.264/HEVC SEI and the
 /// first frame's facts, with the box layer's view of MP4/MOV added. `Prober` (Vidorient) sends
 /// here what the box layer and the photo readers do not read alone.
 package enum FFmpegProbe {
-    /// The raw facts, before `MediaReport` judges them. `timeout`: seconds after which reading
-    /// gives up; `decode`: decode the first frame even where its NAL units are enough.
-    package static func probe(path: String, timeout: Double?, decode: Bool) throws(InputError) -> MediaProbe {
-        let file = try MediaFile(path: path, timeout: timeout)
-        do {
-            return try FFmpegProbe.probe(file, decode: decode).probe
-        } catch {
-            throw file.timedOut ? InputError(path: path, reason: "timed out after \(timeout ?? 0) s", kind: .io) : error
-        }
-    }
-
     /// Probes an open file. When `decode` made a full-size decoder read the first frame, that
     /// decoder comes back too, holding it, so that a thumbnail of an early frame costs no second
-    /// open and decode.
-    static func probe(_ file: MediaFile, decode: Bool) throws(InputError) -> (probe: MediaProbe, decoder: VideoDecoder?)
+    /// open and decode. `boxEvidence`: merge the box layer's view of an MP4/MOV (a caller that
+    /// has the file's report already, decided by the box layer, needs only FFmpeg's streams).
+    static func probe(_ file: MediaFile, format: MediaFormat, decode: Bool, boxEvidence: Bool = true) throws(InputError)
+        -> (
+            probe: MediaProbe, decoder: VideoDecoder?
+        )
     {
         let path = file.path
         if file.needsStreamInfo {
@@ -40,13 +63,14 @@ package enum FFmpegProbe {
             var found: VideoEvidence
             (found, decoder) = FFmpegProbe.videoEvidence(
                 file: file, stream: streams[index], report: &reports[index], decode: decode)
-            if file.formatName.hasPrefix("mov,mp4") {
+            if boxEvidence && file.formatName.hasPrefix("mov,mp4") {
                 (found, truncation) = FFmpegProbe.addBoxEvidence(
                     to: found, path: path, trackID: Int(streams[index].pointee.id))
             }
             evidence = found
         }
-        var probe = MediaProbe(path: path, format: FFmpegProbe.format(file), streams: reports, video: evidence)
+        var probe = MediaProbe(
+            path: path, format: FFmpegProbe.format(file, kind: format), streams: reports, video: evidence)
         probe.truncation = truncation
         return (probe, decoder)
     }
@@ -134,7 +158,7 @@ package enum FFmpegProbe {
         return (merged, structure.truncation)
     }
 
-    static func format(_ file: MediaFile) -> FormatReport {
+    static func format(_ file: MediaFile, kind: MediaFormat) -> FormatReport {
         let context = file.context.pointee
         let tags = MediaFile.tags(context.metadata)
         let iso6709 = tags["com.apple.quicktime.location.ISO6709"] ?? tags["location"]
@@ -153,7 +177,7 @@ package enum FFmpegProbe {
                 return Double(st.start_time) * Double(st.time_base.num) / Double(st.time_base.den)
             }.min()
         }
-        let (name, longName) = FFmpegProbe.containerName(file, tags: tags)
+        let (name, longName) = FFmpegProbe.containerName(file, tags: tags, kind: kind)
         return FormatReport(
             name: name,
             longName: longName,
@@ -170,13 +194,13 @@ package enum FFmpegProbe {
 
     /// The project's vocabulary for the container (MediaFormat's), FFmpeg's demuxer name only
     /// where the project has none.
-    static func containerName(_ file: MediaFile, tags: [String: String]) -> (String, String?) {
+    static func containerName(_ file: MediaFile, tags: [String: String], kind: MediaFormat) -> (String, String?) {
         if file.formatName.hasPrefix("mov,mp4") {
             let kind = MediaFormat.movieContainer(majorBrand: tags["major_brand"])
             return (kind.name, kind.longName)
         }
-        // Absent is fine: only a friendlier name for the format; FFmpeg's stands otherwise.
-        if case .other(let name?)? = try? PhotoReader.format(of: file.path) { return (name, nil) }
+        // Only a friendlier name for the format, where the project has one; FFmpeg's stands otherwise.
+        if case .other(let name?) = kind { return (name, nil) }
         return (
             file.formatName.split(separator: ",").first.map(String.init) ?? file.formatName,
             file.context.pointee.iformat.flatMap { $0.pointee.long_name.map { String(cString: $0) } }

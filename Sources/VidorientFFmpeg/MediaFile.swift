@@ -43,9 +43,8 @@ final class MediaFile {
             // avformat_open_input frees the context itself when it fails.
             let timedOut = vo_now() > deadline.pointee
             deadline.deallocate()
-            throw InputError(
-                path: path, reason: timedOut ? "timed out after \(timeout ?? 0) s" : FFmpegError(code: code).description
-            )
+            if timedOut { throw .timedOut(path: path, after: timeout ?? 0) }
+            throw InputError(path: path, reason: FFmpegError(code: code).description)
         }
         self.context = context
         self.deadline = deadline

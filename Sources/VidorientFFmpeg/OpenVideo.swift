@@ -15,29 +15,40 @@ package struct VideoFrame {
 }
 
 /// One open video file and its decoder, able to grab frames at several times (one thumbnail job).
+/// The orientation applied is the report's it is given (`Prober`'s, the one decision); FFmpeg's
+/// own reading of the file serves only to find and decode its video stream.
 package final class OpenVideo {
     let file: MediaFile
     let decoder: VideoDecoder
+    /// The file's report as `Prober` decided it: its video's orientation, size and sample aspect
+    /// ratio are what every frame is shown with.
     package let report: MediaReport
     let request: ThumbnailRequest
     package let isStill: Bool
+    /// How long the clip is, as the demuxer that seeks in it says: the container's duration,
+    /// else its video stream's; nil when neither is known.
+    package let duration: Double?
     let path: String
     private var scaler: Scaler?
     /// The decoder still holds the stream's first frame, from the probe.
     private var holdsFirstFrame = false
 
-    /// Probes the file (the report decides the orientation) and keeps it open for decoding.
-    package init(path: String, request: ThumbnailRequest) throws(InputError) {
-        let opened = try MediaFile(path: path)
-        // The probe `inspect` makes: H.264 and HEVC are read without decoding (their SEI from the
-        // NAL units), since the frame a thumbnail wants is rarely the first; other codecs decode
-        // their first frame, which is kept for a thumbnail that wants it.
-        let probed = try FFmpegProbe.probe(opened, decode: false)
-        report = MediaReport(probe: probed.probe)
-        guard let video = report.video else { throw InputError(path: path, reason: "no video stream to render") }
+    /// Keeps `probed` open for decoding, its frames shown as `report` (the file's, as `Prober`
+    /// decided it) says.
+    package init(_ probed: ProbedFile, report: MediaReport, request: ThumbnailRequest) throws(InputError) {
+        let opened = probed.file
+        let path = opened.path
+        // FFmpeg's view of the streams: which one to decode, and how it seeks.
+        let streams = MediaReport(probe: probed.probe)
+        guard report.video != nil, let video = streams.video else {
+            throw InputError(path: path, reason: "no video stream to render")
+        }
         self.path = path
+        self.report = report
         self.request = request
-        let format = report.format.ffmpegDemuxer ?? report.format.name
+        duration =
+            streams.format.duration ?? streams.streams.first { $0.index == video.index }?.duration
+        let format = streams.format.ffmpegDemuxer ?? streams.format.name
         isStill =
             ["mjpeg", "png", "webp", "tiff", "bmp"].contains(video.codec ?? "")
             && (format.contains("pipe") || format.hasPrefix("image2"))
@@ -80,7 +91,7 @@ package final class OpenVideo {
             do {
                 geometry = try ThumbnailGeometry(
                     storedWidth: width, storedHeight: height, sampleAspectRatio: 1,
-                    video: request.asStored ? nil : video,
+                    video: request.asStored ? nil : report.video,
                     request: request)
             } catch {
                 throw InputError(path: path, reason: error.description)

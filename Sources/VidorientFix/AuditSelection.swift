@@ -26,7 +26,11 @@ public struct AuditSelection: Sendable, Hashable {
     }
 
     /// A finding whose suggested fix comes from a judgment of the picture, not from its tags.
-    public static func isJudgment(_ code: String) -> Bool { code.hasPrefix("content-") }
+    /// A code this version does not know is one when it is a `content-` code (another version's
+    /// judgment waits for approval too).
+    public static func isJudgment(_ code: String) -> Bool {
+        FindingCode(rawValue: code)?.isJudgment ?? code.hasPrefix("content-")
+    }
 
     /// Whether one finding's suggested fix is applied, and why, for the dry run.
     public enum Choice: Sendable, Hashable {

@@ -184,14 +184,14 @@ public struct FixBatch: Sendable {
     public let journal: JournalFile?
     /// Files fixed at once.
     public let jobs: Int
-    /// How a video is read as `inspect` reads it (`Prober().inspectOrientation` by default: FFmpeg
-    /// only where it could see more than the boxes).
+    /// How a video is read as `inspect` reads it (`Prober().inspection(_:orientationOnly: true)` by
+    /// default: FFmpeg only where it could see more than the boxes).
     public let inspect: FixIntent.Inspection
 
     public init(
         mode: FileWriteMode = .replace, dryRun: Bool = false, preserveModificationTime: Bool = false,
         journal: JournalFile? = nil, jobs: Int = processorCount,
-        inspect: @escaping FixIntent.Inspection = { try Prober().inspectOrientation($0) }
+        inspect: @escaping FixIntent.Inspection = { try Prober().inspection($0, orientationOnly: true) }
     ) {
         self.mode = mode
         self.dryRun = dryRun
@@ -230,7 +230,7 @@ public struct FixBatch: Sendable {
             return try withExtendedLifetime(lock) { () throws(VidorientError) -> FixOutcome in
                 // One question, asked once and under the lock: what the file is. Photos take the tag
                 // fix, movies the matrix fix; anything else is said as what fix takes (issue 24).
-                let format = try PhotoReader.format(of: job.path)
+                let format = try Prober.format(of: job.path)
                 if case .other(let name) = format {
                     throw .unsupported(
                         "not a photo, MP4 or QuickTime file (\(name ?? "no signature of theirs at the start")): fix "
@@ -256,7 +256,7 @@ public struct FixBatch: Sendable {
             try MatrixFix.fix(
                 path: file, change: intent.change, resetMovieMatrix: job.resetMovieMatrix, mode: mode,
                 dryRun: dryRun, preserveModificationTime: preserveModificationTime, lock: lock,
-                alsoCheck: intent.checkShown)
+                movie: intent.inspected?.movie, alsoCheck: intent.checkShown)
         }
         var result: FixResult
         if let journal, !dryRun, let planned = try planned(job, intent: intent) {
@@ -273,7 +273,11 @@ public struct FixBatch: Sendable {
     /// plan's edit, then `PhotoTagFix.fix` writes it with `EditWriter` and reads it back.
     private func fixPhoto(_ job: FixJob, lock: FileLock?) throws(VidorientError) -> FixOutcome {
         let file = job.path
-        let plan = try PhotoTagFix.fix(path: file, change: job.change, mode: mode, dryRun: true, lock: lock)
+        // Before the plan's read, which may move the access time.
+        let times = preserveModificationTime && !dryRun ? try FileTimes(path: file) : nil
+        // Planned once, under this lock; the journal records this edit and the writer writes it.
+        let planned = try PhotoTagFix.plan(path: file, change: job.change, mode: mode)
+        let plan = planned.result
         let shown = plan.before.exifOrientation.flatMap(Orientation.init(exif:))
         // A tag that is not 1-8 is shown as 1, as `PhotoReport` (and so the audit) decides.
         if let seen = job.shownAtAudit, (shown ?? .up) != seen {
@@ -281,23 +285,16 @@ public struct FixBatch: Sendable {
                 "it changed since the audit: it shows EXIF \((shown ?? .up).exif), the audit saw EXIF \(seen.exif)")
         }
         let write = { () throws(VidorientError) -> PhotoFixResult in
-            try PhotoTagFix.fix(
-                path: file, change: job.change, mode: mode, dryRun: false,
-                preserveModificationTime: preserveModificationTime, lock: lock)
+            try PhotoTagFix.write(planned, mode: mode, preservingTimes: times, lock: lock)
         }
         let result: PhotoFixResult
         if dryRun {
             result = plan
         } else if let journal, !plan.edit.isEmpty, mode == .replace || mode == .inPlace {
-            let planned = PlannedWrite(
+            let journaled = PlannedWrite(
                 path: file, format: plan.format, mode: mode.name, orientationBefore: shown,
                 orientationAfter: plan.after.exifOrientation.flatMap(Orientation.init(exif:)), edit: plan.edit)
-            result = try journal.record(planned) { () throws(VidorientError) in
-                let written = try write()
-                // Under the lock the plan cannot change; if it did, the journal would be wrong.
-                guard written.edit == plan.edit else { throw .io("the file changed while it was fixed") }
-                return written
-            }
+            result = try journal.record(journaled) { () throws(VidorientError) in try write() }
         } else {
             result = try write()
         }
@@ -311,7 +308,9 @@ public struct FixBatch: Sendable {
     /// nil when nothing would change, or for a copy (`-o`), which leaves the file alone.
     private func planned(_ job: FixJob, intent: FixIntent) throws(VidorientError) -> PlannedWrite? {
         if case .copy = mode { return nil }
-        let movie = try MovieStructure(path: job.path)
+        // The structure the inspection parsed under this lock: the `moov` is not parsed again.
+        let movie: MovieStructure
+        if let parsed = intent.inspected?.movie { movie = parsed } else { movie = try MovieStructure(path: job.path) }
         let edit = try MatrixFix(movie, change: intent.change, resetMovieMatrix: job.resetMovieMatrix).edit
         guard !edit.isEmpty else { return nil }
         return PlannedWrite(

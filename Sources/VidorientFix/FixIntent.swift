@@ -9,7 +9,7 @@ public import VidorientCore
 public struct FixIntent: Sendable {
     /// How `inspect` reads a file: `Prober().inspectOrientation` by default (FFmpeg only where it
     /// could see more than the boxes).
-    public typealias Inspection = @Sendable (String) throws(InputError) -> MediaReport
+    public typealias Inspection = @Sendable (String) throws(InputError) -> InspectedFile
 
     /// The change to plan: a relative turn of a picture that the SEI orients becomes an absolute
     /// orientation, since the container matrices alone do not say how it is shown.
@@ -22,24 +22,28 @@ public struct FixIntent: Sendable {
     /// Why `inspect` could not read the file, when it could not: the SEI was then not checked and
     /// the result is verified by its boxes alone (a warning on the result says so).
     public let inspectionFailure: VidorientError?
+    /// The reading planned against (nil when `inspect` could not read the file): its movie
+    /// structure is the one the fix plans its splices from.
+    public let inspected: InspectedFile?
     let inspect: Inspection
 
     /// Reads `file` as `inspect` does and plans `change` against what it shows. Refuses
     /// (`.unsupported`) a target that only the SEI could give.
     public init(
-        file: String, change: OrientationChange, inspect: @escaping Inspection = { try Prober().inspectOrientation($0) }
+        file: String, change: OrientationChange,
+        inspect: @escaping Inspection = { try Prober().inspection($0, orientationOnly: true) }
     )
         throws(VidorientError)
     {
         self.inspect = inspect
-        let video: VideoReport?
         do throws(InputError) {
-            video = try inspect(file).video
+            inspected = try inspect(file)
             inspectionFailure = nil
         } catch {
-            video = nil
+            inspected = nil
             inspectionFailure = error
         }
+        let video = inspected?.report.video
         guard let video else {
             (self.change, target, shown) = (change, nil, nil)
             return
@@ -82,7 +86,7 @@ public struct FixIntent: Sendable {
     public func checkShown(_ path: String) throws(VidorientError) {
         guard let target else { return }
         let video: VideoReport?
-        do throws(InputError) { video = try inspect(path).video } catch {
+        do throws(InputError) { video = try inspect(path).report.video } catch {
             throw error.context("inspect could not read it")
         }
         let shown = video?.exifOrientation

@@ -21,6 +21,16 @@ extension PhotoTagFix {
         var held = lock
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
+        let planned = try plan(path: path, change: change, mode: mode)
+        guard !dryRun else { return planned.result }
+        return try write(planned, mode: mode, preservingTimes: times, lock: held)
+    }
+
+    /// Reads the photo at `path` once and plans the tag change (`plan`), refusing what cannot be
+    /// read, planned or written in `mode`. Writes nothing; the caller holds the file's lock.
+    package static func plan(path: String, change: OrientationChange, mode: FileWriteMode = .replace)
+        throws(VidorientError) -> PlannedPhotoFix
+    {
         let input = try FileBytes(path: path)
         let format = MediaFormat(
             signature: try input.read(at: 0, count: Int(min(Int64(MediaFormat.signatureLength), input.size))))
@@ -46,12 +56,23 @@ extension PhotoTagFix {
             )
         }
         try EditWriter.checkWritable(path: path, mode: mode)
-        var result = PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: dryRun)
-        guard !dryRun else { return result }
+        return PlannedPhotoFix(
+            result: PhotoFixResult(path: path, plan: plan, mode: mode, dryRun: true), target: target, format: format,
+            edit: plan.edit)
+    }
+
+    /// Writes a planned fix with `EditWriter` in `mode` and reads it back (`checkShows`). The
+    /// caller holds the file's lock (`lock`, which the writer keeps) from before the plan.
+    package static func write(
+        _ planned: PlannedPhotoFix, mode: FileWriteMode = .replace, preservingTimes times: FileTimes? = nil,
+        lock: FileLock?
+    ) throws(VidorientError) -> PhotoFixResult {
+        var result = planned.result
+        result.dryRun = false
         let outcome = try EditWriter.write(
-            plan.edit, path: path, mode: mode, preservingTimes: times, lock: held
+            planned.edit, path: result.path, mode: mode, preservingTimes: times, lock: lock
         ) { written in
-            try PhotoTagFix.checkShows(target, path: written, format: format)
+            try PhotoTagFix.checkShows(planned.target, path: written, format: planned.format)
         }
         result.writtenPath = outcome.writtenPath
         result.bytesWritten = outcome.bytesWritten
@@ -75,6 +96,18 @@ extension PhotoTagFix {
                 "\(other.location) still says \(other.rawValue.map(String.init) ?? "?"), not \(target.exif)")
         }
     }
+}
+
+/// A photo fix planned, not written: the dry run's result, and what `PhotoTagFix.write` needs to
+/// write it and read it back. Planning and writing are two calls so that a caller that journals
+/// the edit (`FixBatch`) writes exactly the edit it journaled, the file read once.
+package struct PlannedPhotoFix: Sendable {
+    /// What a dry run reports.
+    package let result: PhotoFixResult
+    /// What the file must show once written.
+    let target: Orientation
+    let format: MediaFormat
+    let edit: FileEdit
 }
 
 /// What `fix` did to one photo, for people and for `--json` (docs/fix.md lists every key).

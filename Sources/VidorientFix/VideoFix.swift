@@ -21,15 +21,29 @@ extension MatrixFix {
         dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil,
         alsoCheck: ((String) throws(VidorientError) -> Void)? = nil
     ) throws(ISOBMFFError) -> FixResult {
+        try fix(
+            path: path, change: change, resetMovieMatrix: resetMovieMatrix, mode: mode, dryRun: dryRun,
+            preserveModificationTime: preserveModificationTime, lock: lock, movie: nil, alsoCheck: alsoCheck)
+    }
+
+    /// `fix`, planned from `movie` when the caller parsed the structure already, under the same
+    /// lock (`FixBatch`: the inspection's), so that the `moov` is parsed once.
+    package static func fix(
+        path: String, change: OrientationChange, resetMovieMatrix: Bool = false, mode: FileWriteMode = .replace,
+        dryRun: Bool = false, preserveModificationTime: Bool = false, lock: FileLock? = nil,
+        movie parsed: MovieStructure?, alsoCheck: ((String) throws(VidorientError) -> Void)? = nil
+    ) throws(ISOBMFFError) -> FixResult {
         // Before the first read, which may move the access time.
         let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         var held = lock
         if !dryRun && held == nil { held = try FileLock(path: path) }
         defer { withExtendedLifetime(held) {} }
         let input = try FileBytes(path: path)
-        // Through a read-ahead window, as every other reading of the boxes: one `pread` for the
-        // headers at the start and one for a `moov` at the end, not one for each box header.
-        let movie = try MovieStructure(ReadAheadBytes(input))
+        // The structure read under the same lock by the caller's inspection, else read here:
+        // through a read-ahead window, as every other reading of the boxes (one `pread` for the
+        // headers at the start and one for a `moov` at the end, not one for each box header).
+        let movie: MovieStructure
+        if let parsed { movie = parsed } else { movie = try MovieStructure(ReadAheadBytes(input)) }
         let plan = try MatrixFix(movie, change: change, resetMovieMatrix: resetMovieMatrix)
         let status = try input.status()
         try EditWriter.check(path: path, status: status, mode: mode, inPlaceAvailable: true)

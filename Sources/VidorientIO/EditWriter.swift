@@ -263,13 +263,8 @@ public enum EditWriter {
         of input: FileBytes, status: stat, change: Change, to destination: String, replacing: Bool,
         lock: FileLock?, times: FileTimes?, verify: (String) throws(VidorientError) -> Void
     ) throws(VidorientError) -> Int64 {
-        let (folder, temporary, descriptor) = try SafeWrite.createTemporary(for: destination)
-        var renamed = false
-        var descriptorOpen = true
-        defer {
-            if descriptorOpen { close(descriptor) }
-            if !renamed { _ = temporary.withPathCString { unlink($0) } }
-        }
+        let pending = try PendingFile(for: destination)
+        let (temporary, descriptor) = (pending.path, pending.descriptor)
         let written = try write(pieces(of: change, size: input.size), from: input, to: descriptor)
         // The original's permissions; its owner too when we may set it (as root).
         try System.call { fchmod(descriptor, status.st_mode & 0o7777) }
@@ -278,19 +273,16 @@ public enum EditWriter {
         // The disk writes while the copy is read back; the rename waits for the flush.
         SafeWrite.startWriteback(descriptor)
         try verify(temporary)
-        try System.call("could not flush the copy") { fsync(descriptor) }
+        try pending.flush("the copy")
         // The copy is locked before it takes the file's place, so that the lock goes with the name.
-        if let lock { lock.adopt(descriptor) } else { close(descriptor) }
-        descriptorOpen = false
+        if let lock { lock.adopt(pending.handOver()) } else { pending.closeFile() }
 
         // Someone else wrote the file while it was copied: keep theirs.
         if replacing && !SafeWrite.isUnchanged(destination, since: status) {
             throw .io(
                 "the file changed while it was being \(change.isEdit ? "fixed" : "rewritten"); it was left as it is")
         }
-        try SafeWrite.moveIntoPlace(
-            temporary, over: destination, folder: folder, what: change.isEdit ? "the fixed copy" : "the new file")
-        renamed = true
+        try pending.commit(change.isEdit ? "the fixed copy" : "the new file")
         try verify(destination)
         // Reading it back may have moved the access time.
         try times?.restore(path: destination)

@@ -20,21 +20,14 @@ public enum OutputFile {
             // A new file: its mode is 0644 less the umask, as a file any program creates.
             // No sweep for abandoned temporary files: a folder of thousands of outputs would be listed
             // once per output.
-            let (folder, temporary, descriptor): (String, String, Int32)
+            let pending: PendingFile
             do throws(VidorientError) {
-                (folder, temporary, descriptor) = try SafeWrite.createTemporary(
-                    for: target, mode: 0o644, removingAbandoned: false)
+                pending = try PendingFile(for: target, mode: 0o644, removingAbandoned: false)
             } catch { throw System.error(code: error.code) }
-            var renamed = false
-            defer {
-                close(descriptor)
-                if !renamed { _ = temporary.withPathCString { unlink($0) } }
-            }
-            try System.write(descriptor, bytes, at: 0)
-            try System.call { fsync(descriptor) }
-            try System.call { temporary.withPathCString { from in target.withPathCString { rename(from, $0) } } }
-            renamed = true
-            try SafeWrite.synchronizeFolder(folder)
+            try System.write(pending.descriptor, bytes, at: 0)
+            // The error names the path (below): the system's reason alone.
+            try pending.flush(nil)
+            try pending.commit(nil)
         } catch {
             throw error.at(path: path, action: "write")
         }

@@ -1,13 +1,13 @@
 package import VidorientCore
 
-/// The file-system steps the writers (`EditWriter`, `OutputFile`) take to write safely, each one
-/// refusing cleanly rather than leaving a half-done job.
+/// The file-system steps the writers (`EditWriter`, `OutputFile`, `HTMLReport`, through
+/// `PendingFile`) take to write safely, each one refusing cleanly rather than leaving a half-done job.
 package enum SafeWrite {
     /// A new temporary file beside `destination`, in its folder (a rename stays on one file system),
     /// named so that one abandoned by a killed run is recognised and removed (the first step here),
     /// created exclusively and open for writing with `mode` (less the umask; 0600 until a writer
     /// copies the original's permissions).
-    package static func createTemporary(for destination: String, mode: mode_t = 0o600, removingAbandoned: Bool = true)
+    fileprivate static func createTemporary(for destination: String, mode: mode_t, removingAbandoned: Bool)
         throws(VidorientError) -> (folder: String, path: String, descriptor: Int32)
     {
         let (folder, name) = split(destination)
@@ -25,17 +25,6 @@ package enum SafeWrite {
         guard let now = System.status(path) else { return false }
         return now.st_dev == status.st_dev && now.st_ino == status.st_ino && now.st_size == status.st_size
             && now.st_mtim.tv_sec == status.st_mtim.tv_sec && now.st_mtim.tv_nsec == status.st_mtim.tv_nsec
-    }
-
-    /// `temporary` renamed over `destination` (atomic on one file system), then the folder flushed
-    /// so that the new name survives a crash. `what` names the temporary file in the refusal.
-    package static func moveIntoPlace(_ temporary: String, over destination: String, folder: String, what: String)
-        throws(VidorientError)
-    {
-        try System.call("could not rename \(what) into place") {
-            temporary.withPathCString { from in destination.withPathCString { rename(from, $0) } }
-        }
-        try synchronizeFolder(folder)
     }
 
     /// `path` with symbolic links resolved, when it exists; as given otherwise.
@@ -215,5 +204,65 @@ package enum SafeWrite {
                 _ = (folder + "/" + String(pathBytes: entryName)).withPathCString { unlink($0) }
             }
         }
+    }
+}
+
+/// A file being written beside the file it will become: created exclusively in the same folder
+/// (`SafeWrite.createTemporary`), written, flushed, and renamed into place by `commit`, the folder
+/// flushed after; removed when it is never committed (a failed or interrupted write leaves nothing
+/// behind). The one way every file we create or replace is written: `EditWriter`'s copies,
+/// `OutputFile` (thumbnails) and `HTMLReport`'s page.
+package final class PendingFile {
+    /// The temporary file's path.
+    package let path: String
+    /// Where `commit` renames it to.
+    package let destination: String
+    /// The folder both are in.
+    package let folder: String
+    /// The temporary file, open for writing; -1 once closed or handed over (`handOver`).
+    package private(set) var descriptor: Int32
+    private var committed = false
+
+    /// A new temporary file for `destination` with `mode` (less the umask); `removingAbandoned`
+    /// sweeps the folder for ones a killed run left (not for a folder of thousands of outputs).
+    package init(for destination: String, mode: mode_t = 0o600, removingAbandoned: Bool = true)
+        throws(VidorientError)
+    {
+        (folder, path, descriptor) = try SafeWrite.createTemporary(
+            for: destination, mode: mode, removingAbandoned: removingAbandoned)
+        self.destination = destination
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if !committed { _ = path.withPathCString { unlink($0) } }
+    }
+
+    /// Everything written so far on the disk (`what` names the file in the refusal; nil: the
+    /// system's reason alone, for a caller that names the file itself).
+    package func flush(_ what: String?) throws(VidorientError) {
+        try System.call(what.map { "could not flush \($0)" }) { fsync(descriptor) }
+    }
+
+    /// The descriptor, no longer closed here (a `FileLock` adopts it, so the lock goes with the name).
+    package func handOver() -> Int32 {
+        defer { descriptor = -1 }
+        return descriptor
+    }
+
+    /// Closes the descriptor, if still open here (the rename needs no open file).
+    package func closeFile() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Renamed over `destination` (atomic on one file system), then the folder flushed so that
+    /// the new name survives a crash. Flush first: nothing is renamed before it is on the disk.
+    package func commit(_ what: String?) throws(VidorientError) {
+        try System.call(what.map { "could not rename \($0) into place" }) {
+            path.withPathCString { from in destination.withPathCString { rename(from, $0) } }
+        }
+        committed = true
+        try SafeWrite.synchronizeFolder(folder)
     }
 }

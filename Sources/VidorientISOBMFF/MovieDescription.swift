@@ -29,7 +29,11 @@ package enum MovieDescription {
     /// `Prober` (inspect, the audit, the fix) takes a movie's answer from.
     package static func read(path: String) throws(ISOBMFFError) -> Reading {
         let source = ReadAheadBytes(try FileBytes(path: path))
-        let structure = try MovieStructure(source)
+        return read(try MovieStructure(source), path: path, source: source)
+    }
+
+    /// `read(path:)` of a structure already parsed from `source`.
+    package static func read(_ structure: MovieStructure, path: String, source: some ByteSource) -> Reading {
         do throws(ISOBMFFError) {
             return .described(try probe(structure, path: path, source: source))
         } catch {

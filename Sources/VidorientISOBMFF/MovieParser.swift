@@ -32,7 +32,7 @@ struct MovieParser<Source: ByteSource> {
         // A file cut inside its media data still has its description; cut inside `moov` it has none.
         let top = try walker.boxes(from: 0, to: size, depth: 0, in: nil, cutEnd: true)
         let cut = walker.cut
-        if let cut, cut.box?.type == "moov" { throw .malformed("the file is cut short: \(cut.reason)") }
+        if let cut, cut.box?.type == "moov" { throw .cutShort("the file is cut short: \(cut.reason)") }
         var majorBrand: FourCC?
         var compatibleBrands: [FourCC] = []
         var movieBoxes = MovieBoxes()
@@ -49,7 +49,7 @@ struct MovieParser<Source: ByteSource> {
             if let brand = majorBrand, Self.imageBrands.contains(brand) {
                 throw .unsupported("a heif/avif image ('\(brand)'), not a movie: no 'moov' box")
             }
-            if let cut { throw .malformed("no 'moov' box (the file is cut short: \(cut.reason))") }
+            if let cut { throw .cutShort("no 'moov' box (the file is cut short: \(cut.reason))") }
             throw .malformed("no 'moov' box (an incomplete recording or download?)")
         }
         guard moovs.count == 1 else { throw .malformed("\(moovs.count) 'moov' boxes") }

@@ -1,3 +1,4 @@
+import Synchronization
 public import VidorientCore
 package import VidorientIO
 
@@ -43,6 +44,7 @@ package struct MovieStructure: Sendable, Hashable {
 
     /// Reads the structure of `source`, which must hold the whole file.
     package init(_ source: some ByteSource) throws(ISOBMFFError) {
+        MovieParses.current?.count.add(1, ordering: .relaxed)
         var parser = MovieParser(source)
         self = try parser.parse()
     }
@@ -201,4 +203,19 @@ struct TrackBoxes: Sendable, Hashable {
     var compositionOffsets: BoxHeader?
     var userData: [BoxHeader] = []
     var trackReferences: BoxHeader?
+}
+
+/// Counts the movie structures parsed inside `counting` on this task (tests run side by side, so
+/// a process-wide count would mix theirs): what holds a fix to one parse of its `moov` for its
+/// plan, its read-backs apart.
+package final class MovieParses: Sendable {
+    @TaskLocal package static var current: MovieParses?
+    fileprivate let count = Atomic<Int>(0)
+
+    /// `body`'s result and the movie structures it parsed.
+    package static func counting<Result>(_ body: () throws -> Result) rethrows -> (Result, parses: Int) {
+        let counter = MovieParses()
+        let result = try $current.withValue(counter) { try body() }
+        return (result, counter.count.load(ordering: .relaxed))
+    }
 }

@@ -150,13 +150,13 @@ package enum EXIFReader {
     static func misplacedOrientation(value: Int, place: String) -> Finding {
         guard value != 1 else {
             return Finding(
-                code: "orientation-misplaced", severity: .info,
+                .orientationMisplaced, severity: .info,
                 message:
                     "Orientation 1 is stored only in \(place), not in IFD0: viewers read IFD0 and show the picture as stored, which is what 1 says anyway"
             )
         }
         return Finding(
-            code: "orientation-misplaced", severity: .warning,
+            .orientationMisplaced, severity: .warning,
             message:
                 "Orientation \(value) is stored only in \(place), not in IFD0: browsers, libvips and most viewers read IFD0 and show the picture as stored (1), while exiftool's Orientation reports \(value); vidorient reports 1"
         )
@@ -167,7 +167,7 @@ package enum EXIFReader {
     /// exiftool reads the first value of any integer type.
     static func unreadOrientation(value: Int, type: TIFFType, count: Int) -> Finding {
         Finding(
-            code: "orientation-type", severity: .warning,
+            .orientationType, severity: .warning,
             message:
                 "IFD0's Orientation \(value) is stored as \(String(describing: type).uppercased()) with \(count) value\(count == 1 ? "" : "s"), not one SHORT: browsers show the picture as stored (1), while exiftool reports \(value); vidorient reports 1 (fix writes one SHORT)"
         )
@@ -205,14 +205,14 @@ struct IFDWalk {
         guard visited.insert(offset).inserted else {
             findings.append(
                 Finding(
-                    code: "exif-ifd-loop", severity: .warning,
+                    .exifIfdLoop, severity: .warning,
                     message: "\(name) at offset \(offset) was already read: the ifd links loop"))
             return nil
         }
         guard visited.count <= IFDWalk.maximumIFDs else {
             findings.append(
                 Finding(
-                    code: "exif-ifd-limit", severity: .warning,
+                    .exifIfdLimit, severity: .warning,
                     message: "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read"))
             return nil
         }
@@ -221,7 +221,7 @@ struct IFDWalk {
             if directory.skippedEntries > 0 {
                 findings.append(
                     Finding(
-                        code: "exif-bad-entry", severity: .info,
+                        .exifBadEntry, severity: .info,
                         message:
                             "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)")
                 )
@@ -230,7 +230,7 @@ struct IFDWalk {
         } catch {
             if required { throw error }
             findings.append(
-                Finding(code: "exif-ifd-unreadable", severity: .warning, message: "\(name): \(error.reason)"))
+                Finding(.exifIfdUnreadable, severity: .warning, message: "\(name): \(error.reason)"))
             return nil
         }
     }

@@ -18,7 +18,7 @@ package enum HEIFPhotoReader {
         if !structure.ignoredReferences.isEmpty {
             evidence.readerFindings.append(
                 Finding(
-                    code: "heif-reference-ignored", severity: .info,
+                    .heifReferenceIgnored, severity: .info,
                     message:
                         "\(structure.ignoredReferences.joined(separator: "; ")): passed over, as libheif passes it over (it decodes the file)"
                 ))
@@ -26,7 +26,7 @@ package enum HEIFPhotoReader {
         if structure.repeatedEntries.contains(structure.primaryItemID) {
             evidence.readerFindings.append(
                 Finding(
-                    code: "heif-repeated-association", severity: .warning,
+                    .heifRepeatedAssociation, severity: .warning,
                     message:
                         "'ipma' lists the primary item \(structure.primaryItemID) in more than one entry: libheif (and so what decodes with it) reads the first entry only, and so does vidorient; exiftool reads every entry, its irot/imir may differ"
                 ))
@@ -47,7 +47,7 @@ package enum HEIFPhotoReader {
             }
         } catch {
             evidence.readerFindings.append(
-                Finding(code: "exif-unreadable", severity: .warning, message: "Exif item: \(error.reason)"))
+                Finding(.exifUnreadable, severity: .warning, message: "Exif item: \(error.reason)"))
         }
         do {
             if let xmp = try structure.xmp(in: source) {
@@ -55,7 +55,7 @@ package enum HEIFPhotoReader {
             }
         } catch {
             evidence.readerFindings.append(
-                Finding(code: "xmp-unreadable", severity: .warning, message: "XMP item: \(error.reason)"))
+                Finding(.xmpUnreadable, severity: .warning, message: "XMP item: \(error.reason)"))
         }
         evidence.motionVideo = structure.motionVideoProbe(path: path, source: source)
         if let truncation = structure.truncation {

@@ -335,7 +335,7 @@ package enum JPEGReader {
                         // exiftool and decoders read the first; a second one is worth knowing about.
                         evidence.readerFindings.append(
                             Finding(
-                                code: "jpeg-second-exif", severity: .info,
+                                .jpegSecondExif, severity: .info,
                                 message: "a second exif app1 at offset \(segment.payloadOffset - 4) is ignored"))
                         continue
                     }
@@ -395,13 +395,13 @@ enum PhotoBytes {
         let shown = places.prefix(4).joined(separator: "; ")
         let more = places.count > 4 ? "; and \(places.count - 4) more" : ""
         return Finding(
-            code: "file-damaged", severity: .warning, message: "the file is damaged: \(shown)\(more) (\(consequence))")
+            .fileDamaged, severity: .warning, message: "the file is damaged: \(shown)\(more) (\(consequence))")
     }
 
     /// The `file-truncated` finding: where the file ends before its picture does, and what
     /// decoders make of it.
     static func truncated(_ place: String, decoders: String) -> Finding {
-        Finding(code: "file-truncated", severity: .error, message: "the file is truncated: \(place) (\(decoders))")
+        Finding(.fileTruncated, severity: .error, message: "the file is truncated: \(place) (\(decoders))")
     }
 
     static func read(_ source: some ByteSource, at offset: Int, count: Int) throws(PhotoFormatError) -> [UInt8] {
@@ -422,7 +422,7 @@ enum PhotoBytes {
             evidence.readerFindings += block.findings
         } catch {
             evidence.readerFindings.append(
-                Finding(code: "exif-unreadable", severity: .warning, message: "\(location): \(error.reason)"))
+                Finding(.exifUnreadable, severity: .warning, message: "\(location): \(error.reason)"))
         }
     }
 

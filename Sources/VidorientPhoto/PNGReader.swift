@@ -70,7 +70,7 @@ package enum PNGReader {
             } else if !crcGood {
                 evidence.readerFindings.append(
                     Finding(
-                        code: "png-bad-crc", severity: .warning,
+                        .pngBadCrc, severity: .warning,
                         message: "chunk '\(type)' at offset \(dataOffset - 8) has a bad crc and is ignored"))
                 continue
             }
@@ -95,7 +95,7 @@ package enum PNGReader {
                     // exiftool reads it; libpng before 1.6.32 and some viewers ignore it there.
                     evidence.readerFindings.append(
                         Finding(
-                            code: "png-exif-after-idat", severity: .info,
+                            .pngExifAfterIdat, severity: .info,
                             message: "the 'eXIf' chunk comes after the image data, where some decoders ignore it"))
                 }
                 guard data.starts(with: EXIFReader.exifPrefix) else {
@@ -113,7 +113,7 @@ package enum PNGReader {
                 if let stated = prefixed.statements.first?.rawValue {
                     evidence.readerFindings.append(
                         Finding(
-                            code: "png-exif-prefix", severity: .warning,
+                            .pngExifPrefix, severity: .warning,
                             message:
                                 "the 'eXIf' chunk starts with 'Exif\\0\\0', which the png specification does not have: browsers ignore its Orientation \(stated) and show the picture as stored (1), while exiftool reports \(stated); vidorient reports 1 (fix writes the chunk without the prefix)"
                         ))
@@ -206,7 +206,7 @@ package enum PNGReader {
             guard let packet = rawProfile(text) else {
                 evidence.readerFindings.append(
                     Finding(
-                        code: "png-raw-profile-unreadable", severity: .warning,
+                        .pngRawProfileUnreadable, severity: .warning,
                         message: "\(type) '\(keyword)' is not a hex profile"))
                 return
             }
@@ -216,7 +216,7 @@ package enum PNGReader {
                 // 1, which every viewer shows anyway, is only information.
                 evidence.readerFindings.append(
                     Finding(
-                        code: "orientation-misplaced", severity: value == 1 ? .info : .warning,
+                        .orientationMisplaced, severity: value == 1 ? .info : .warning,
                         message:
                             "XMP Orientation \(value) is stored in ImageMagick's \(type) '\(keyword)' chunk: exiftool reads it, browsers, libvips and most viewers do not"
                     ))
@@ -225,7 +225,7 @@ package enum PNGReader {
             guard let payload = rawProfile(text) else {
                 evidence.readerFindings.append(
                     Finding(
-                        code: "png-raw-profile-unreadable", severity: .warning,
+                        .pngRawProfileUnreadable, severity: .warning,
                         message: "\(type) '\(keyword)' is not a hex profile"))
                 return
             }
@@ -236,7 +236,7 @@ package enum PNGReader {
     static func noteInflateFailure(_ type: String, _ keyword: String, _ evidence: inout PhotoEvidence) {
         evidence.readerFindings.append(
             Finding(
-                code: "png-inflate-failed", severity: .warning,
+                .pngInflateFailed, severity: .warning,
                 message:
                     "\(type) '\(keyword)' could not be decompressed (or exceeds \(maximumInflatedLength >> 20) MiB)"))
     }

@@ -132,7 +132,7 @@ package enum RawContainerReader {
         if !layout.repeated.isEmpty {
             evidence.readerFindings.append(
                 Finding(
-                    code: "cr3-repeated-metadata", severity: .info,
+                    .cr3RepeatedMetadata, severity: .info,
                     message:
                         "the canon metadata boxes repeat: the first of each is read, as exiftool reads it; ignored: \(layout.repeated.joined(separator: ", "))"
                 ))

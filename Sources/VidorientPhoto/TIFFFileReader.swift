@@ -16,7 +16,7 @@ package enum TIFFFileReader {
         do {
             walked = try walk(source, length: min(size, headLength))
             // An IFD beyond the head: read as much as the limit allows, once.
-            if size > headLength, walked.findings.contains(where: { $0.code == "exif-ifd-unreadable" }) {
+            if size > headLength, walked.findings.contains(where: { $0.kind == .exifIfdUnreadable }) {
                 walked = try walk(source, length: min(size, maximumLength))
             }
         } catch {
@@ -27,7 +27,7 @@ package enum TIFFFileReader {
         // In a TIFF file the IFD links are the file's own structure: links that loop make it a bad
         // file (one clear error), as any looping offset is. Inside another format's EXIF block
         // the picture is still there, and a loop is only a finding.
-        if let loop = findings.first(where: { $0.code == "exif-ifd-loop" }) {
+        if let loop = findings.first(where: { $0.kind == .exifIfdLoop }) {
             throw PhotoFormatError(loop.message)
         }
         var evidence = PhotoEvidence(path: path, format: .tiff)
@@ -36,7 +36,7 @@ package enum TIFFFileReader {
         evidence.readerFindings = findings
         // A later page (IFD2 on: IFD1 is the EXIF walk's) holding the only Orientation.
         if block.metadata.orientation == nil, block.orientationType == nil,
-            !findings.contains(where: { $0.code == "orientation-misplaced" }),
+            !findings.contains(where: { $0.kind == .orientationMisplaced }),
             let later = images.first(where: { $0.name != "IFD0" && $0.orientation != nil })
         {
             evidence.readerFindings.append(

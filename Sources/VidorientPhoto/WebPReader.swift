@@ -49,7 +49,7 @@ package enum WebPReader {
         if 8 + riffSize < size {
             evidence.readerFindings.append(
                 Finding(
-                    code: "webp-trailing-data", severity: .info,
+                    .webpTrailingData, severity: .info,
                     message: "\(size - 8 - riffSize) bytes follow the riff chunk"))
         }
         return 8 + riffSize
@@ -111,7 +111,7 @@ package enum WebPReader {
             if evidence.exif != nil {
                 evidence.readerFindings.append(
                     Finding(
-                        code: "webp-second-exif", severity: .info,
+                        .webpSecondExif, severity: .info,
                         message: "a second 'EXIF' chunk at offset \(dataOffset - 8) is ignored"))
             } else {
                 PhotoBytes.addEXIF(payload, fileOffset: dataOffset, location: "EXIF chunk", to: &evidence)

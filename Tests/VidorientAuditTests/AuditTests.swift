@@ -77,6 +77,18 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
 }
 
 @Suite struct AuditTests {
+    /// A read that gives up at its time limit is a `timeout` finding, told apart from any other
+    /// failure by the error's typed condition (FFmpeg's open, `--deep`, with no time to spare).
+    @Test func aReadPastItsTimeLimitIsATimeout() {
+        var options = AuditOptions()
+        options.deep = true
+        options.timeout = 0
+        let record = Auditor.audit(TestMedia.path("orient-6.mp4"), options: options)
+        #expect(record.findings.map(\.code) == ["timeout"], "\(record.findings)")
+        #expect(record.findings.first?.message.hasPrefix("could not be probed: timed out after 0.0 s") == true)
+        #expect(record.isUnreadable)
+    }
+
     @Test func everyFindingIsTheExpectedOne() throws {
         let library = try Library()
         defer { library.remove() }

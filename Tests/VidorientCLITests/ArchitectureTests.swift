@@ -115,4 +115,77 @@ import VidorientTestSupport
             )
         }
     }
+
+    /// The readers' entry points and the format's sniff: what decides which reader answers a file.
+    static let readerEntryPoints = [
+        "PhotoReader.", "MediaFormat(signature", "MovieDescription.", "MovieStructure(", "FFmpegProbe.",
+        "ProbedFile(", "OpenVideo(", "PhotoFrames(",
+    ]
+
+    /// Calls above the readers that are not `Prober`'s, each with why. The fix still reads its own
+    /// bytes under its lock, to plan and to read back (issue 30 item 2 turns it into a plan of
+    /// the one inspection); a line here that no longer matches fails, so the list only shrinks.
+    static let readerCallsAllowed: [String: [String: String]] = [
+        "VidorientFix/PhotoFix.swift": [
+            "MediaFormat(signature": "the tag fix plans from the bytes it read under the lock",
+            "PhotoReader.": "the tag fix's turn relative to what it read, and its read-back",
+        ],
+        "VidorientFix/VideoFix.swift": ["MovieStructure(": "the matrix fix plans and reads back under the lock"],
+        "VidorientFix/FixBatch.swift": ["MovieStructure(": "the journal's planned splices, under the lock"],
+    ]
+
+    /// One place decides which reader answers a file: `Prober` (Vidorient/Prober.swift). Above
+    /// the readers (the front door, the fix, the audit, the program) no other file sniffs a
+    /// file's format, calls a reader's entry point or opens a file's pictures: thumbnails, the
+    /// content judge, normalize and fix take what `Prober` read (`InspectedFile`, `PictureSource`).
+    @Test func oneReaderChain() throws {
+        var seen: Set<String> = []
+        for target in ["Vidorient", "VidorientFix", "VidorientAudit", "VidorientCLI"] {
+            let folder = PackageFolder.sources.appendingPathComponent(target)
+            for case let file as String in FileManager.default.enumerator(atPath: folder.path) ?? .init()
+            where file.hasSuffix(".swift") {
+                let name = "\(target)/\(file)"
+                guard name != "Vidorient/Prober.swift" else { continue }
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                // The code without comments, each line trimmed and joined: a call split over lines is seen.
+                let code = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.hasPrefix("//") }.joined()
+                for entry in Self.readerEntryPoints where code.contains(entry) {
+                    let allowed = Self.readerCallsAllowed[name]?[entry] != nil
+                    #expect(allowed, "\(name) calls \(entry): only Prober.swift decides which reader answers a file")
+                    if allowed { seen.insert("\(name) \(entry)") }
+                }
+            }
+        }
+        for (name, entries) in Self.readerCallsAllowed {
+            for entry in entries.keys {
+                #expect(seen.contains("\(name) \(entry)"), "\(name) no longer calls \(entry): take it off the list")
+            }
+        }
+    }
+
+    /// The rule's own check: a call added beside `Prober` is seen (the scan reads the files it names).
+    @Test func oneReaderChainSeesACall() throws {
+        let text = try String(
+            contentsOf: PackageFolder.sources.appendingPathComponent("Vidorient/Prober.swift"), encoding: .utf8)
+        for entry in ["PhotoReader.", "MovieDescription.", "ProbedFile(", "OpenVideo(", "PhotoFrames("] {
+            #expect(text.contains(entry), "Prober.swift no longer calls \(entry): the rule's list is stale")
+        }
+    }
+
+    /// One writer for every file we create or replace: `PendingFile` (VidorientIO/SafeWrite.swift)
+    /// is the only code that renames a file into place; `EditWriter`, `OutputFile` and
+    /// `HTMLReport` write through it. The audit cache moves a damaged database aside (not a file
+    /// written), which is its own rename.
+    @Test func oneSafeWriter() throws {
+        let allowed = ["VidorientIO/SafeWrite.swift", "VidorientAudit/AuditCache.swift"]
+        var renaming: [String] = []
+        for case let file as String in FileManager.default.enumerator(atPath: PackageFolder.sources.path) ?? .init()
+        where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: PackageFolder.sources.appendingPathComponent(file), encoding: .utf8)
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            if code.contains(where: { $0.contains("rename(") }) { renaming.append(file) }
+        }
+        #expect(renaming.sorted() == allowed.sorted(), "files that rename a file into place")
+    }
 }

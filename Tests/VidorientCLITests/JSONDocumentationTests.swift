@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VidorientCore
 import VidorientTestSupport
 
 /// docs/json.md against `inspect --json`: every key the doc lists is in the output at its level,
@@ -107,28 +108,40 @@ import VidorientTestSupport
 /// argument's string literals, ternaries included) has its row, and every row is a code the
 /// sources emit (issue 29: five photo codes were missing).
 @Suite struct FindingCodeDocumentationTests {
-    static func emitted() throws -> Set<String> {
+    /// The `FindingCode` cases the sources make findings of: every `Finding(` call's first
+    /// argument (`Finding(.mirrored, …`, `Finding(timedOut ? .timeout : .unreadable, …`), by case
+    /// name; and every call that still spells a code as a string.
+    static func emitted() throws -> (cases: Set<String>, strings: [String]) {
         let sources = PackageFolder.root.appendingPathComponent("Sources")
-        var codes: Set<String> = []
+        var cases: Set<String> = []
+        var strings: [String] = []
         let walk = try #require(FileManager.default.enumerator(atPath: sources.path))
         for case let name as String in walk where name.hasSuffix(".swift") {
             let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
-            for argument in text.matches(of: /Finding\(\s*code:\s*([^\n,]+)/) {
-                for literal in argument.output.1.matches(of: /"([a-z0-9-]+)"/) {
-                    codes.insert(String(literal.output.1))
-                }
+            for argument in text.matches(of: /[^.]Finding\(\s*([^\n,]+)/) {
+                let first = argument.output.1
+                for literal in first.matches(of: /"([a-z0-9-]+)"/) { strings.append("\(name): \(literal.output.1)") }
+                for member in first.matches(of: /\.([a-zA-Z0-9]+)/) { cases.insert(String(member.output.1)) }
             }
         }
-        return codes
+        return (cases, strings)
     }
 
     @Test func everyCodeHasItsRowAndEveryRowItsCode() throws {
         let text = try String(
             contentsOf: PackageFolder.root.appendingPathComponent("docs/findings.md"), encoding: .utf8)
         let documented = Set(text.matches(of: /\n\| `([a-z0-9-]+)` \|/).map { String($0.output.1) })
-        let emitted = try Self.emitted()
-        #expect(emitted.count > 40, "the sources' codes were not found: \(emitted)")
-        #expect(emitted.subtracting(documented).sorted() == [], "codes without a row in docs/findings.md")
-        #expect(documented.subtracting(emitted).sorted() == [], "rows of docs/findings.md no source emits")
+        let codes = Set(FindingCode.allCases.map(\.rawValue))
+        #expect(codes.count > 40)
+        #expect(codes.subtracting(documented).sorted() == [], "codes without a row in docs/findings.md")
+        #expect(documented.subtracting(codes).sorted() == [], "rows of docs/findings.md that are no FindingCode")
+    }
+
+    /// Every finding is made of a `FindingCode`, never a string, and every code is made somewhere.
+    @Test func theSourcesMakeFindingsOfTheEnum() throws {
+        let (cases, strings) = try Self.emitted()
+        #expect(strings == [], "findings made of a string, not a FindingCode")
+        let names = Set(FindingCode.allCases.map { String(describing: $0) })
+        #expect(names.subtracting(cases).sorted() == [], "codes no source makes a finding of")
     }
 }

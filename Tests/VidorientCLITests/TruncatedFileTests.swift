@@ -126,8 +126,8 @@ import VidorientTestSupport
     }
 
     /// A movie whose `moov` comes last, cut: nothing describes it any more. One line, exit 2, in
-    /// inspect and thumbnail; the audit's `unreadable` finding names the cut as inspect does (it
-    /// said only FFmpeg's "invalid data" before issue 30's one reading).
+    /// inspect and thumbnail, each naming the cut; the audit's `unreadable` finding names it as
+    /// inspect does (audit and thumbnail said only FFmpeg's "invalid data" before issue 30's one reading).
     @Test func aMovieCutBeforeItsDescriptionIsAnError() throws {
         let folder = try TemporaryFolder("truncated-moov")
         defer { folder.remove() }
@@ -141,6 +141,8 @@ import VidorientTestSupport
         let thumbnail = try Run.vidorient(["thumbnail", path, "-o", folder.path("x.png")])
         #expect(thumbnail.status == 2)
         #expect(thumbnail.stderr.hasPrefix("vidorient: could not read '\(path)': "), "\(thumbnail.stderr)")
+        // The thumbnail reads the file as inspect does: the same reason, not only FFmpeg's "invalid data".
+        #expect(thumbnail.stderr.contains("the file is cut short: "), "\(thumbnail.stderr)")
         let audit = try Run.vidorient(["audit", "--jsonl", "--no-progress", path])
         #expect(audit.stdout.contains(#""code":"unreadable""#), "\(audit.stdout)")
         #expect(audit.stdout.contains("the file is cut short: "), "\(audit.stdout)")

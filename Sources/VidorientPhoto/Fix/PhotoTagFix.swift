@@ -51,7 +51,7 @@ package enum PhotoTagFix {
         }
         let evidence = try PhotoReader.read(source, path: "", format: format)
         let before = shown(evidence)
-        let damage = evidence.readerFindings.filter { Finding.damageCodes.contains($0.code) }
+        let damage = evidence.readerFindings.filter { $0.kind.map(Finding.damageCodes.contains) == true }
         let stated = evidence.statements.filter { $0.kind == .exif || $0.kind == .xmp }
         if before == target, stated.allSatisfy({ $0.orientation == target }) {
             var unchanged = OrientationEdit(format: format, before: before, after: target, places: [], edit: .none)

@@ -145,7 +145,7 @@ struct IFD0Editor {
     /// rather than written around.
     static func refuseLoops(tiff: [UInt8], location: String) throws(PhotoFormatError) {
         let block = try EXIFReader.read(tiff: tiff, fileOffset: nil)
-        if let loop = block.findings.first(where: { $0.code == "exif-ifd-loop" || $0.code == "exif-ifd-limit" }) {
+        if let loop = block.findings.first(where: { $0.kind == .exifIfdLoop || $0.kind == .exifIfdLimit }) {
             throw PhotoFormatError("\(location): \(loop.message)")
         }
     }
