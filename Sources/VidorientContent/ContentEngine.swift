@@ -126,14 +126,17 @@ public final class ContentEngine: @unchecked Sendable {
     /// The evidence of one picture as displayed: faces and scene in each of its four quarter turns,
     /// and whether it has a natural up at all (from the scene's features of every turn, averaged).
     public func evidence(of picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> ContentEvidence {
-        let scene = try sceneTurns(of: picture)
         var turns: [ContentEvidence.Turn] = []
+        var featureSum = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
         for k in 0..<4 {
             let turned = k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!)
-            turns.append(
-                ContentEvidence.Turn(faces: try faces(in: turned, floor: policy.faceFloor), scene: scene.logits[k]))
+            let faces = try faces(in: turned, floor: policy.faceFloor)
+            let scene = try scene(of: turned)
+            for i in featureSum.indices { featureSum[i] += scene.meanFeatures[i] }
+            turns.append(ContentEvidence.Turn(faces: faces, scene: scene.logit))
         }
-        return ContentEvidence(turns: turns, naturalUp: UprightHead.naturalUp(scene.meanFeatures))
+        let naturalUp = UprightHead.naturalUp(featureSum.map { $0 / 4 })
+        return ContentEvidence(turns: turns, naturalUp: naturalUp)
     }
 
     /// The score of every face at `floor` or above, best first.
@@ -173,33 +176,6 @@ public final class ContentEngine: @unchecked Sendable {
             (0..<passes).reduce(Float(0)) { $0 + features[$1 * length + i] } / Float(passes)
         }
         return (scores.reduce(0, +) / Double(passes), mean)
-    }
-
-    /// The upright head's score for each quarter turn of the picture (averaged with its mirror
-    /// image's, `sceneMirror`), and the scene network's features averaged over every pass: all
-    /// turns measured in one batch of the network.
-    func sceneTurns(of picture: Picture) throws(ContentUnavailable) -> (logits: [Double], meanFeatures: [Float]) {
-        let length = Int(VO_CONTENT_FEATURES)
-        let passes = ContentEngine.sceneMirror ? 2 : 1
-        var features = [Float](repeating: 0, count: 4 * passes * length)
-        var error = [CChar](repeating: 0, count: 600)
-        let status = picture.pixels.withUnsafeBufferPointer { pixels in
-            vo_content_scene_turns(
-                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
-                Int32(ContentEngine.sceneSide), ContentEngine.sceneMirror ? 1 : 0, &features, &error, error.count)
-        }
-        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
-        let logits = (0..<4).map { k in
-            (0..<passes).reduce(0.0) { sum, p in
-                let start = (k * passes + p) * length
-                return sum + UprightHead.logit(features[start..<(start + length)])
-            } / Double(passes)
-        }
-        var mean = [Float](repeating: 0, count: length)
-        for pass in 0..<(4 * passes) {
-            for i in 0..<length { mean[i] += features[pass * length + i] }
-        }
-        return (logits, mean.map { $0 / Float(4 * passes) })
     }
 
     /// The scene network's ImageNet classes for the picture, most likely first (class numbers in

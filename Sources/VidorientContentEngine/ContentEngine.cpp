@@ -143,39 +143,21 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
 }
 
 // The centred square of the picture, scaled to side × side with area averaging (or bilinear when
-// it must grow). `round_up_x` and `round_up_y` put an odd margin's extra pixel before the square
-// rather than after it: the centred square of the picture turned a quarter turn, seen from the
-// picture as given.
-static cv::Mat scaled_square(const uint8_t *rgb, int width, int height, int stride, int side, bool round_up_x = false,
-                             bool round_up_y = false) {
+// it must grow), as the network's input blob: RGB in, RGB to the network, whose first node
+// normalises; with its mirror image as a second picture when asked.
+static cv::Mat square_input(const uint8_t *rgb, int width, int height, int stride, int side, bool mirror) {
     cv::Mat picture = wrap(rgb, width, height, stride);
     int shorter = std::min(width, height);
-    int x = (width - shorter + (round_up_x ? 1 : 0)) / 2, y = (height - shorter + (round_up_y ? 1 : 0)) / 2;
-    cv::Mat square = picture(cv::Rect(x, y, shorter, shorter));
+    cv::Mat square = picture(cv::Rect((width - shorter) / 2, (height - shorter) / 2, shorter, shorter));
     cv::Mat scaled;
     cv::resize(square, scaled, cv::Size(side, side), 0, 0, shorter >= side ? cv::INTER_AREA : cv::INTER_LINEAR);
-    return scaled;
-}
-
-// `squares` as the network's input blob (RGB in, RGB to the network, whose first node
-// normalises), each followed by its mirror image when asked.
-static cv::Mat input_blob(const std::vector<cv::Mat> &squares, bool mirror) {
-    std::vector<cv::Mat> batch;
-    for (const auto &square : squares) {
-        batch.push_back(square);
-        if (mirror) {
-            cv::Mat mirrored;
-            cv::flip(square, mirrored, 1);
-            batch.push_back(mirrored);
-        }
+    std::vector<cv::Mat> batch{scaled};
+    if (mirror) {
+        cv::Mat mirrored;
+        cv::flip(scaled, mirrored, 1);
+        batch.push_back(mirrored);
     }
-    int side = squares.front().cols;
     return cv::dnn::blobFromImages(batch, 1.0, cv::Size(side, side), cv::Scalar(), false, false, CV_32F);
-}
-
-// The centred square of the picture as the network's input blob, with its mirror image when asked.
-static cv::Mat square_input(const uint8_t *rgb, int width, int height, int stride, int side, bool mirror) {
-    return input_blob({scaled_square(rgb, width, height, stride, side)}, mirror);
 }
 
 // Runs the network on `input` and copies output `name`, which must hold `count` floats.
@@ -196,34 +178,6 @@ int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, i
     }
     return guarded(error, length, [&]() {
         cv::Mat input = square_input(rgb, width, height, stride, side, mirror != 0);
-        run(engine, input, "features", static_cast<size_t>(input.size[0]) * VO_CONTENT_FEATURES, features);
-        return 0;
-    });
-}
-
-int vo_content_scene_turns(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
-                           int mirror, float *features, char *error, size_t length) {
-    if (engine == nullptr || !valid(rgb, width, height, stride) || features == nullptr || side % 32 != 0 ||
-        side < VO_CONTENT_SCENE_SIDE_MIN || side > VO_CONTENT_SCENE_SIDE_MAX) {
-        say(error, length, "scene: invalid arguments");
-        return -1;
-    }
-    return guarded(error, length, [&]() {
-        // Each turn's centred square, found in the picture as given (where an odd margin splits
-        // the other way round once turned), scaled, then turned: scaling a whole square commutes
-        // with a quarter turn, so the network sees what it would see of each turned picture.
-        // One batch of four (or eight with mirrors) rather than four calls, each of which pays
-        // the network's fixed costs.
-        const cv::RotateFlags rotations[] = {cv::ROTATE_90_CLOCKWISE, cv::ROTATE_180, cv::ROTATE_90_COUNTERCLOCKWISE};
-        std::vector<cv::Mat> turns(4);
-        for (int k = 0; k < 4; k++) {
-            cv::Mat square = scaled_square(rgb, width, height, stride, side, k == 2 || k == 3, k == 1 || k == 2);
-            if (k == 0)
-                turns[k] = square;
-            else
-                cv::rotate(square, turns[k], rotations[k - 1]);
-        }
-        cv::Mat input = input_blob(turns, mirror != 0);
         run(engine, input, "features", static_cast<size_t>(input.size[0]) * VO_CONTENT_FEATURES, features);
         return 0;
     });

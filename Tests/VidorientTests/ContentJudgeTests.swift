@@ -1,10 +1,9 @@
 import Foundation
 import Testing
 import Vidorient
+import VidorientContent
 import VidorientCore
 import VidorientTestSupport
-
-@testable import VidorientContent
 
 /// The content engine on real photographs (scikit-image's sample images from Debian's
 /// python3-skimage, `ContentPhotos`): the scene network survived its conversion, the faces and the
@@ -77,27 +76,6 @@ struct ContentJudgeTests {
         }
         // And the head prefers the upright picture over its turns.
         #expect(base.indices.max { base[$0] < base[$1] } == 0, "\(name): \(base)")
-    }
-
-    /// One batch of the network for all four turns (the scaled centred square turned) measures
-    /// what each turned picture measured alone does: the head's score of every turn and the
-    /// natural-up gate's input, so a turn taken the wrong way round or a pass misplaced in the
-    /// batch cannot pass.
-    @Test(arguments: ContentPhotos.scenes + [ContentPhotos.face])
-    func oneBatchMeasuresEachTurn(name: String) throws {
-        let engine = try Self.engine.get()
-        let picture = try Self.picture(name)
-        let evidence = try engine.evidence(of: picture, policy: ContentEngine.policy)
-        var featureSum = [Float](repeating: 0, count: UprightHead.weights.count)
-        for k in 0..<4 {
-            let alone = try engine.scene(of: Self.turned(picture, k))
-            let batched = try #require(evidence.turns[k].scene)
-            #expect(
-                abs(batched - alone.logit) < 0.01, "\(name) turn \(k): \(batched) in the batch, \(alone.logit) alone")
-            for i in featureSum.indices { featureSum[i] += alone.meanFeatures[i] / 4 }
-        }
-        let naturalUp = try #require(evidence.naturalUp)
-        #expect(abs(naturalUp - UprightHead.naturalUp(featureSum)) < 0.001, "\(name): natural up \(naturalUp)")
     }
 
     /// Each engine after the first copies the process's face detector, deserialized once: it finds

@@ -25,7 +25,7 @@ extern "C" {
 #define VO_CONTENT_SCENE_SIDE_MIN 96
 #define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
-#define VO_CONTENT_INTERFACE 2
+#define VO_CONTENT_INTERFACE 1
 
 typedef struct vo_content_engine vo_content_engine;
 
@@ -62,14 +62,6 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
 // each). Returns 0, or -1 with a line in `error`.
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length);
-
-// The scene features of the picture's four quarter turns (0°, 90°, 180°, 270° clockwise) in one
-// batched pass of the network, the same as vo_content_scene on each turned picture: the centred
-// square is scaled once and turned (a turn's centred square is the square turned).
-// `features[(turn * passes + p) * VO_CONTENT_FEATURES ..]`, where `passes` is 2 when `mirror` is
-// not 0 (p 1 the turn's mirror image) and 1 otherwise. Returns 0, or -1 with a line in `error`.
-int vo_content_scene_turns(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
-                           int mirror, float *features, char *error, size_t length);
 
 // The network's ImageNet class scores (1,000 logits, in ImageNet's class order) for the picture's
 // centred square at VO_CONTENT_SCENE_SIDE: what proves the conversion from PyTorch kept the network
