@@ -53,6 +53,13 @@ cv::Mat wrap(const uint8_t *rgb, int width, int height, int stride) {
     return cv::Mat(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), static_cast<size_t>(stride));
 }
 
+// dlib's detector, deserialized from the copy compiled into dlib once per process (that takes
+// about 0.4 s of CPU, most of an engine's start-up) and copied into each engine after that.
+const dlib::frontal_face_detector &face_detector() {
+    static const dlib::frontal_face_detector prototype = dlib::get_frontal_face_detector();
+    return prototype;
+}
+
 }  // namespace
 
 extern "C" {
@@ -78,7 +85,7 @@ vo_content_engine *vo_content_engine_create(const char *model_path, char *error,
         if (made->scene.empty()) throw std::runtime_error(std::string("no network in ") + model_path);
         made->scene.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         made->scene.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        made->faces = dlib::get_frontal_face_detector();
+        made->faces = face_detector();
         engine = made.release();
         return 0;
     });

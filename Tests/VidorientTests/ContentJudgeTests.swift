@@ -78,6 +78,17 @@ struct ContentJudgeTests {
         #expect(base.indices.max { base[$0] < base[$1] } == 0, "\(name): \(base)")
     }
 
+    /// Each engine after the first copies the process's face detector, deserialized once: it finds
+    /// the same faces, with the same scores, as the first.
+    @Test func aSecondEngineFindsTheSameFaces() throws {
+        let first = try Self.engine.get()
+        let second = try ContentEngine()
+        let picture = try Self.picture(ContentPhotos.face)
+        let faces = try first.faces(in: picture, floor: ContentEngine.policy.faceFloor)
+        #expect(faces.contains { $0 >= ContentEngine.policy.faceScore })
+        #expect(try second.faces(in: picture, floor: ContentEngine.policy.faceFloor) == faces)
+    }
+
     /// Textures and flat pictures: no face, and no opinion at the default threshold.
     @Test(arguments: ContentPhotos.textures)
     func texturesHaveNoOpinion(name: String) throws {
