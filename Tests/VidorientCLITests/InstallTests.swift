@@ -28,7 +28,8 @@ import VidorientTestSupport
         for line in section.split(separator: "\n") where line.hasPrefix("  -") {
             // The spellings end where the two-space gap before the description begins.
             let head = line.dropFirst(2).components(separatedBy: "  ").first ?? ""
-            for word in head.split(whereSeparator: { $0 == " " || $0 == "," }) where word.hasPrefix("-") {
+            // `--sort/--no-sort` is an inversion: two options.
+            for word in head.split(whereSeparator: { " ,/".contains($0) }) where word.hasPrefix("-") {
                 names.insert(String(word))
             }
         }

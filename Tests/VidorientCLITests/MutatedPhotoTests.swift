@@ -78,7 +78,7 @@ import VidorientTestSupport
 
     static let target = 3
 
-    /// One mutant in `share` is run by default, a different third for each base so that every
+    /// One mutant in `share` is run by default, a different share for each base so that every
     /// kind of mutation still meets every format across the bases, and the whole test run stays
     /// within its four minutes; `.ci/run` runs every mutant (`LargeRounds`), and the counts
     /// docs/hostile-input.md gives are from that run.

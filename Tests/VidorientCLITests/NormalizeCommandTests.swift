@@ -192,7 +192,7 @@ private typealias F = NormalizeFixture
         return (path, try F.bytes(preview))
     }
 
-    @Test(arguments: 2...8)
+    @Test(arguments: LargeRounds.turns)
     func jpegIsTurnedLosslesslyAsJpegtranDoesAndKeepsItsMetadata(n: Int) throws {
         let folder = try F.folder("jpeg-\(n)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -294,7 +294,7 @@ private typealias F = NormalizeFixture
 
     /// PNG and lossless WebP: the pixels are the original's, moved exactly as the orientation
     /// shows them (decoded with ffmpeg, turned here), and the other chunks stay.
-    @Test(arguments: ["png", "webp"], 2...8)
+    @Test(arguments: ["png", "webp"], LargeRounds.turns)
     func losslessFormatsKeepEveryPixel(format: String, n: Int) throws {
         let folder = try F.folder("\(format)-\(n)")
         defer { try? FileManager.default.removeItem(at: folder) }

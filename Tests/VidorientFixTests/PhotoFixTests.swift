@@ -92,7 +92,9 @@ enum FixScratch {
     /// change (and a PNG CRC): the file keeps its length, the differing bytes lie inside the
     /// planned splices, the reader and exiftool read the target, and the inverse edit gives back
     /// the original byte for byte.
-    @Test(.enabled(if: toolsPresent), arguments: PhotoFamily.all, Orientation.allCases)
+    @Test(
+        .enabled(if: toolsPresent), arguments: PhotoFamily.all,
+        LargeRounds.tagTargets.compactMap(Orientation.init(exif:)))
     func existingTagChangesOnlyItsBytes(family: PhotoFamily, target: Orientation) throws {
         let folder = try FixScratch.folder("existing")
         defer { try? FileManager.default.removeItem(at: folder) }
