@@ -132,9 +132,17 @@ public struct Thumbnailer: Sendable {
         let duration = session.duration ?? 0
         var tiles: [Picture] = []
         var warnings: [Finding] = []
+        var shownTime: Double?
         for index in 0..<count {
             let time = session.isStill ? 0 : duration * (Double(index) + 0.5) / Double(count)
-            let grabbed = try session.grab(at: time, exact: exact)
+            var grabbed = try session.grab(at: time, exact: exact)
+            // Without `exact` a tile shows the keyframe at or before its time; where that is no later
+            // than the frame the tile before showed (a short clip, keyframes far apart), decode on to
+            // the tile's time instead, so that no frame is shown twice under two times.
+            if !exact, !session.isStill, let keyframe = grabbed.time, let shownTime, keyframe <= shownTime + 1e-6 {
+                grabbed = try session.grab(at: time, exact: true)
+            }
+            shownTime = grabbed.time ?? shownTime
             if warnings.isEmpty, let warning = grabbed.warning {
                 warnings.append(Finding.decoderWarning(warning, decoder: "ffmpeg"))
             }
@@ -142,7 +150,8 @@ public struct Thumbnailer: Sendable {
             if let font {
                 // The time in the bottom-left corner, white on a dark box so it reads on any frame.
                 let size = tile.width >= 160 ? 13 : 10
-                let label = font.mask(Thumbnailer.timestamp(time), pixelSize: size)
+                // The time of the frame shown, not the time asked for.
+                let label = font.mask(Thumbnailer.timestamp(grabbed.time ?? time), pixelSize: size)
                 let box = Picture(
                     width: min(tile.width, label.width + 6), height: label.height + 2, fill: RGB(24, 24, 24))
                 tile.paste(box, x: 0, y: tile.height - box.height)

@@ -30,6 +30,8 @@ struct Inspect: ParsableCommand {
     @Flag(help: SharedHelp.deep)
     var deep = false
 
+    @OptionGroup var progressOption: ProgressOption
+
     @OptionGroup var contentOptions: ContentOptions
 
     @Option(
@@ -100,15 +102,19 @@ struct Inspect: ParsableCommand {
         } else {
             human = { HumanReport(report: $0, terminal: terminal).text }
         }
+        // The reports are printed when every file is read: until then, a bar on a terminal (issue 29).
+        let progress = ProgressBar(total: inputs.count, quiet: !progressOption.showProgress || inputs.count < 2)
         try reportEach(
             inputs, oneFile: files.count == 1 && inputs == files, json: jsonOutput.json,
             separator: fields == nil ? "\n" : "", human: human, keep: { conditions.hold(for: $0.facts) },
+            read: progress.finish,
             report: { file in
                 let inspected: InspectedFile
                 do throws(InputError) {
                     inspected = try prober.inspection(file == "-" ? spooled?.path ?? file : file)
                 } catch {
-                    Terminal.warn(file == "-" ? "could not read standard input: \(error.reason)" : error.description)
+                    progress.warn(file == "-" ? "could not read standard input: \(error.reason)" : error.description)
+                    progress.advance(file)
                     return nil
                 }
                 var report = inspected.report
@@ -117,11 +123,12 @@ struct Inspect: ParsableCommand {
                     do throws(InputError) {
                         report.judgeContent(try judge.verdict(of: inspected, engine: engine))
                     } catch {
-                        Terminal.warn("could not judge the content of '\(file)': \(error.reason)")
+                        progress.warn("could not judge the content of '\(file)': \(error.reason)")
                         contentFailed = true
                     }
                 }
                 if deep && report.findings.contains(where: { $0.severity == .error }) { decodeFailed = true }
+                progress.advance(file)
                 return report
             })
         if contentFailed || unreadable || decodeFailed { throw ExitStatus.unreadableInput }

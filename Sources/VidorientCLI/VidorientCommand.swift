@@ -77,9 +77,10 @@ func printJSON<Result: Encodable>(_ results: [Result], oneFile: Bool) throws {
 /// human text; exit status 2 when any failed.
 func reportEach<Result: Encodable>(
     _ files: [String], oneFile: Bool? = nil, json: Bool, separator: String = "\n", human: (Result) -> String,
-    keep: (Result) -> Bool = { _ in true }, report body: (String) -> Result?
+    keep: (Result) -> Bool = { _ in true }, read: () -> Void = {}, report body: (String) -> Result?
 ) throws {
     let results = files.compactMap(body)
+    read()  // every file read: a progress bar goes before the results are printed
     let kept = results.filter(keep)
     if json {
         // A folder given alone is several files, even when it holds one.

@@ -119,6 +119,27 @@ import VidorientTestSupport
         #expect(try Run.vidorient(["inspect", "--no-such-flag", Run.media("orient-1.mp4")]).status == 64)
         #expect(try Run.vidorient(["no-such-command"]).status == 64)
     }
+
+    /// `inspect` prints its reports once every file is read (`--content` takes a while for each):
+    /// until then a bar on a terminal, as audit and thumbnail show (issue 29), removed before the
+    /// reports; none with `--no-progress`. Run under `script`, which gives it a terminal.
+    @Test(.enabled(if: isInstalled("script")))
+    func inspectShowsProgressOnATerminal() throws {
+        let files = ["orient-1.jpg", "orient-6.jpg", "orient-8.png"].map { "'\(Run.media($0))'" }.joined(separator: " ")
+        func onTerminal(_ options: String) throws -> String {
+            let command = "'\(Run.binary.path)' inspect \(options) \(files)"
+            let result = try run("env", ["-u", "NO_COLOR", "TERM=xterm", "script", "-qec", command, "/dev/null"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return String(decoding: result.stdout, as: UTF8.self)
+        }
+        let shown = try onTerminal("")
+        #expect(shown.contains("] 3/3"), "\(shown)")
+        // The bar's last line cleared, then the reports.
+        let cleared = try #require(shown.ranges(of: "\r\u{1B}[2K").last)
+        #expect(shown[cleared.upperBound...].contains("EXIF 8"), "\(shown)")
+        let quiet = try onTerminal("--no-progress")
+        #expect(!quiet.contains("] 3/3") && quiet.contains("EXIF 8"), "\(quiet)")
+    }
 }
 
 @Suite struct OrientationCommandTests {

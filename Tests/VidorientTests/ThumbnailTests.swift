@@ -134,6 +134,29 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         #expect(RepresentativeFrame.isFlat(black.picture))
     }
 
+    /// A short clip with one keyframe (a second each of red, green and blue): without `--exact`
+    /// each of three tiles at 0.5, 1.5 and 2.5 s would show that keyframe, the same red frame three
+    /// times under three times (issue 29); each tile shows its own second.
+    @Test func aContactSheetShowsNoFrameTwice() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidorient-sheet-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("one-keyframe.mp4").path
+        let status = try runFFmpeg([
+            "-f", "lavfi", "-i",
+            "color=c=red:s=80x48:r=10:d=1[a];color=c=lime:s=80x48:r=10:d=1[b];color=c=blue:s=80x48:r=10:d=1[c];[a][b][c]concat=n=3:v=1",
+            "-c:v", "libx264", "-x264-params", "keyint=1000:min-keyint=1000:scenecut=0", "-pix_fmt", "yuv420p", clip,
+        ])
+        try #require(status == 0)
+        let sheet = try Thumbnailer(font: nil).contactSheet(clip, columns: 3, rows: 1, tileWidth: 80)
+        try #require(sheet.width == 3 * 80 + 4 * 4 && sheet.height == 48 + 2 * 4)
+        // Each tile's centre: 4-pixel gaps around 80x48 tiles.
+        let centres = (0..<3).map { sheet[4 + $0 * 84 + 40, 4 + 24] }
+        #expect(centres[0].red > 200 && centres[0].green < 60, "\(centres)")
+        #expect(centres[1].green > 200 && centres[1].red < 60, "\(centres)")
+        #expect(centres[2].blue > 200 && centres[2].red < 60, "\(centres)")
+    }
+
     @Test func exactTimeDecodesForward() throws {
         let path = TestMedia.folder.appendingPathComponent("orient-6.mp4").path
         let keyframe = try Thumbnailer().frame(path, request: ThumbnailRequest(at: .seconds(0.55)))
