@@ -124,6 +124,9 @@ public struct ThumbnailBatch: Sendable {
         /// findings, and the decoder's warnings as those findings (`Thumbnailer.Frame.damage`).
         /// The picture is written all the same, as viewers show such files; empty for a whole file.
         public let findings: [Finding]
+        /// What the output is not, for stderr (not in the JSON): a photo's contact sheet is the
+        /// picture once.
+        public var note: String? = nil
 
         enum CodingKeys: String, CodingKey {
             case input, inputBytes = "input_bytes", output, outputBytes = "output_bytes", width, height, time
@@ -151,9 +154,10 @@ public struct ThumbnailBatch: Sendable {
         var time: Double?
         var exif: Int?
         let damage: [Finding]
+        var note: String?
         switch layout {
         case .contactSheet(let grid):
-            (picture, damage) = try thumbnailer.contactSheetAndDamage(
+            (picture, damage, note) = try thumbnailer.contactSheetAndDamage(
                 job.input, columns: grid.columns, rows: grid.rows,
                 tileWidth: request.width ?? request.height ?? 320,
                 exact: request.exact)
@@ -175,7 +179,7 @@ public struct ThumbnailBatch: Sendable {
         try OutputFile.write(bytes, to: job.output)
         return Written(
             input: job.input, output: job.output, width: picture.width, height: picture.height, time: time,
-            exifOrientation: exif, findings: damage)
+            exifOrientation: exif, findings: damage, note: note)
     }
 }
 

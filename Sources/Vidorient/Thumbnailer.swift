@@ -113,18 +113,20 @@ public struct Thumbnailer: Sendable {
     }
 
     /// `contactSheet`, with what its frames' report and decoder said of damage (`Frame.damage`).
+    /// `note`: what the sheet is not, said on stderr (a photo's sheet is the picture once).
     func contactSheetAndDamage(_ path: String, columns: Int, rows: Int, tileWidth: Int, exact: Bool)
-        throws(InputError) -> (picture: Picture, damage: [Finding])
+        throws(InputError) -> (picture: Picture, damage: [Finding], note: String?)
     {
         let request = ThumbnailRequest(exact: exact, width: tileWidth, height: tileWidth)
         let session: OpenVideo
         switch try PictureSource(path, request: request) {
         case .photo(let frames):
-            // A photo has one picture: the sheet shows it once per tile, as contact sheets of stills do.
+            // A photo has one picture: shown once, not copied into every tile (issue 29), and said.
             let frame = try frames.frame(request)
-            let grid = Picture.grid(Array(repeating: frame.picture, count: max(1, columns * rows)), columns: columns)
-            guard let font else { return (grid, frame.damage) }
-            return (grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font), frame.damage)
+            let grid = Picture.grid([frame.picture], columns: 1)
+            let note = "a photo has one picture: its contact sheet shows it once, not \(columns)x\(rows)"
+            guard let font else { return (grid, frame.damage, note) }
+            return (grid.captioned(Thumbnailer.header(frames.report, path: path), renderer: font), frame.damage, note)
         case .video(let video): session = video
         }
         let report = session.report
@@ -161,8 +163,8 @@ public struct Thumbnailer: Sendable {
         }
         let grid = Picture.grid(tiles, columns: columns)
         let damage = [Finding].damage(reported: report.findings, decoder: warnings)
-        guard let font else { return (grid, damage) }
-        return (grid.captioned(Thumbnailer.header(report, path: path), renderer: font), damage)
+        guard let font else { return (grid, damage, nil) }
+        return (grid.captioned(Thumbnailer.header(report, path: path), renderer: font), damage, nil)
     }
 
     /// Stored and displayed side by side, each labelled: the picture an audit wants.

@@ -204,6 +204,7 @@ struct Thumbnail: ParsableCommand {
                 for finding in written.findings {
                     progress.warn("warning: '\(shownName(written.input))': \(finding.code): \(finding.message)")
                 }
+                if let note = written.note { progress.warn("note: '\(shownName(written.input))': \(note)") }
                 results.withLock { $0[index] = written }
             } catch {
                 progress.warn(String(describing: error))

@@ -187,6 +187,27 @@ import VidorientTestSupport
 }
 
 @Suite struct ThumbnailCommandTests {
+    /// `--grid 3x3` on a photo made nine copies of it, silently (issue 29): the picture once, and a
+    /// note on stderr; a clip still gets its nine frames.
+    @Test func aContactSheetOfAPhotoIsThePictureOnce() throws {
+        let folder = try scratchFolder("still-sheet")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try Run.vidorient([
+            "thumbnail", Run.media("orient-1.jpg"), "--grid", "3x3", "--width", "80", "--json", "-o",
+            folder.appendingPathComponent("photo.png").path,
+        ])
+        #expect(photo.status == 0, "\(photo.stderr)")
+        #expect(photo.stderr.contains("note: ") && photo.stderr.contains("shows it once, not 3x3"), "\(photo.stderr)")
+        // One object a file, in an array (as for a folder).
+        #expect(try #require((photo.json as? [[String: Any]])?.first?["width"] as? Int) <= 80 + 2 * 4)
+        let clip = try Run.vidorient([
+            "thumbnail", Run.media("orient-1.mp4"), "--grid", "3x3", "--width", "80", "--json", "-o",
+            folder.appendingPathComponent("clip.png").path,
+        ])
+        #expect(clip.status == 0 && !clip.stderr.contains("note: "), "\(clip.stderr)")
+        #expect((clip.json as? [[String: Any]])?.first?["width"] as? Int == 3 * 80 + 4 * 4)
+    }
+
     @Test func oneFileToOneOutput() throws {
         let folder = try scratchFolder("one")
         defer { try? FileManager.default.removeItem(at: folder) }
