@@ -21,8 +21,9 @@ struct ContentCommandTests {
     }
 
     /// Every EXIF orientation on an upright portrait: the verdict names the turn that undoes the
-    /// tag's rotation (a mirror stays: the pixels cannot say it), decided by the face.
-    @Test(arguments: 1...8)
+    /// tag's rotation (a mirror stays: the pixels cannot say it), decided by the face. Three of the
+    /// eight in the test run, all eight in `.ci/run`'s large rounds (`LargeRounds.tagTargets`).
+    @Test(arguments: LargeRounds.tagTargets)
     func everyTagIsTurnedBack(orientation: Int) throws {
         let folder = try TemporaryFolder("content-tag")
         defer { folder.remove() }
