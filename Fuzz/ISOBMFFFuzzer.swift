@@ -43,8 +43,10 @@ func fuzzHEIF(_ source: MemoryBytes) {
     for item in heif.items where item.constructionMethod != 2 {
         for extent in item.extents {
             precondition(extent.offset >= 0 && extent.length >= 0, "a negative item extent")
+            // Compared without adding: an extent may claim up to 2^64 - 1 bytes.
             precondition(
-                extent.offset + extent.length <= source.size || heif.truncation != nil,
+                (extent.offset <= source.size && extent.length <= source.size - extent.offset)
+                    || heif.truncation != nil,
                 "an item extent past the end of a file not said to be cut")
         }
     }
