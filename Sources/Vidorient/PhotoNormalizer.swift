@@ -1,6 +1,6 @@
 public import VidorientCore
 import VidorientFFmpeg
-import VidorientIO
+public import VidorientIO
 public import VidorientPhoto
 import VidorientPhotoDecoding
 
@@ -36,7 +36,7 @@ public struct NormalizePlan: Sendable {
     public var originalSize: Int
     /// The new file in pieces the writer streams one after another (the markers, the turned image,
     /// the original's trailer, copied from the file by the kernel), never copied into one.
-    var contents: [EditWriter.Piece]
+    public internal(set) var contents: [EditWriter.Piece]
     /// The size of the new file.
     public var newSize: Int { Int(contents.reduce(0) { $0 + $1.count }) }
     /// What a decode of the written file must give, for the re-encoded formats.
@@ -227,10 +227,14 @@ public enum PhotoNormalizer {
     /// place of the original (or to `output`, leaving it alone) and read back (`check`). A photo
     /// already upright is left alone, but `output` still gets a copy. `warn` hears the plan's
     /// warnings as soon as they are known. `preserveModificationTime`: the written file keeps the
-    /// original's access and modification times (taken before the first read).
+    /// original's access and modification times (taken before the first read). `journal`, when
+    /// given, is handed the plan and the write of a file replaced in place (not a copy to
+    /// `output`), to record it around the write (`normalize --journal`: `JournalFile.recordReplacement`).
     public static func normalize(
         path: String, trim: Bool = false, output: String? = nil, dryRun: Bool = false,
-        preserveModificationTime: Bool = false, warn: (String) -> Void = { _ in }
+        preserveModificationTime: Bool = false, warn: (String) -> Void = { _ in },
+        journal: ((NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
+            EditWriter.Outcome)? = nil
     ) throws(VidorientError) -> NormalizeResult {
         let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         let lock = dryRun ? nil : try FileLock(path: path)
@@ -247,11 +251,15 @@ public enum PhotoNormalizer {
         } else {
             return result
         }
-        let outcome = try EditWriter.write(
-            change, path: path, mode: output.map { .copy(to: $0) } ?? .replace, preservingTimes: times, lock: lock
-        ) { written throws(VidorientError) in
-            if !plan.isUpright { try check(written, against: plan) }
+        let write = { () throws(VidorientError) -> EditWriter.Outcome in
+            try EditWriter.write(
+                change, path: path, mode: output.map { .copy(to: $0) } ?? .replace, preservingTimes: times, lock: lock
+            ) { written throws(VidorientError) in
+                if !plan.isUpright { try check(written, against: plan) }
+            }
         }
+        let outcome: EditWriter.Outcome
+        if let journal, output == nil { outcome = try journal(plan, write) } else { outcome = try write() }
         result.writtenPath = outcome.writtenPath
         result.sizeAfter = Int(outcome.bytesWritten)
         result.verified = !plan.isUpright

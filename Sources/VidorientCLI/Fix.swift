@@ -185,7 +185,9 @@ struct Fix: ParsableCommand {
     func run() throws {
         // `inspect`'s reading of each file is a means here: FFmpeg's own complaints stay quiet.
         DecoderLog.setVerbose(false)
-        if let undo { return try undoAll(undo) }
+        if let undo {
+            return try undoJournal(undo, jobs: parallel.count, dryRun: dryRun, showProgress: progress.showProgress)
+        }
         var journalFile: JournalFile? = nil
         if let journal, !dryRun {
             do throws(VidorientError) { journalFile = try JournalFile(path: journal) } catch {
@@ -254,43 +256,6 @@ struct Fix: ParsableCommand {
                     + "needs approval on the review page or its code in --only)")
         }
         if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
-    }
-
-    /// `--undo`: each file's line as it is restored, then the count on stderr.
-    private func undoAll(_ journal: String) throws {
-        let plan: Undo.Plan
-        do throws(VidorientError) { plan = try Undo.Plan(journal: journal) } catch {
-            Terminal.warn(error.reason)
-            throw ExitStatus.unreadableInput
-        }
-        for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
-        let bar = ProgressBar(total: plan.files.count, quiet: !progress.showProgress || plan.files.count < 2)
-        let files = Undo.run(plan, jobs: parallel.count, dryRun: dryRun) { file in
-            if let refusal = file.refusal { bar.warn("could not undo '\(file.path)': \(refusal.reason)") }
-            bar.advance(file.path)
-        }
-        bar.finish()
-        for (entry, outcome) in files.flatMap(\.undone) {
-            let name = entry.path.escapingControlCharacters
-            // Undoing turns the file back: from what the fix made to what it was.
-            let turn =
-                "\(entry.orientationAfter.map { "EXIF \($0)" } ?? "?") -> \(entry.orientationBefore.map { "EXIF \($0)" } ?? "?")"
-            switch outcome {
-            case .restored:
-                print("\(name): restored (\(turn), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))")
-            case .neverWritten:
-                print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
-            case .alreadyUndone:
-                print(
-                    "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
-                )
-            case .wouldRestore:
-                print("\(name): would restore (\(turn), \(entry.before.size) bytes)")
-            }
-        }
-        let summary = Undo.Summary(files)
-        Terminal.warn(summary.line)
-        if summary.refused > 0 { throw ExitStatus.unreadableInput }
     }
 }
 
@@ -384,4 +349,42 @@ struct FixReport {
     private func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : String((value * 10000).rounded() / 10000)
     }
+}
+
+/// `fix --undo` and `normalize --undo` (one journal for both): each file's line as it is
+/// restored, then the count on stderr.
+func undoJournal(_ journal: String, jobs: Int, dryRun: Bool, showProgress: Bool) throws {
+    let plan: Undo.Plan
+    do throws(VidorientError) { plan = try Undo.Plan(journal: journal) } catch {
+        Terminal.warn(error.reason)
+        throw ExitStatus.unreadableInput
+    }
+    for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
+    let bar = ProgressBar(total: plan.files.count, quiet: !showProgress || plan.files.count < 2)
+    let files = Undo.run(plan, jobs: jobs, dryRun: dryRun) { file in
+        if let refusal = file.refusal { bar.warn("could not undo '\(file.path)': \(refusal.reason)") }
+        bar.advance(file.path)
+    }
+    bar.finish()
+    for (entry, outcome) in files.flatMap(\.undone) {
+        let name = entry.path.escapingControlCharacters
+        // Undoing turns the file back: from what the fix made to what it was.
+        let turn =
+            "\(entry.orientationAfter.map { "EXIF \($0)" } ?? "?") -> \(entry.orientationBefore.map { "EXIF \($0)" } ?? "?")"
+        switch outcome {
+        case .restored:
+            print("\(name): restored (\(turn), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))")
+        case .neverWritten:
+            print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
+        case .alreadyUndone:
+            print(
+                "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+            )
+        case .wouldRestore:
+            print("\(name): would restore (\(turn), \(entry.before.size) bytes)")
+        }
+    }
+    let summary = Undo.Summary(files)
+    Terminal.warn(summary.line)
+    if summary.refused > 0 { throw ExitStatus.unreadableInput }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Vidorient
 import VidorientCore
+import VidorientFix
 import VidorientIO
 
 struct Normalize: ParsableCommand {
@@ -14,12 +15,14 @@ struct Normalize: ParsableCommand {
             (or dropped, when it cannot be turned losslessly). PNG and lossless WebP are decoded, turned \
             and re-encoded losslessly, their other chunks kept. Lossy WebP, HEIC, AVIF and TIFF are \
             refused: `vidorient fix` (tag only) is the lossless answer for them, as for videos. The new \
-            file is written beside the old one, flushed, read back and renamed over it. See docs/normalize.md.
+            file is written beside the old one, flushed, read back and renamed over it. --journal FILE keeps a \
+            copy of each photo it replaces in FILE.originals/ and records it; --undo FILE (or `fix --undo`) puts \
+            them back byte for byte, what --trim dropped included. See docs/normalize.md.
             """
     )
 
     @Argument(help: "JPEG, PNG or lossless WebP photos.", completion: .file())
-    var files: [String]
+    var files: [String] = []
 
     @Flag(help: "JPEG: drop partial MCU blocks on the edges a turn would move, instead of refusing.")
     var trim = false
@@ -35,16 +38,51 @@ struct Normalize: ParsableCommand {
     @Flag(help: SharedHelp.preserveModificationTime)
     var preserveMtime = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Append a record of every photo replaced to this JSONL journal, keeping each original in JOURNAL.originals/, for --undo.",
+            valueName: "file"))
+    var journal: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Put back the photos (and fixes) this journal records, newest first, byte for byte.", valueName: "journal"))
+    var undo: String?
+
     @OptionGroup var jsonOutput: JSONOption
 
     func validate() throws {
+        if undo != nil {
+            guard files.isEmpty else { throw ValidationError("--undo takes no files: they come from the journal") }
+            if trim || output != nil || journal != nil || preserveMtime || jsonOutput.json {
+                throw ValidationError("--undo puts each file back as it was: it takes only --dry-run")
+            }
+            return
+        }
         guard !files.isEmpty else { throw ValidationError("give at least one photo to normalize") }
         if output != nil && files.count != 1 { throw ValidationError("-o goes with exactly one input file") }
+        if output != nil && journal != nil {
+            throw ValidationError("-o leaves the input alone: there is nothing to journal")
+        }
     }
 
     func run() throws {
         DecoderLog.setVerbose(false)
+        if let undo { return try undoJournal(undo, jobs: processorCount, dryRun: dryRun, showProgress: true) }
+        var journalFile: JournalFile? = nil
+        if let journal, !dryRun {
+            do throws(VidorientError) { journalFile = try JournalFile(path: journal) } catch {
+                Terminal.warn(error.reason)
+                throw ExitStatus.unreadableInput
+            }
+        }
         let terminal = Terminal.standardOutput
+        // Each photo replaced is journaled around its write, its original kept.
+        var record: ((NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
+            EditWriter.Outcome)? = nil
+        if let journalFile {
+            record = { plan, write throws(VidorientError) in try journalFile.record(plan, write: write) }
+        }
         // Folders walked as `audit` walks them (issue 29: "is a directory").
         let (inputs, notes) = LibraryWalk.expand(files)
         for note in notes where note.kind != .symlinkSkipped {
@@ -59,8 +97,9 @@ struct Normalize: ParsableCommand {
             report: { file in
                 do throws(VidorientError) {
                     return try PhotoNormalizer.normalize(
-                        path: file, trim: trim, output: output, dryRun: dryRun, preserveModificationTime: preserveMtime
-                    ) { Terminal.warn("warning: '\(file)': \($0)") }
+                        path: file, trim: trim, output: output, dryRun: dryRun, preserveModificationTime: preserveMtime,
+                        warn: { Terminal.warn("warning: '\(file)': \($0)") },
+                        journal: record)
                 } catch {
                     Terminal.warn("could not normalize '\(file)': \(error.reason)")
                     return nil

@@ -1,6 +1,6 @@
 import CZlib
 public import VidorientCore
-import VidorientIO
+public import VidorientIO
 
 /// One state of a file, as the journal records it before and after a fix: enough to tell later
 /// that the file is still exactly that one. `mtimeNanoseconds` is nil when it is not known yet
@@ -97,6 +97,31 @@ public struct EditChecksums: Sendable, Hashable {
         let file = try RegularFile.open(path)
         defer { close(file.descriptor) }
         try self.init(descriptor: file.descriptor, size: file.size, edit: edit)
+    }
+
+    /// The CRC-32 of a whole new file given as pieces (`EditWriter.Piece`), its runs of the
+    /// original read from `path`: the `after` a normalize records before it writes.
+    public static func contentsCRC(_ pieces: [EditWriter.Piece], original path: String) throws(VidorientError) -> UInt32 {
+        let file = try RegularFile.open(path)
+        defer { close(file.descriptor) }
+        var crc: uLong = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for piece in pieces {
+            switch piece {
+            case .bytes(let bytes):
+                guard !bytes.isEmpty else { continue }
+                crc = bytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
+            case .original(let range):
+                var position = range.lowerBound
+                while position < range.upperBound {
+                    let chunk = Int(min(range.upperBound - position, Int64(buffer.count)))
+                    try read(file.descriptor, into: &buffer, at: position, count: chunk)
+                    crc = buffer.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt(chunk)) }
+                    position += Int64(chunk)
+                }
+            }
+        }
+        return UInt32(truncatingIfNeeded: crc)
     }
 
     /// `crc` followed by `bytes`. (zlib returns its initial value for a null buffer, which an

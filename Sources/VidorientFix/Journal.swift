@@ -35,13 +35,17 @@ public struct JournalEntry: Sendable, Hashable {
     /// once written.
     public var after: FileState
     public var edit: FileEdit
+    /// `normalize`, which writes a whole new file: where the journal keeps a copy of the file as
+    /// it was (`JournalFile.originalsFolder`), which undo writes back; `edit` is then empty. Nil
+    /// for a fix, whose splices hold what it changed.
+    public var original: String?
     /// For `not_written`: why.
     public var reason: String?
 
     public init(
         status: Status, id: String, path: String, target: String? = nil, format: String, mode: String,
         orientationBefore: Int?, orientationAfter: Int?, before: FileState, after: FileState, edit: FileEdit,
-        reason: String? = nil
+        original: String? = nil, reason: String? = nil
     ) {
         self.status = status
         self.id = id
@@ -54,6 +58,7 @@ public struct JournalEntry: Sendable, Hashable {
         self.before = before
         self.after = after
         self.edit = edit
+        self.original = original
         self.reason = reason
     }
 }
@@ -63,7 +68,7 @@ extension JournalEntry: Codable {
         case schemaVersion = "schema_version", status, id, path, pathBytes = "path_bytes", target
         case targetBytes = "target_bytes", format, mode
         case orientationBefore = "orientation_before", orientationAfter = "orientation_after", before, after, splices,
-            reason
+            original, originalBytes = "original_bytes", reason
     }
 
     enum StateKeys: String, CodingKey { case size, mtimeNanoseconds = "mtime_ns", crc32 }
@@ -103,6 +108,10 @@ extension JournalEntry: Codable {
         do { edit = try FileEdit(splices) } catch {
             throw DecodingError.dataCorruptedError(forKey: .splices, in: c, debugDescription: error.reason)
         }
+        // Absent in journals written before normalize kept one.
+        original =
+            try !c.contains(.original) || c.decodeNil(forKey: .original)
+            ? nil : try c.decodePath(forKey: .original, bytesKey: .originalBytes)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
     }
 
@@ -143,6 +152,7 @@ extension JournalEntry: Codable {
             try s.encode(JournalEntry.hex(splice.old), forKey: .old)
             try s.encode(JournalEntry.hex(splice.new), forKey: .new)
         }
+        try c.encodePath(original, forKey: .original, bytesKey: .originalBytes)
         try c.encode(reason, forKey: .reason)
     }
 

@@ -27,9 +27,10 @@ public enum Undo {
         return last.values.sorted(by: >).map { entries[$0] }.filter { $0.status != .notWritten }
     }
 
-    /// Writes `edit` to `path`: in place when `inPlace` (the edit keeps the length), else a copy
-    /// renamed over. Checks what it wrote as its own verification demands.
-    public typealias Writer = (_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(VidorientError) -> Void
+    /// Writes `change` to `path`: in place when `inPlace` (an edit that keeps the length), else a
+    /// copy renamed over. Checks what it wrote as its own verification demands.
+    public typealias Writer = (_ path: String, _ change: EditWriter.Change, _ inPlace: Bool) throws(VidorientError) ->
+        Void
 
     /// Undoes one fix. The caller holds the file's lock. Refuses, changing nothing, when the file
     /// is not as the fix left it: another size or mtime, the fixed bytes not where they were
@@ -77,12 +78,30 @@ public enum Undo {
             }
             throw .io("it changed since the fix: \(changed)")
         }
-        guard let sums, sums.edited == entry.before.crc32 else {
-            throw VidorientError(
-                "the journal's splices would not give back the original (crc-32 differs); nothing written")
+        let change: EditWriter.Change
+        if let original = entry.original {
+            // A normalize: the copy the journal kept is the original, checked before it is written back.
+            let bytes: [UInt8]
+            // One byte over the original's size is read, so that a longer copy is told apart below.
+            do { bytes = try FileBytes.readAll(original, limit: entry.before.size + 1) } catch {
+                throw error.context("the copy of the original '\(original.pathForDisplay)' cannot be read")
+            }
+            guard Int64(bytes.count) == entry.before.size, UInt32(truncatingIfNeeded: EditChecksums.crc(0, bytes)) == entry.before.crc32
+            else {
+                throw .io(
+                    "the copy of the original '\(original.pathForDisplay)' is not the original (size or crc-32 differs); nothing written"
+                )
+            }
+            change = .contents([.bytes(bytes[...])])
+        } else {
+            guard let sums, sums.edited == entry.before.crc32 else {
+                throw VidorientError(
+                    "the journal's splices would not give back the original (crc-32 differs); nothing written")
+            }
+            change = .edit(inverse)
         }
         guard let write else { return .wouldRestore }
-        try write(entry.path, inverse, entry.mode == "in_place" && inverse.keepsLength)
+        try write(entry.path, change, entry.mode == "in_place" && inverse.keepsLength && entry.original == nil)
         let restored = try EditChecksums(path: entry.path, edit: .none)
         guard restored.size == entry.before.size, restored.current == entry.before.crc32 else {
             throw .io("written, but the file read back is not the original (size or crc-32 differs)")
@@ -213,9 +232,9 @@ public enum Undo {
                 let lock = try FileLock(path: entry.path)
                 let outcome = try withExtendedLifetime(lock) { () throws(VidorientError) -> Outcome in
                     guard !dryRun else { return try undo(entry, write: nil) }
-                    return try undo(entry) { path, edit, inPlace throws(VidorientError) in
+                    return try undo(entry) { path, change, inPlace throws(VidorientError) in
                         // The same writer as every fix; the check is undo's own (size and crc-32).
-                        _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace, lock: lock) {
+                        _ = try EditWriter.write(change, path: path, mode: inPlace ? .inPlace : .replace, lock: lock) {
                             _ in
                         }
                     }

@@ -132,6 +132,33 @@ final class WatchProcess: Sendable {
         #expect((record["video"] as? [String: Any])?["exif_orientation"] as? Int == 5)
     }
 
+    /// `--where` holds for the first walk and for each file the watch audits (issue 29).
+    @Test func whereSelectsWatchedFilesToo() throws {
+        let folder = try scratchFolder("watch-where")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inbox = folder.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("old-kept.mp4").path)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-3.mp4"), toPath: inbox.appendingPathComponent("old-skipped.mp4").path)
+        let watch = try WatchProcess([
+            "audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--where", "orientation=5",
+        ])
+        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-6.mp4"), toPath: inbox.appendingPathComponent("new-skipped.mp4").path)
+        Thread.sleep(forTimeInterval: 0.5)
+        try FileManager.default.copyItem(
+            atPath: Run.media("orient-5.mp4"), toPath: inbox.appendingPathComponent("new-kept.mp4").path)
+        #expect(watch.wait { watch.output.withLock { $0.contains("/new-kept.mp4\"") } })
+        #expect(watch.stop(SIGTERM) == 0)
+        let names = watch.output.withLock { $0 }.split(separator: "\n").compactMap {
+            ((try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any])?["path"] as? String
+        }.map { ($0 as NSString).lastPathComponent }
+        #expect(names == ["old-kept.mp4", "new-kept.mp4"])
+    }
+
     @Test func execRunsForEachFinding() throws {
         let folder = try scratchFolder("watch-exec")
         defer { try? FileManager.default.removeItem(at: folder) }

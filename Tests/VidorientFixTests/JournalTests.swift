@@ -116,12 +116,19 @@ enum Media {
         #expect(
             Set(first.keys) == [
                 "schema_version", "status", "id", "path", "path_bytes", "target", "target_bytes", "format", "mode",
-                "orientation_before", "orientation_after", "before", "after", "splices", "reason",
+                "orientation_before", "orientation_after", "before", "after", "splices", "original", "original_bytes",
+                "reason",
             ])
         #expect((first["before"] as? [String: Any])?["crc32"] as? String == "0000abcd")
         #expect((first["after"] as? [String: Any])?["mtime_ns"] is NSNull)
         #expect(((first["splices"] as? [[String: Any]])?.first)?["new"] as? String == "dead")
         #expect(first["path_bytes"] as? String == String(odd.pathBytesHex ?? ""))
+        // A journal from before normalize kept originals has no `original`: it reads as nil.
+        let older = journal + ".older"
+        let line = text.split(separator: "\n")[1].replacing("\"original\":null,\"original_bytes\":null,", with: "")
+        #expect(!line.contains("original"))
+        try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: older))
+        #expect(try JournalFile.read(path: older).entries == [try JournalTests.entry(path: "plain.jpg")])
     }
 
     /// A last line cut short (the process killed inside its write) is skipped with a warning;
@@ -161,8 +168,8 @@ enum Media {
         }
     }
 
-    static func undoWriter(_ path: String, _ edit: FileEdit, _ inPlace: Bool) throws(VidorientError) {
-        _ = try EditWriter.write(edit, path: path, mode: inPlace ? .inPlace : .replace) { _ in }
+    static func undoWriter(_ path: String, _ change: EditWriter.Change, _ inPlace: Bool) throws(VidorientError) {
+        _ = try EditWriter.write(change, path: path, mode: inPlace ? .inPlace : .replace) { _ in }
     }
 
     /// A video's matrix (in place and replaced) and a JPEG insertion: the journal records the
