@@ -233,8 +233,10 @@ public enum PhotoNormalizer {
     public static func normalize(
         path: String, trim: Bool = false, output: String? = nil, dryRun: Bool = false,
         preserveModificationTime: Bool = false, warn: (String) -> Void = { _ in },
-        journal: ((NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
-            EditWriter.Outcome)? = nil
+        journal: (
+            (NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
+                EditWriter.Outcome
+        )? = nil
     ) throws(VidorientError) -> NormalizeResult {
         let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         let lock = dryRun ? nil : try FileLock(path: path)

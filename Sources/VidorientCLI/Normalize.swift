@@ -78,8 +78,11 @@ struct Normalize: ParsableCommand {
         }
         let terminal = Terminal.standardOutput
         // Each photo replaced is journaled around its write, its original kept.
-        var record: ((NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
-            EditWriter.Outcome)? = nil
+        var record:
+            (
+                (NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
+                    EditWriter.Outcome
+            )? = nil
         if let journalFile {
             record = { plan, write throws(VidorientError) in try journalFile.record(plan, write: write) }
         }

@@ -101,7 +101,8 @@ public struct EditChecksums: Sendable, Hashable {
 
     /// The CRC-32 of a whole new file given as pieces (`EditWriter.Piece`), its runs of the
     /// original read from `path`: the `after` a normalize records before it writes.
-    public static func contentsCRC(_ pieces: [EditWriter.Piece], original path: String) throws(VidorientError) -> UInt32 {
+    public static func contentsCRC(_ pieces: [EditWriter.Piece], original path: String) throws(VidorientError) -> UInt32
+    {
         let file = try RegularFile.open(path)
         defer { close(file.descriptor) }
         var crc: uLong = 0

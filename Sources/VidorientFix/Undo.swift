@@ -86,7 +86,8 @@ public enum Undo {
             do { bytes = try FileBytes.readAll(original, limit: entry.before.size + 1) } catch {
                 throw error.context("the copy of the original '\(original.pathForDisplay)' cannot be read")
             }
-            guard Int64(bytes.count) == entry.before.size, UInt32(truncatingIfNeeded: EditChecksums.crc(0, bytes)) == entry.before.crc32
+            guard Int64(bytes.count) == entry.before.size,
+                UInt32(truncatingIfNeeded: EditChecksums.crc(0, bytes)) == entry.before.crc32
             else {
                 throw .io(
                     "the copy of the original '\(original.pathForDisplay)' is not the original (size or crc-32 differs); nothing written"
