@@ -222,21 +222,22 @@ public enum PhotoNormalizer {
         }
     }
 
+    /// Records one replacement around its write, which it must run once (`normalize --journal`:
+    /// `JournalFile.record(_:write:)` in VidorientFix keeps the original and journals it).
+    public typealias Journal = (
+        _ plan: NormalizePlan, _ write: () throws(VidorientError) -> EditWriter.Outcome
+    ) throws(VidorientError) -> EditWriter.Outcome
+
     /// Normalizes the photo at `path`, as `vidorient normalize` does: locked from the first read to
     /// the read-back; planned (`plan`); unless `dryRun`, the new file written by `EditWriter` in
     /// place of the original (or to `output`, leaving it alone) and read back (`check`). A photo
     /// already upright is left alone, but `output` still gets a copy. `warn` hears the plan's
     /// warnings as soon as they are known. `preserveModificationTime`: the written file keeps the
     /// original's access and modification times (taken before the first read). `journal`, when
-    /// given, is handed the plan and the write of a file replaced in place (not a copy to
-    /// `output`), to record it around the write (`normalize --journal`: `JournalFile.recordReplacement`).
+    /// given, records a file replaced in place (not a copy to `output`) around its write.
     public static func normalize(
         path: String, trim: Bool = false, output: String? = nil, dryRun: Bool = false,
-        preserveModificationTime: Bool = false, warn: (String) -> Void = { _ in },
-        journal: (
-            (NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
-                EditWriter.Outcome
-        )? = nil
+        preserveModificationTime: Bool = false, warn: (String) -> Void = { _ in }, journal: Journal? = nil
     ) throws(VidorientError) -> NormalizeResult {
         let times = preserveModificationTime && !dryRun ? try FileTimes(path: path) : nil
         let lock = dryRun ? nil : try FileLock(path: path)

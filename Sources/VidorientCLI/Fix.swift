@@ -92,13 +92,10 @@ struct Fix: ParsableCommand {
             "With --from-audit: hold back a judgment (content-*) whose confidence is below this, 0-1.", valueName: "x"))
     var minConfidence: Double?
 
-    @Option(
-        help: ArgumentHelp(
-            "Append a record of every file written to this JSONL journal, for --undo.", valueName: "file"))
+    @Option(help: SharedHelp.journal)
     var journal: String?
 
-    @Option(
-        help: ArgumentHelp("Undo the fixes this journal records, newest first, byte for byte.", valueName: "journal"))
+    @Option(help: SharedHelp.undo)
     var undo: String?
 
     @Flag(help: "Show the orientation before and after (with --undo: what would be restored); write nothing.")

@@ -38,15 +38,10 @@ struct Normalize: ParsableCommand {
     @Flag(help: SharedHelp.preserveModificationTime)
     var preserveMtime = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Append a record of every photo replaced to this JSONL journal, keeping each original in JOURNAL.originals/, for --undo.",
-            valueName: "file"))
+    @Option(help: SharedHelp.journal)
     var journal: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Put back the photos (and fixes) this journal records, newest first, byte for byte.", valueName: "journal"))
+    @Option(help: SharedHelp.undo)
     var undo: String?
 
     @OptionGroup var jsonOutput: JSONOption
@@ -78,11 +73,7 @@ struct Normalize: ParsableCommand {
         }
         let terminal = Terminal.standardOutput
         // Each photo replaced is journaled around its write, its original kept.
-        var record:
-            (
-                (NormalizePlan, () throws(VidorientError) -> EditWriter.Outcome) throws(VidorientError) ->
-                    EditWriter.Outcome
-            )? = nil
+        var record: PhotoNormalizer.Journal? = nil
         if let journalFile {
             record = { plan, write throws(VidorientError) in try journalFile.record(plan, write: write) }
         }

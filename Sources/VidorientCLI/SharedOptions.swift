@@ -56,6 +56,12 @@ enum SharedHelp {
     static let preserveModificationTime: ArgumentHelp =
         "Keep the file's modification and access times (as exiftool's -P does)."
     static let mirrored: ArgumentHelp = "With --rotation: mirror horizontally first."
+    static let journal = ArgumentHelp(
+        "Append a record of every file written to this JSONL journal, for --undo (normalize keeps each original in FILE.originals/).",
+        valueName: "file")
+    static let undo = ArgumentHelp(
+        "Undo what this journal records (fixes and normalizes alike), newest first, byte for byte.",
+        valueName: "journal")
     static let conditions = ArgumentHelp(
         "Only the files whose FIELD (inspect --print's; audit has no duration) compares so with VALUE, as exiftool's -if (repeatable, all must hold): = != < > <= >=, ~ and !~ for a glob.",
         valueName: "field op value")
