@@ -67,3 +67,47 @@ public struct NormalizeResult: Sendable, Encodable {
         try c.encode(preserveMtime && writtenPath != nil, forKey: .mtimePreserved)
     }
 }
+
+extension NormalizeResult {
+    /// One photo's normalize as a person reads it (`vidorient normalize`'s output without --json).
+    public func text(_ painter: TextPainter) -> String {
+        let result = self
+        let plan = result.plan
+        var lines = [painter.paint(plan.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append(painter.row(label, value, width: 11))
+        }
+        let size = { (w: Int?, h: Int?) in "\(w.map(String.init) ?? "?")x\(h.map(String.init) ?? "?")" }
+        if plan.isUpright {
+            row(
+                "unchanged",
+                "already upright (EXIF \(plan.before.exif)); "
+                    + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
+            return lines.joined(separator: "\n") + "\n"
+        }
+        row("orientation", "\(plan.before.phrase) -> \(painter.paint(Orientation.up.phrase, .green))")
+        row(
+            "pixels",
+            "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")"
+        )
+        row(
+            "size",
+            "\(size(plan.storedWidth, plan.storedHeight)) stored -> \(size(plan.width, plan.height))"
+                + (plan.trimmed ? " (trimmed)" : ""))
+        switch plan.thumbnail {
+        case .absent: break
+        case .transformed: row("thumbnail", "turned losslessly")
+        case .dropped(let reason): row("thumbnail", "dropped: \(reason)")
+        }
+        for change in plan.changes.dropFirst() { row(result.dryRun ? "to change" : "changed", change) }
+        if result.dryRun {
+            row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
+        } else if let written = result.writtenPath {
+            row(
+                "written",
+                "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))"
+            )
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

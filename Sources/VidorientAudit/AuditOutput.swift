@@ -71,14 +71,17 @@ public struct AuditWriter: Sendable {
         case .human:
             let shown = record.findings.filter { showInfo || $0.severity > .info }
             guard !shown.isEmpty else { return "" }
-            var lines = [paint(record.path.escapingControlCharacters, "1")]
+            let painter = TextPainter(colors: colors)
+            var lines = [painter.paint(record.path.escapingControlCharacters, .bold)]
             for finding in shown {
-                let color = finding.severity == .error ? "31" : (finding.severity == .warning ? "33" : "36")
+                let style: TextPainter.Style =
+                    finding.severity == .error ? .red : (finding.severity == .warning ? .yellow : .cyan)
                 lines.append(
-                    "  " + paint(finding.severity.rawValue.padded(8), color)
-                        + "\(finding.code): \(finding.message.escapingControlCharacters)")
+                    painter.row(
+                        finding.severity.rawValue, "\(finding.code): \(finding.message.escapingControlCharacters)",
+                        width: 8, style: style))
                 if let action = finding.action {
-                    lines.append("  " + "".padded(8) + paint("→ \(action.escapingControlCharacters)", "2"))
+                    lines.append("  " + "".padded(8) + painter.paint("→ \(action.escapingControlCharacters)", .dim))
                 }
             }
             return lines.joined(separator: "\n") + "\n"
@@ -142,10 +145,6 @@ public struct AuditWriter: Sendable {
         (try? encoder.encode(value)) ?? "null"
     }
 
-    private func paint(_ text: String, _ code: String) -> String {
-        colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
-
     /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. A field that
     /// a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
     /// carriage return, as a file named `=1+1.mp4` does) gets a leading `'` and is quoted, as
@@ -160,10 +159,4 @@ public struct AuditWriter: Sendable {
     }
 
     private func format3(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-}
-
-extension String {
-    func padded(_ width: Int) -> String {
-        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
-    }
 }

@@ -178,7 +178,7 @@ struct Audit: ParsableCommand {
 
         let format: AuditFormat = jsonOutput.json ? .json : (jsonl ? .jsonl : (csv ? .csv : .human))
         let writer = AuditWriter(
-            format: format, showInfo: info || verbose, colors: Terminal.standardOutput.colors, inventory: all)
+            format: format, showInfo: info || verbose, colors: Terminal.standardOutput.painter.colors, inventory: all)
         if watch { return try runWatch(options: options, writer: writer) }
         let source: Auditor.Source
         if let filesFrom {

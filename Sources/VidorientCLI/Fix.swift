@@ -242,7 +242,7 @@ struct Fix: ParsableCommand {
             try printJSON(results, oneFile: fromAudit == nil && files.count == 1 && list.map(\.path) == files)
         } else {
             let terminal = Terminal.standardOutput
-            print(results.map { $0.text(terminal) }.joined(separator: "\n"), terminator: "")
+            print(results.map { $0.text(terminal.painter) }.joined(separator: "\n"), terminator: "")
         }
         let summary = FixSummary(outcomes, unreadableLines: unreadable.count)
         if list.count > 1 || fromAudit != nil { Terminal.warn(summary.line(dryRun: dryRun)) }
@@ -253,98 +253,6 @@ struct Fix: ParsableCommand {
                     + "needs approval on the review page or its code in --only)")
         }
         if summary.refused + summary.failed > 0 { throw ExitStatus.unreadableInput }
-    }
-}
-
-extension AnyFixResult {
-    func text(_ terminal: Terminal) -> String {
-        switch self {
-        case .video(let result): FixReport(result: result, terminal: terminal).text
-        case .photo(let result): PhotoFixReport(result: result, terminal: terminal).text
-        }
-    }
-}
-
-/// One photo's fix as a person reads it: the orientation before and after, each place written,
-/// then what was written.
-struct PhotoFixReport {
-    let result: PhotoFixResult
-    let terminal: Terminal
-
-    var text: String {
-        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
-        func row(_ label: String, _ value: String) {
-            lines.append("  " + terminal.paint(label.padding(10), .dim) + value)
-        }
-        row(result.format, "\(orientation(result.before)) -> \(terminal.paint(orientation(result.after), .green))")
-        for place in result.places { row("changes", place.escapingControlCharacters) }
-        let plural = result.bytesChanged == 1 ? "" : "s"
-        let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
-        if result.dryRun {
-            row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
-        } else if let written = result.writtenPath {
-            row(
-                "written",
-                "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))"
-            )
-        } else {
-            row("unchanged", "already as asked; nothing written")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func orientation(_ state: PhotoFixResult.State) -> String {
-        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else {
-            return "not one of the eight"
-        }
-        return orientation.phrase
-    }
-}
-
-/// One file's fix as a person reads it: each changed matrix before and after, then what was written.
-struct FixReport {
-    let result: FixResult
-    let terminal: Terminal
-
-    var text: String {
-        var lines = [terminal.paint(result.path.escapingControlCharacters, .bold)]
-        func row(_ label: String, _ value: String) {
-            lines.append("  " + terminal.paint(label.padding(20), .dim) + value)
-        }
-        for change in result.changes {
-            // Numbered as inspect numbers streams, with the track's own ID (tkhd) beside it.
-            let label =
-                change.trackID.map { id in change.streamIndex.map { "stream \($0) (track \(id))" } ?? "track \(id)" }
-                ?? "movie"
-            row(label, "\(orientation(change.before)) -> \(terminal.paint(orientation(change.after), .green))")
-            row("matrix", "\(matrix(change.before.matrix)) -> \(matrix(change.after.matrix))")
-        }
-        let changed = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") changed"
-        if result.dryRun {
-            row(
-                "dry run",
-                "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
-        } else if let written = result.writtenPath {
-            row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
-        } else {
-            row("unchanged", "already as asked; nothing written")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func orientation(_ state: FixResult.State) -> String {
-        if let exif = state.exifOrientation, let orientation = Orientation(exif: exif) {
-            return orientation.phrase
-        }
-        return state.rotation.map { "not one of the eight (rotates \(number($0))°)" } ?? "not invertible"
-    }
-
-    private func matrix(_ m: [Double]) -> String {
-        stride(from: 0, to: 9, by: 3).map { m[$0..<$0 + 3].map(number).joined(separator: " ") }.joined(separator: " | ")
-    }
-
-    private func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : String((value * 10000).rounded() / 10000)
     }
 }
 
@@ -363,24 +271,7 @@ func undoJournal(_ journal: String, jobs: Int, dryRun: Bool, showProgress: Bool)
         bar.advance(file.path)
     }
     bar.finish()
-    for (entry, outcome) in files.flatMap(\.undone) {
-        let name = entry.path.escapingControlCharacters
-        // Undoing turns the file back: from what the fix made to what it was.
-        let turn =
-            "\(entry.orientationAfter.map { "EXIF \($0)" } ?? "?") -> \(entry.orientationBefore.map { "EXIF \($0)" } ?? "?")"
-        switch outcome {
-        case .restored:
-            print("\(name): restored (\(turn), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))")
-        case .neverWritten:
-            print("\(name): never written (the fix was stopped before it wrote); nothing to undo")
-        case .alreadyUndone:
-            print(
-                "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
-            )
-        case .wouldRestore:
-            print("\(name): would restore (\(turn), \(entry.before.size) bytes)")
-        }
-    }
+    for (entry, outcome) in files.flatMap(\.undone) { print(Undo.line(entry, outcome)) }
     let summary = Undo.Summary(files)
     Terminal.warn(summary.line)
     if summary.refused > 0 { throw ExitStatus.unreadableInput }

@@ -87,7 +87,7 @@ struct Normalize: ParsableCommand {
         }
         try reportEach(
             inputs, oneFile: files.count == 1 && inputs == files, json: jsonOutput.json,
-            human: { NormalizeText(result: $0, terminal: terminal).text },
+            human: { $0.text(terminal.painter) },
             report: { file in
                 do throws(VidorientError) {
                     return try PhotoNormalizer.normalize(
@@ -100,51 +100,5 @@ struct Normalize: ParsableCommand {
                 }
             })
         if notes.contains(where: { $0.kind != .symlinkSkipped }) { throw ExitStatus.unreadableInput }
-    }
-}
-
-/// One photo's normalize as a person reads it.
-struct NormalizeText {
-    let result: NormalizeResult
-    let terminal: Terminal
-
-    var text: String {
-        let plan = result.plan
-        var lines = [terminal.paint(plan.path.escapingControlCharacters, .bold)]
-        func row(_ label: String, _ value: String) {
-            lines.append("  " + terminal.paint(label.padding(11), .dim) + value)
-        }
-        let size = { (w: Int?, h: Int?) in "\(w.map(String.init) ?? "?")x\(h.map(String.init) ?? "?")" }
-        if plan.isUpright {
-            row(
-                "unchanged",
-                "already upright (EXIF \(plan.before.exif)); "
-                    + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
-            return lines.joined(separator: "\n") + "\n"
-        }
-        row("orientation", "\(plan.before.phrase) -> \(terminal.paint(Orientation.up.phrase, .green))")
-        row(
-            "pixels",
-            "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")"
-        )
-        row(
-            "size",
-            "\(size(plan.storedWidth, plan.storedHeight)) stored -> \(size(plan.width, plan.height))"
-                + (plan.trimmed ? " (trimmed)" : ""))
-        switch plan.thumbnail {
-        case .absent: break
-        case .transformed: row("thumbnail", "turned losslessly")
-        case .dropped(let reason): row("thumbnail", "dropped: \(reason)")
-        }
-        for change in plan.changes.dropFirst() { row(result.dryRun ? "to change" : "changed", change) }
-        if result.dryRun {
-            row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
-        } else if let written = result.writtenPath {
-            row(
-                "written",
-                "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))"
-            )
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -82,35 +82,6 @@ struct OrientationCommand: ParsableCommand {
             return
         }
         let terminal = Terminal.standardOutput
-        print(descriptions.map { text($0, terminal) }.joined(separator: "\n"), terminator: "")
-    }
-
-    private func text(_ d: OrientationDescription, _ terminal: Terminal) -> String {
-        func named(_ value: OrientationDescription.Named?) -> String {
-            value.map { "\($0.name) (\($0.raw))" } ?? "none (mirrored)"
-        }
-        let rows: [(String, String)] = [
-            ("rotation", "\(d.rotation)° clockwise" + (d.mirrored ? " after a horizontal mirror" : "")),
-            ("CGImageProp", named(d.cgImagePropertyOrientation)),
-            ("UIImage", named(d.uiImageOrientation)),
-            (
-                "AVCapture",
-                named(d.avCaptureVideoOrientation) + (d.avCaptureVideoOrientation == nil ? "" : ", back camera")
-            ),
-            ("UIDevice", named(d.uiDeviceOrientation)),
-            ("matrix", d.matrix.map(format).joined(separator: " ") + " (stored \(d.storedWidth)x\(d.storedHeight))"),
-            ("ffmpeg int32", d.ffmpegDisplayMatrix.map(String.init).joined(separator: " ")),
-            ("ffprobe", d.ffprobeRotation.map { "rotation \($0)" } ?? "none"),
-            ("HEIF", "irot \(d.heifIrot)" + (d.heifImir.map { ", imir axis \($0)" } ?? "")),
-            ("ffmpeg -vf", d.ffmpegFilter.isEmpty ? "(nothing)" : d.ffmpegFilter),
-            ("displayed", "\(d.displayWidth)x\(d.displayHeight)"),
-        ]
-        var lines = [terminal.paint("EXIF \(d.exifOrientation): \(d.summary)", .bold)]  // Orientation.phrase's words
-        lines += rows.map { "  " + terminal.paint($0.0.padding(13), .dim) + $0.1 }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        print(descriptions.map { $0.text(terminal.painter) }.joined(separator: "\n"), terminator: "")
     }
 }

@@ -160,3 +160,16 @@ public struct MatrixAnalysis: Sendable, Hashable {
         }
     }
 }
+
+extension DisplayMatrix {
+    /// Nine entries as a person reads them, a row at a time (`0 1 0 | -1 0 0 | 1080 0 1`): whole
+    /// numbers as such, others to four decimals. inspect and fix show matrices so.
+    public static func text(_ entries: [Double]) -> String {
+        let number = { (value: Double) in
+            value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : value.text(decimals: 4)
+        }
+        return stride(from: 0, to: entries.count, by: 3).map {
+            entries[$0..<min($0 + 3, entries.count)].map(number).joined(separator: " ")
+        }.joined(separator: " | ")
+    }
+}

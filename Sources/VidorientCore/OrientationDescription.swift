@@ -150,3 +150,36 @@ public struct OrientationParseError: Error, Sendable, CustomStringConvertible {
 extension Substring {
     var trimmingSpacesSubstring: String { String(self).trimmingSpaces }
 }
+
+extension OrientationDescription {
+    /// The description as `vidorient orientation` prints it without --json.
+    public func text(_ painter: TextPainter) -> String {
+        let d = self
+        func named(_ value: OrientationDescription.Named?) -> String {
+            value.map { "\($0.name) (\($0.raw))" } ?? "none (mirrored)"
+        }
+        let rows: [(String, String)] = [
+            ("rotation", "\(d.rotation)° clockwise" + (d.mirrored ? " after a horizontal mirror" : "")),
+            ("CGImageProp", named(d.cgImagePropertyOrientation)),
+            ("UIImage", named(d.uiImageOrientation)),
+            (
+                "AVCapture",
+                named(d.avCaptureVideoOrientation) + (d.avCaptureVideoOrientation == nil ? "" : ", back camera")
+            ),
+            ("UIDevice", named(d.uiDeviceOrientation)),
+            ("matrix", d.matrix.map(format).joined(separator: " ") + " (stored \(d.storedWidth)x\(d.storedHeight))"),
+            ("ffmpeg int32", d.ffmpegDisplayMatrix.map(String.init).joined(separator: " ")),
+            ("ffprobe", d.ffprobeRotation.map { "rotation \($0)" } ?? "none"),
+            ("HEIF", "irot \(d.heifIrot)" + (d.heifImir.map { ", imir axis \($0)" } ?? "")),
+            ("ffmpeg -vf", d.ffmpegFilter.isEmpty ? "(nothing)" : d.ffmpegFilter),
+            ("displayed", "\(d.displayWidth)x\(d.displayHeight)"),
+        ]
+        var lines = [painter.paint("EXIF \(d.exifOrientation): \(d.summary)", .bold)]  // Orientation.phrase's words
+        lines += rows.map { painter.row($0.0, $0.1, width: 13) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -52,3 +52,32 @@ extension Double {
         return text
     }
 }
+
+/// Text for a person: styled with SGR codes only when `colors` (the command's `Terminal` decides:
+/// a terminal, `TERM` not `dumb`, `NO_COLOR` unset). Every human report (inspect, fix, normalize,
+/// audit, orientation) paints and lays out its rows through it.
+public struct TextPainter: Sendable {
+    public enum Style: String, Sendable {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
+    }
+
+    public let colors: Bool
+
+    public init(colors: Bool) { self.colors = colors }
+
+    public func paint(_ text: String, _ style: Style) -> String {
+        colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// One row of a report: two spaces, the label padded to `width` in `style`, the value.
+    public func row(_ label: String, _ value: String, width: Int, style: Style = .dim) -> String {
+        "  " + paint(label.padded(width), style) + value
+    }
+}
+
+extension String {
+    /// Padded with spaces to `width`, and at least one space after.
+    public func padded(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,104 @@
+public import VidorientCore
+
+extension AnyFixResult {
+    /// The fix as a person reads it (`vidorient fix`'s output without --json).
+    public func text(_ painter: TextPainter) -> String {
+        switch self {
+        case .video(let result): FixReport(result: result, painter: painter).text
+        case .photo(let result): PhotoFixReport(result: result, painter: painter).text
+        }
+    }
+}
+
+/// One photo's fix as a person reads it: the orientation before and after, each place written,
+/// then what was written.
+struct PhotoFixReport {
+    let result: PhotoFixResult
+    let painter: TextPainter
+
+    var text: String {
+        var lines = [painter.paint(result.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append(painter.row(label, value, width: 10))
+        }
+        row(result.format, "\(orientation(result.before)) -> \(painter.paint(orientation(result.after), .green))")
+        for place in result.places { row("changes", place.escapingControlCharacters) }
+        let plural = result.bytesChanged == 1 ? "" : "s"
+        let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
+        if result.dryRun {
+            row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
+        } else if let written = result.writtenPath {
+            row(
+                "written",
+                "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))"
+            )
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ state: PhotoFixResult.State) -> String {
+        guard let exif = state.exifOrientation, let orientation = Orientation(exif: exif) else {
+            return "not one of the eight"
+        }
+        return orientation.phrase
+    }
+}
+
+/// One file's fix as a person reads it: each changed matrix before and after, then what was written.
+struct FixReport {
+    let result: FixResult
+    let painter: TextPainter
+
+    var text: String {
+        var lines = [painter.paint(result.path.escapingControlCharacters, .bold)]
+        func row(_ label: String, _ value: String) {
+            lines.append(painter.row(label, value, width: 20))
+        }
+        for change in result.changes {
+            // Numbered as inspect numbers streams, with the track's own ID (tkhd) beside it.
+            let label =
+                change.trackID.map { id in change.streamIndex.map { "stream \($0) (track \(id))" } ?? "track \(id)" }
+                ?? "movie"
+            row(label, "\(orientation(change.before)) -> \(painter.paint(orientation(change.after), .green))")
+            row("matrix", "\(DisplayMatrix.text(change.before.matrix)) -> \(DisplayMatrix.text(change.after.matrix))")
+        }
+        let changed = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") changed"
+        if result.dryRun {
+            row(
+                "dry run",
+                "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
+        } else if let written = result.writtenPath {
+            row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func orientation(_ state: FixResult.State) -> String {
+        if let exif = state.exifOrientation, let orientation = Orientation(exif: exif) {
+            return orientation.phrase
+        }
+        return state.rotation.map { "not one of the eight (rotates \(DisplayMatrix.text([$0]))°)" } ?? "not invertible"
+    }
+
+}
+
+extension Undo {
+    /// One undone fix as `--undo` prints it: `lib/a.mp4: restored (EXIF 1 -> EXIF 6, 1883 bytes, crc-32 daeda4d0)`.
+    public static func line(_ entry: JournalEntry, _ outcome: Outcome) -> String {
+        let name = entry.path.escapingControlCharacters
+        // Undoing turns the file back: from what the fix made to what it was.
+        let turn =
+            "\(entry.orientationAfter.map { "EXIF \($0)" } ?? "?") -> \(entry.orientationBefore.map { "EXIF \($0)" } ?? "?")"
+        return switch outcome {
+        case .restored: "\(name): restored (\(turn), \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+        case .neverWritten: "\(name): never written (the fix was stopped before it wrote); nothing to undo"
+        case .alreadyUndone:
+            "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
+        case .wouldRestore: "\(name): would restore (\(turn), \(entry.before.size) bytes)"
+        }
+    }
+}
