@@ -1,6 +1,7 @@
 public import VidorientContent
 public import VidorientCore
 import VidorientFFmpeg
+import VidorientIO
 
 /// Which way the pixels say is up, for a photo or a clip as it is displayed (the orientation
 /// `inspect` decided, applied): the pictures are made here, measured by a `ContentEngine`, and
@@ -20,6 +21,14 @@ public struct ContentJudge: Sendable {
 
     public init(policy: ContentPolicy = ContentEngine.policy) {
         self.policy = policy
+    }
+
+    /// An engine for files judged one after another (`inspect --content`): each pass runs
+    /// OpenCV's threads on every core this process may use. (The audit, which judges a file on
+    /// each core, prepares its engines with `Auditor.prepareContent` instead.)
+    public static func engineForOneFileAtATime() throws(ContentUnavailable) -> ContentEngine {
+        try ContentEngine.setThreadsPerPass(processorCount)
+        return try ContentEngine()
     }
 
     /// The verdict on `path`, read as `inspect` reads it. Throws one `InputError` naming the file

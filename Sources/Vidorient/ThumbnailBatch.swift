@@ -1,3 +1,4 @@
+import Synchronization
 public import VidorientCore
 public import VidorientIO
 
@@ -180,6 +181,39 @@ public struct ThumbnailBatch: Sendable {
         return Written(
             input: job.input, output: job.output, width: picture.width, height: picture.height, time: time,
             exifOrientation: exif, findings: damage, note: note)
+    }
+
+    /// Makes every job's thumbnail, `jobs` at once (`forEachConcurrently`): the thumbnails
+    /// written, in the jobs' order, and how many failed. `finished` hears each job as it ends, with
+    /// its thumbnail or its error (whose description is the whole line to print).
+    public func makeAll(
+        request: ThumbnailRequest, quality: Int, jobs workers: Int,
+        finished: @Sendable (Job, Result<Written, VidorientError>) -> Void
+    ) -> (written: [Written], failed: Int) {
+        let results = Mutex<[Written?]>(Array(repeating: nil, count: jobs.count))
+        let failures = Atomic<Int>(0)
+        withoutActuallyEscaping(finished) { finished in
+            forEachConcurrently(jobs.count, jobs: workers) { index in
+                let result = Result { () throws(VidorientError) in
+                    try make(jobs[index], request: request, quality: quality)
+                }
+                if case .success(let written) = result {
+                    results.withLock { $0[index] = written }
+                } else {
+                    failures.add(1, ordering: .relaxed)
+                }
+                finished(jobs[index], result)
+            }
+        }
+        return (results.withLock { $0.compactMap { $0 } }, failures.load(ordering: .relaxed))
+    }
+}
+
+extension ThumbnailBatch.Written {
+    /// `in.mp4 -> out.png (320x180, 1.5 s)`, as `vidorient thumbnail` prints it.
+    public var line: String {
+        let at = time.map { ", \(String(($0 * 1000).rounded() / 1000)) s" } ?? ""
+        return "\(input.escapingControlCharacters) -> \(output.escapingControlCharacters) (\(width)x\(height)\(at))"
     }
 }
 

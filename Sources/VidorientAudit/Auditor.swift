@@ -218,6 +218,18 @@ public struct AuditProgress: Sendable {
         guard walkFinished, filesPerSecond > 0 else { return nil }
         return Double(found - done) / filesPerSecond
     }
+
+    /// `1200/5,000 files, 950 files/s, ETA 0:04`, as the audit's progress line shows it.
+    public var line: String {
+        var line = "\(done)"
+        line += walkFinished ? "/\(found.counting("file"))" : (done == 1 ? " file" : " files") + " (\(found) found)"
+        line += ", \(Int(filesPerSecond.rounded()).counting("file"))/s"
+        if let remaining {
+            let seconds = Int(remaining.rounded())
+            line += ", ETA \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
+        }
+        return line
+    }
 }
 
 /// Audits files in parallel as a walk finds them, handing each record over as soon as it is

@@ -68,6 +68,18 @@ public final class Watcher: Sendable {
         case overflow
         /// The walk passed something over.
         case walkNote(WalkNote)
+
+        /// The line said on stderr for it (`roots`: the folders watched); nil for none.
+        public func message(roots: [String]) -> String? {
+            switch self {
+            case .ready(let files):
+                "watching \(roots.count == 1 ? "'\(roots[0])'" : "\(roots.count) folders") (\(files.counting("file")) already there)"
+            case .unwatched(let path, let reason): "not watching '\(path)': \(reason)"
+            case .gone(let path): "'\(path)' went away: no longer watched"
+            case .overflow: "the inotify queue overflowed: looking again for what changed"
+            case .walkNote(let note): note.kind == .symlinkSkipped ? nil : note.message
+            }
+        }
     }
 
     /// Audits what is there (with the cache, cheap when unchanged), then each file as it
@@ -298,6 +310,20 @@ private struct WatchState {
 }
 
 extension Watcher {
+    /// Runs `--exec`'s hook for each finding of `record` at or above `failOn`, with `$1` the file,
+    /// `$2` its suggested fix (empty when none), `$3` the finding's code, `$4` its action. Returns
+    /// why each run that could not start did not.
+    public static func runHooks(_ command: String, for record: AuditRecord, failOn: Severity) -> [String] {
+        record.findings.filter { $0.severity >= failOn }.compactMap { finding in
+            runHook(
+                command,
+                arguments: [
+                    record.path, MediaReport.fixCommand(finding, path: record.path) ?? "", finding.code,
+                    finding.action ?? "",
+                ])
+        }
+    }
+
     /// Runs watch mode's `--exec` hook, `/bin/sh -c command sh arguments…`, and waits for it; its
     /// output goes where ours goes, its exit status is its own. `arguments` are paths, handed
     /// over as their bytes. Returns why it could not start.

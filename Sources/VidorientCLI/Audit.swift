@@ -191,10 +191,7 @@ struct Audit: ParsableCommand {
         }
         var page: HTMLReport?
         if let html {
-            do { page = try HTMLReport(path: html, thumbnails: thumbnails) } catch {
-                Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
-                throw ExitStatus.unreadableInput
-            }
+            page = try orExit(HTMLReport(path: html, thumbnails: thumbnails), say: couldNotWrite)
         }
         let progress = ProgressLine(enabled: progressOption.showProgress && ProgressBar.allowed)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
@@ -242,11 +239,7 @@ struct Audit: ParsableCommand {
 
     /// The decisions file, read whole: a line that is not a record refuses it (exit 2).
     static func readDecisions(_ path: String) throws -> ReviewDecisions {
-        let records: [ReviewDecisions.Record]
-        do throws(VidorientError) { records = try AuditInput.records(at: path) } catch {
-            Terminal.warn(error.description)
-            throw ExitStatus.unreadableInput
-        }
+        let records: [ReviewDecisions.Record] = try orExit(AuditInput.records(at: path))
         let decisions = ReviewDecisions(records)
         if decisions.unidentified > 0 {
             Terminal.warn(
@@ -263,11 +256,8 @@ struct Audit: ParsableCommand {
 
     /// Watch mode: records are written (and flushed) as files complete, until SIGINT or SIGTERM.
     private func runWatch(options: AuditOptions, writer: AuditWriter) throws {
-        let watcher: Watcher
-        do { watcher = try Watcher(roots: paths, settle: settle) } catch {
-            Terminal.warn("could not watch '\(error.path ?? "")': \(error.reason)")
-            throw ExitStatus.unreadableInput
-        }
+        let watcher = try orExit(
+            Watcher(roots: paths, settle: settle), say: { "could not watch '\($0.path ?? "")': \($0.reason)" })
         watchStopDescriptor = watcher.stopDescriptor
         // A parent may have started us with signals blocked (some process launchers do): unblock
         // the two that stop us, on this thread, which then takes them.
@@ -303,31 +293,11 @@ struct Audit: ParsableCommand {
                 write(writer.record(record, first: false))
                 fflush(nil)
                 guard let exec else { return }
-                for finding in record.findings where finding.severity >= failOn {
-                    if let failure = Watcher.runHook(
-                        exec,
-                        arguments: [
-                            record.path, MediaReport.fixCommand(finding, path: record.path) ?? "", finding.code,
-                            finding.action ?? "",
-                        ])
-                    {
-                        Terminal.warn("could not run --exec: \(failure)")
-                    }
+                for failure in Watcher.runHooks(exec, for: record, failOn: failOn) {
+                    Terminal.warn("could not run --exec: \(failure)")
                 }
             },
-            event: { event in
-                switch event {
-                case .ready(let files):
-                    Terminal.warn(
-                        "watching \(paths.count == 1 ? "'\(paths[0])'" : "\(paths.count) folders") (\(files.counting("file")) already there)"
-                    )
-                case .unwatched(let path, let reason): Terminal.warn("not watching '\(path)': \(reason)")
-                case .gone(let path): Terminal.warn("'\(path)' went away: no longer watched")
-                case .overflow: Terminal.warn("the inotify queue overflowed: looking again for what changed")
-                case .walkNote(let note):
-                    if note.kind != .symlinkSkipped { Terminal.warn(note.message) }
-                }
-            })
+            event: { event in event.message(roots: paths).map(Terminal.warn) })
     }
 }
 
@@ -339,10 +309,7 @@ func finishPage(_ page: HTMLReport, jobs: Int, showProgress: Bool) throws {
         bar.finish()
         if failed > 0 { Terminal.warn("\(failed) thumbnails could not be made; their rows show no picture") }
     }
-    do { try page.finish() } catch {
-        Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
-        throw ExitStatus.unreadableInput
-    }
+    try orExit(page.finish(), say: couldNotWrite)
     // Where the page went, said once (issue 24): the audit's stdout is its records, not this.
     let beside = page.thumbnailFolder.map { ", thumbnails in '\($0)'" } ?? ""
     Terminal.warn("wrote '\(page.path)': \(page.rows) of \(page.files) files with findings\(beside)")
@@ -363,17 +330,7 @@ final class ProgressLine: @unchecked Sendable {
 
     func show(_ progress: AuditProgress) {
         guard enabled else { return }
-        var line = "\(progress.done)"
-        line +=
-            progress.walkFinished
-            ? "/\(progress.found.counting("file"))"
-            : (progress.done == 1 ? " file" : " files") + " (\(progress.found) found)"
-        line += ", \(Int(progress.filesPerSecond.rounded()).counting("file"))/s"
-        if let remaining = progress.remaining {
-            let seconds = Int(remaining.rounded())
-            line += ", ETA \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
-        }
-        emit("\r\u{1B}[2K" + line)
+        emit("\r\u{1B}[2K" + progress.line)
         shown = true
     }
 

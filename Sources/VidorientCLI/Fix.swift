@@ -185,25 +185,14 @@ struct Fix: ParsableCommand {
         if let undo {
             return try undoJournal(undo, jobs: parallel.count, dryRun: dryRun, showProgress: progress.showProgress)
         }
-        var journalFile: JournalFile? = nil
-        if let journal, !dryRun {
-            do throws(VidorientError) { journalFile = try JournalFile(path: journal) } catch {
-                Terminal.warn(error.reason)
-                throw ExitStatus.unreadableInput
-            }
-        }
+        let journalFile = try journal.flatMap { dryRun ? nil : try orExit(JournalFile(path: $0), say: { $0.reason }) }
         let list: [FixJob]
         var unreadable: [String] = []
         var notes: [AuditNote] = []
         if let fromAudit {
-            do throws(VidorientError) {
-                let plan = try FixBatch.plan(fromAudit: fromAudit, selection: selection)
-                (list, unreadable, notes) = (plan.jobs, plan.unreadable, plan.notes)
-                plan.repeated.forEach(Terminal.warn)
-            } catch {
-                Terminal.warn(error.description)
-                throw ExitStatus.unreadableInput
-            }
+            let plan = try orExit(FixBatch.plan(fromAudit: fromAudit, selection: selection))
+            (list, unreadable, notes) = (plan.jobs, plan.unreadable, plan.notes)
+            plan.repeated.forEach(Terminal.warn)
             unreadable.forEach(Terminal.warn)
         } else {
             guard let change else {
@@ -259,11 +248,7 @@ struct Fix: ParsableCommand {
 /// `fix --undo` and `normalize --undo` (one journal for both): each file's line as it is
 /// restored, then the count on stderr.
 func undoJournal(_ journal: String, jobs: Int, dryRun: Bool, showProgress: Bool) throws {
-    let plan: Undo.Plan
-    do throws(VidorientError) { plan = try Undo.Plan(journal: journal) } catch {
-        Terminal.warn(error.reason)
-        throw ExitStatus.unreadableInput
-    }
+    let plan = try orExit(Undo.Plan(journal: journal), say: { $0.reason })
     for warning in plan.warnings { Terminal.warn("warning: \(warning)") }
     let bar = ProgressBar(total: plan.files.count, quiet: !showProgress || plan.files.count < 2)
     let files = Undo.run(plan, jobs: jobs, dryRun: dryRun) { file in

@@ -61,14 +61,11 @@ struct Inspect: ParsableCommand {
             }
         }
         let terminal = Terminal.standardOutput
-        // --content: one engine for every file, OpenCV's threads on every core for each pass.
+        // --content: one engine for every file.
         var engine: ContentEngine?
         var contentFailed = false
         if contentOptions.policy != nil {
-            do throws(ContentUnavailable) {
-                try ContentEngine.setThreadsPerPass(processorCount)
-                engine = try ContentEngine()
-            } catch {
+            do throws(ContentUnavailable) { engine = try ContentJudge.engineForOneFileAtATime() } catch {
                 Terminal.warn("content cannot be judged: \(error)")
                 contentFailed = true
             }
@@ -87,10 +84,7 @@ struct Inspect: ParsableCommand {
         }
         var spooled: SpooledInput?
         if inputs.contains("-") {
-            do throws(VidorientError) { spooled = try SpooledInput() } catch {
-                Terminal.warn("could not read standard input: \(error.reason)")
-                throw ExitStatus.unreadableInput
-            }
+            spooled = try orExit(SpooledInput(), say: { "could not read standard input: \($0.reason)" })
         }
         defer { spooled?.remove() }
         let human: (MediaReport) -> String

@@ -64,13 +64,7 @@ struct Normalize: ParsableCommand {
     func run() throws {
         DecoderLog.setVerbose(false)
         if let undo { return try undoJournal(undo, jobs: processorCount, dryRun: dryRun, showProgress: true) }
-        var journalFile: JournalFile? = nil
-        if let journal, !dryRun {
-            do throws(VidorientError) { journalFile = try JournalFile(path: journal) } catch {
-                Terminal.warn(error.reason)
-                throw ExitStatus.unreadableInput
-            }
-        }
+        let journalFile = try journal.flatMap { dryRun ? nil : try orExit(JournalFile(path: $0), say: { $0.reason }) }
         let terminal = Terminal.standardOutput
         // Each photo replaced is journaled around its write, its original kept.
         var record: PhotoNormalizer.Journal? = nil

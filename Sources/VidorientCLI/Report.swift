@@ -39,16 +39,9 @@ struct Report: ParsableCommand {
         // leaves no page behind (nor truncates one that was there).
         var records: [AuditRecord] = []
         for input in inputs {
-            do throws(VidorientError) { records += try AuditInput.records(at: input) } catch {
-                Terminal.warn(error.description)
-                throw ExitStatus.unreadableInput
-            }
+            records += try orExit(AuditInput.records(at: input))
         }
-        let page: HTMLReport
-        do { page = try HTMLReport(path: output, thumbnails: thumbnails) } catch {
-            Terminal.warn("could not write '\(error.path ?? "")': \(error.reason)")
-            throw ExitStatus.unreadableInput
-        }
+        let page = try orExit(HTMLReport(path: output, thumbnails: thumbnails), say: couldNotWrite)
         records.forEach(page.add)
         try finishPage(page, jobs: parallel.count, showProgress: progress.showProgress)
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Synchronization
 import Vidorient
 import VidorientAudit
 import VidorientCore
@@ -138,8 +137,6 @@ struct Thumbnail: ParsableCommand {
     /// (the write then says why).
     private var outputDestination: OutputDestination? { output.flatMap { try? OutputDestination(path: $0) } }
 
-    /// More workers than this only add memory: each holds a decoder and a picture.
-
     private var destination: ThumbnailBatch.Destination {
         if let outDir { return .folder(outDir, names: name) }
         return .file(output ?? "")
@@ -156,10 +153,7 @@ struct Thumbnail: ParsableCommand {
         // `-` is standard input, copied to a temporary file first (a pipe cannot seek), as inspect does.
         var spooled: SpooledInput?
         if inputs == ["-"] {
-            do throws(VidorientError) { spooled = try SpooledInput() } catch {
-                Terminal.warn("could not read standard input: \(error.reason)")
-                throw ExitStatus.unreadableInput
-            }
+            spooled = try orExit(SpooledInput(), say: { "could not read standard input: \($0.reason)" })
         }
         defer { spooled?.remove() }
         let spooledPath = spooled?.path
@@ -177,13 +171,8 @@ struct Thumbnail: ParsableCommand {
             failed = true
         }
         if let outDir {
-            do {
-                try OutputFile.prepareFolder(outDir)
-                try batch.prepareFolders()
-            } catch {
-                Terminal.warn(error.description)
-                throw ExitStatus.unreadableInput
-            }
+            try orExit(OutputFile.prepareFolder(outDir))
+            try orExit(batch.prepareFolders())
         }
         if layout != .frame, let problem = Thumbnailer.captionFontProblem { Terminal.warn(problem) }
 
@@ -191,46 +180,31 @@ struct Thumbnail: ParsableCommand {
         let request = ThumbnailRequest(
             at: at, exact: exact, width: box.width, height: box.height, asStored: asStored,
             largestSide: unsized ? Thumbnail.defaultLargestSide : nil)
-        let jobs = batch.jobs
-        let results = Mutex<[ThumbnailBatch.Written?]>(Array(repeating: nil, count: jobs.count))
-        let failures = Atomic<Int>(0)
-        let quality = self.quality
-        let progress = ProgressBar(total: jobs.count, quiet: !progressOption.showProgress || jobs.count < 2)
-        forEachConcurrently(jobs.count, jobs: parallel.count) { index in
-            do {
-                let written = try batch.make(jobs[index], request: request, quality: quality)
+        let progress = ProgressBar(total: batch.jobs.count, quiet: !progressOption.showProgress || batch.jobs.count < 2)
+        var (written, failures) = batch.makeAll(request: request, quality: quality, jobs: parallel.count) {
+            job, result in
+            switch result {
+            case .success(let written):
                 // Written all the same, as viewers and vipsthumbnail show such files; said, so
                 // that a grey half is not taken for the picture.
                 for finding in written.findings {
                     progress.warn("warning: '\(shownName(written.input))': \(finding.code): \(finding.message)")
                 }
                 if let note = written.note { progress.warn("note: '\(shownName(written.input))': \(note)") }
-                results.withLock { $0[index] = written }
-            } catch {
-                progress.warn(String(describing: error))
-                failures.add(1, ordering: .relaxed)
+            case .failure(let error): progress.warn(String(describing: error))
             }
-            progress.advance(jobs[index].input)
+            progress.advance(job.input)
         }
         progress.finish()
         // Standard input is `-` in what is printed, JSON included, not the spool's /proc path.
-        var written = results.withLock { $0.compactMap { $0 } }
         for index in written.indices { written[index].input = shownName(written[index].input) }
         if jsonOutput.json {
             print(try JSONText().encode(written))
         } else {
             // With the picture on standard output, nothing else goes there: the line goes to stderr.
             let toStandardOutput = outputDestination?.isStandardOutput == true
-            for item in written {
-                (toStandardOutput ? Terminal.warn : { print($0) })(
-                    "\(item.input.escapingControlCharacters) -> \(item.output.escapingControlCharacters) (\(item.width)x\(item.height)\(item.time.map { ", \(Thumbnail.seconds($0)) s" } ?? ""))"
-                )
-            }
+            for item in written { (toStandardOutput ? Terminal.warn : { print($0) })(item.line) }
         }
-        if failed || failures.load(ordering: .relaxed) > 0 { throw ExitStatus.unreadableInput }
-    }
-
-    static func seconds(_ value: Double) -> String {
-        String((value * 1000).rounded() / 1000)
+        if failed || failures > 0 { throw ExitStatus.unreadableInput }
     }
 }

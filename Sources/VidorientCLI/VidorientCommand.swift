@@ -60,6 +60,20 @@ enum ExitStatus {
     static let unreadableInput = ExitCode(2)
 }
 
+/// `say` for an output that could not be written: `could not write 'PATH': REASON`.
+func couldNotWrite(_ error: VidorientError) -> String { "could not write '\(error.path ?? "")': \(error.reason)" }
+
+/// Runs `body`; an error ends the command with exit status 2, said in one line on stderr (`say`'s
+/// words, the error's description by default).
+func orExit<Value>(
+    _ body: @autoclosure () throws(VidorientError) -> Value, say: (VidorientError) -> String = { $0.description }
+) throws -> Value {
+    do { return try body() } catch {
+        Terminal.warn(say(error))
+        throw ExitStatus.unreadableInput
+    }
+}
+
 /// The JSON shape of a per-file command (`inspect`, `normalize`, `fix`), the one rule: one file
 /// asked for gives its object, or nothing on stdout when it could not be done (never `[]`, which a
 /// consumer's `jq .video` would fail on); several, or a batch, give the array of those done.

@@ -188,4 +188,17 @@ import VidorientTestSupport
         }
         #expect(renaming.sorted() == allowed.sorted(), "files that rename a file into place")
     }
+
+    /// The command layer parses, prints and exits; what it prints is made by the libraries
+    /// (`ReportText`, `AnyFixResult.text`, `NormalizeResult.text`, …), where a library user gets
+    /// the same words (issue 30: at most 1,600 lines; it was 2,008).
+    @Test func theCommandLayerStaysThin() throws {
+        let folder = PackageFolder.sources.appendingPathComponent("VidorientCLI")
+        var lines = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            lines += text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        }
+        #expect(lines <= 1600, "Sources/VidorientCLI has \(lines) lines")
+    }
 }
