@@ -160,7 +160,8 @@ public final class AuditCache: Sendable {
             // The key is taken before the audit: a file changed while it is read gets a newer
             // ctime, so its stored row will not match next time.
             guard let key = known ?? FileKey(path: path) else { return audit(path) }
-            if let stored = lookup(path, key: key), var record = replay(stored, path: path), record.path == path {
+            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
+            if let stored = lookup(path, key: key), var record = try? replay(stored, path: path), record.path == path {
                 record.cached = CachedLine(line: stored.line)
                 counters.hits += 1
                 return record
@@ -170,7 +171,7 @@ public final class AuditCache: Sendable {
             guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.kind == .timeout })
             else { return record }
             // Absent is fine: a record that does not encode is not cached, only audited again next time.
-            guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
+            guard let (line, findings) = try? (encoder.encode(record), encoder.encode(record.findings)) else {
                 return record
             }
             pending.append(PendingRow(path: path, key: key, result: StoredResult(line: line, findings: findings)))
@@ -195,10 +196,9 @@ public final class AuditCache: Sendable {
         }
 
         /// A hit as a record: its findings (or, with `fullRecords`, everything) decoded.
-        private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
-            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
+        private func replay(_ stored: StoredResult, path: String) throws -> AuditRecord {
             if cache.fullRecords {
-                return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
+                return try JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
             }
             if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
             // The same findings come back for many files (every mirrored clip says the same):
@@ -213,10 +213,7 @@ public final class AuditCache: Sendable {
             if let template, let shape = findingShapes[template.key] {
                 return AuditRecord(path: path, video: nil, findings: template.fill(shape))
             }
-            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
-            guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
-                return nil
-            }
+            let findings = try JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8))
             if decodedFindings.count >= 4096 { decodedFindings.removeAll(keepingCapacity: true) }
             decodedFindings[stored.findings] = findings
             if let template {
