@@ -536,11 +536,7 @@ private final class Database: @unchecked Sendable {
 
     func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
         if transaction == .reading && MonotonicClock.now - transactionStart > 1 { try commit() }
-        if transaction == .none {
-            try Database.exec(handle, "BEGIN")
-            transaction = .reading
-            transactionStart = MonotonicClock.now
-        }
+        try begin(.reading)
         defer { sqlite3_reset(select) }
         try bind(select, path: path, optionsKey: optionsKey)
         let status = sqlite3_step(select)
@@ -559,11 +555,7 @@ private final class Database: @unchecked Sendable {
         // A read transaction is ended rather than upgraded: upgrading a snapshot another audit
         // has written past fails at once, where BEGIN IMMEDIATE waits for the lock.
         if transaction == .reading { try commit() }
-        if transaction == .none {
-            try Database.exec(handle, "BEGIN IMMEDIATE")
-            transaction = .writing
-            transactionStart = MonotonicClock.now
-        }
+        try begin(.writing)
         defer { sqlite3_reset(insert) }
         try bind(insert, path: path, optionsKey: optionsKey)
         sqlite3_bind_int64(insert, 3, Int64(bitPattern: key.device))
@@ -585,6 +577,14 @@ private final class Database: @unchecked Sendable {
         pending += 1
         // Short transactions: another audit sharing the cache waits at most about a second.
         if pending >= 500 || MonotonicClock.now - transactionStart > 1 { try commit() }
+    }
+
+    /// Opens a transaction unless one is open: a deferred one to read, BEGIN IMMEDIATE to write.
+    private func begin(_ kind: Transaction) throws(SQLiteError) {
+        guard transaction == .none else { return }
+        try Database.exec(handle, kind == .writing ? "BEGIN IMMEDIATE" : "BEGIN")
+        transaction = kind
+        transactionStart = MonotonicClock.now
     }
 
     /// Ends the open transaction. Marked closed only once COMMIT succeeds: a COMMIT that fails

@@ -62,6 +62,17 @@ package enum EXIFReader {
         payload.count >= exifPrefix.count && payload.starts(with: exifPrefix.prefix(5))
     }
 
+    /// What the Exif IFD adds to IFD0's: the time taken, the picture's size, the lens. CR3 keeps
+    /// the same IFD as a TIFF of its own (CMT2).
+    package static func readExifIFD(_ exif: TIFFDirectory, of tiff: TIFFStructure, into metadata: inout EXIFMetadata) {
+        metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
+        metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
+        metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
+        metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
+        metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
+        metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+    }
+
     package static func read(_ tiff: TIFFStructure, fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         var walk = IFDWalk(tiff: tiff)
         guard let ifd0 = try walk.visit(tiff.firstIFDOffset, name: "IFD0", required: true) else {
@@ -91,12 +102,7 @@ package enum EXIFReader {
             let exif = walk.visitOptional(pointer, name: "Exif IFD")
         {
             if let value = exif[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("the Exif IFD", value)) }
-            metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
-            metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
-            metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
-            metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
-            metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
-            metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+            readExifIFD(exif, of: tiff, into: &metadata)
         }
         if let pointer = ifd0[TIFFTag.gpsIFD].flatMap(tiff.integer),
             let gps = walk.visitOptional(pointer, name: "GPS IFD")

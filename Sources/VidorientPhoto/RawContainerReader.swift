@@ -140,12 +140,7 @@ package enum RawContainerReader {
         // CMT2 is the Exif IFD as a TIFF of its own: its IFD0 holds what the Exif IFD holds elsewhere.
         // Absent is fine: it holds no orientation (CMT1 does); only the dates, sizes and lens are lost.
         if let (tiff, exif) = try? cr3TIFF(layout.metadata["CMT2"], in: source) {
-            metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
-            metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
-            metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
-            metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
-            metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
-            metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+            EXIFReader.readExifIFD(exif, of: tiff, into: &metadata)
         }
         // CMT4 is the GPS IFD as a TIFF of its own. Absent or unreadable is fine: it holds no
         // orientation; only the position is lost.

@@ -84,6 +84,14 @@ import VidorientTestSupport
     /// docs/hostile-input.md gives are from that run.
     static let share = LargeRounds.mutationShare
 
+    /// A new folder (`fix-LABEL`) holding the base made pristine, and the mutants of it this run takes.
+    static func mutants(of base: Base, in label: String) throws -> (folder: URL, mutants: [PhotoMutation]) {
+        let folder = try FixFixture.folder(label)
+        let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
+        try base.make(pristine)
+        return (folder, mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base))
+    }
+
     /// The mutants of `bytes` this run takes, for the base at `position` in `Base.all`.
     static func mutants(of bytes: [UInt8], format: String, base: Base) -> [PhotoMutation] {
         let phase = (Base.all.firstIndex { $0.label == base.label } ?? 0) % max(1, share)
@@ -129,11 +137,8 @@ import VidorientTestSupport
 
     @Test(.enabled(if: tools()), arguments: Base.all)
     func fixOnMutants(base: Base) throws {
-        let folder = try FixFixture.folder("mutants")
+        let (folder, mutants) = try Self.mutants(of: base, in: "mutants")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
-        try base.make(pristine)
-        let mutants = Self.mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base)
         var tally = Tally()
         var fixed: [(path: String, what: String, before: String)] = []
         for (index, mutant) in mutants.enumerated() {
@@ -200,11 +205,8 @@ import VidorientTestSupport
     /// JPEG, the decoded picture turned here for PNG and WebP); a refusal is one line.
     @Test(.enabled(if: tools()), arguments: Base.all.filter { ["jpeg", "png", "webp"].contains($0.format) })
     func normalizeOnMutants(base: Base) throws {
-        let folder = try FixFixture.folder("normalize-mutants")
+        let (folder, mutants) = try Self.mutants(of: base, in: "normalize-mutants")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
-        try base.make(pristine)
-        let mutants = Self.mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base)
         var tally = Tally()
         for (index, mutant) in mutants.enumerated() {
             let what = "\(base.label) \(mutant.name)"
