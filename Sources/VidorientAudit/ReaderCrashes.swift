@@ -176,8 +176,8 @@ public final class ReaderCrashes: @unchecked Sendable {
 
     /// `C.crashed`: a line a file, `HEX-PATH INODE SIZE MTIME`; a line that does not read is dropped.
     private static func readList(_ path: String) -> [String: Entry] {
-        // Absent is fine: no list yet, or one that cannot be read, only means every file is read
-        // again; a reader that crashes on one is caught again and listed again.
+        // Absent is fine: no list yet, or one that cannot be read, means every file is read; one
+        // that kills the reader again is found in its slot by the next audit, as the first time.
         guard let bytes = try? FileBytes.readAll(path, limit: 16 << 20) else { return [:] }
         var entries: [String: Entry] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
@@ -203,8 +203,9 @@ public final class ReaderCrashes: @unchecked Sendable {
             }.joined()
             return "\(hex) \($0.inode) \($0.size) \($0.mtimeNanoseconds)\n"
         }.joined()
-        // Absent is fine: a list that cannot be written only spares the next run less; it reads
-        // those files in its guarded worker again (the audit's results do not depend on it).
+        // Absent is fine: the list is kept best effort, as the audit cache is; unwritten, the next
+        // audit reads those files again, and one that kills the reader again is found in its slot
+        // and listed by the audit after it.
         try? OutputFile.write(Array(text.utf8), to: path)
     }
 }
