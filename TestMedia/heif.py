@@ -306,13 +306,9 @@ def exiftool(path):
 
 
 def check():
-    manifest = json.load(open(os.path.join(HERE, "manifest.json")))
-    failures, notes = [], []
-
-    def expect(name, what, got, want):
-        if got != want:
-            failures.append(f"{name}: {what}: got {got!r}, expected {want!r}")
-    for name, e in manifest.items():
+    checks = tkhd.Checks()
+    failures, notes, expect = checks.failures, checks.notes, checks.expect
+    for name, e in checks.manifest.items():
         path = os.path.join(HERE, name)
         if e["bad"] and name.endswith((".heic", ".avif")):
             rc, text = heif_info(path)
@@ -353,11 +349,7 @@ def check():
                          f"Orientation {tool.get('Orientation')}")
         except Exception as ex:  # report every file
             failures.append(f"{name}: {type(ex).__name__}: {ex}")
-    for line in notes:
-        print("  " + line)
-    for line in failures:
-        print("FAIL " + line, file=sys.stderr)
-    return 1 if failures else 0
+    return checks.report()
 
 
 def main(argv):

@@ -433,14 +433,9 @@ def exiftool(path):
 
 
 def check():
-    manifest = json.load(open(os.path.join(HERE, "manifest.json")))
-    failures, notes = [], []
-
-    def expect(name, what, got, want):
-        if got != want:
-            failures.append(f"{name}: {what}: got {got!r}, expected {want!r}")
-
-    for name, e in manifest.items():
+    checks = tkhd.Checks()
+    failures, notes, expect = checks.failures, checks.notes, checks.expect
+    for name, e in checks.manifest.items():
         if not e.get("photo_format"):
             continue
         path = os.path.join(HERE, name)
@@ -482,11 +477,7 @@ def check():
         img = tkhd.decode_ppm(path)
         expect(name, "decoded size", img[:2], (w, h))
         expect(name, "stored quadrants", tkhd.quadrants(img), tkhd.expected_stored(e["pixels_orientation"], w, h))
-    for line in notes:
-        print("  " + line)
-    for line in failures:
-        print("FAIL " + line, file=sys.stderr)
-    return 1 if failures else 0
+    return checks.report()
 
 
 def main(argv):

@@ -528,14 +528,28 @@ def which_orientation(img):
     return None
 
 
-class Checker:
+class Checks:
+    """A check of the files manifest.json lists, shared by tkhd.py, photos.py and heif.py: every
+    file is checked, every failure kept, and all of them said at the end."""
+
     def __init__(self):
         self.failures = []
         self.notes = []
+        self.manifest = json.load(open(os.path.join(HERE, "manifest.json")))
 
     def expect(self, name, what, got, want):
         if got != want:
             self.failures.append(f"{name}: {what}: got {got!r}, expected {want!r}")
+
+    def report(self):
+        for line in self.notes:
+            print("  " + line)
+        for line in self.failures:
+            print("FAIL " + line, file=sys.stderr)
+        return 1 if self.failures else 0
+
+
+class Checker(Checks):
 
     def check_bad(self, name, path):
         rc, j, err = ffprobe_json(path, "-show_streams", "-show_format")
@@ -627,19 +641,14 @@ class Checker:
         self.notes.append(f"{name}: ffmpeg CLI (autorotate) renders {shown[0]}x{shown[1]} pixels, {verdict}")
 
     def run(self):
-        manifest = json.load(open(os.path.join(HERE, "manifest.json")))
-        for name, e in manifest.items():
+        for name, e in self.manifest.items():
             if e.get("photo_format") and e.get("matrix_int32") is None:
                 continue  # photos.py check verifies the PNG, TIFF, WebP and variant photos with exiftool
             try:
                 self.check_file(name, e)
             except Exception as ex:  # report every file, not just the first broken one
                 self.failures.append(f"{name}: {type(ex).__name__}: {ex}")
-        for line in self.notes:
-            print("  " + line)
-        for line in self.failures:
-            print("FAIL " + line, file=sys.stderr)
-        return 1 if self.failures else 0
+        return self.report()
 
 
 # ---------------------------------------------------------------------------

@@ -45,14 +45,9 @@ struct PhotoFrames {
         }
         // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the
         // header merely claims must not become gigabytes.
-        let (pixels, overflow) = storedWidth.multipliedReportingOverflow(by: storedHeight)
-        guard !overflow, pixels <= PhotoFrames.maximumStoredPixels else {
-            throw InputError(
-                path: path,
-                reason:
-                    "the photo claims \(storedWidth)x\(storedHeight) pixels, more than the \(PhotoFrames.maximumStoredPixels) decoded for a thumbnail"
-            )
-        }
+        try refuseOver(
+            PhotoFrames.maximumStoredPixels, storedWidth, storedHeight, path: path, what: "the photo",
+            purpose: "decoded for a thumbnail")
         let geometry: ThumbnailGeometry
         do {
             geometry = try ThumbnailGeometry(
@@ -158,15 +153,8 @@ struct PhotoFrames {
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)
         default:
             let (width, height) = (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
-            // Both are the file's numbers (a TIFF's LONGs): 2³² × 2³² passes `Int.max` (issue 28: a trap).
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            guard !overflow, pixels <= FFmpegStill.maximumPixels else {
-                throw InputError(
-                    path: path,
-                    reason:
-                        "the picture claims \(width)x\(height) pixels, more than the \(FFmpegStill.maximumPixels) decoded whole"
-                )
-            }
+            try refuseOver(
+                FFmpegStill.maximumPixels, width, height, path: path, what: "the picture", purpose: "decoded whole")
             return (try FFmpegStill.decode(path: path, width: minimumWidth, height: minimumHeight), nil)
         }
     }
@@ -203,5 +191,17 @@ struct PhotoFrames {
         do { return try file.read(at: Int64(offset), count: count) } catch {
             throw error.at(path: path)
         }
+    }
+}
+
+/// Refuses a picture the file claims is over `limit` pixels. Both numbers are the file's (a TIFF's
+/// LONGs): 2³² × 2³² passes `Int.max` (issue 28: a trap), so the product is checked for overflow.
+private func refuseOver(
+    _ limit: Int, _ width: Int, _ height: Int, path: String, what: String, purpose: String
+) throws(InputError) {
+    let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+    guard !overflow, pixels <= limit else {
+        throw InputError(
+            path: path, reason: "\(what) claims \(width)x\(height) pixels, more than the \(limit) \(purpose)")
     }
 }

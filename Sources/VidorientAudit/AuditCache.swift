@@ -160,7 +160,8 @@ public final class AuditCache: Sendable {
             // The key is taken before the audit: a file changed while it is read gets a newer
             // ctime, so its stored row will not match next time.
             guard let key = known ?? FileKey(path: path) else { return audit(path) }
-            if let stored = lookup(path, key: key), var record = replay(stored, path: path), record.path == path {
+            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
+            if let stored = lookup(path, key: key), var record = try? replay(stored, path: path), record.path == path {
                 record.cached = CachedLine(line: stored.line)
                 counters.hits += 1
                 return record
@@ -170,7 +171,7 @@ public final class AuditCache: Sendable {
             guard !cache.broken.load(ordering: .relaxed), !record.findings.contains(where: { $0.kind == .timeout })
             else { return record }
             // Absent is fine: a record that does not encode is not cached, only audited again next time.
-            guard let line = try? encoder.encode(record), let findings = try? encoder.encode(record.findings) else {
+            guard let (line, findings) = try? (encoder.encode(record), encoder.encode(record.findings)) else {
                 return record
             }
             pending.append(PendingRow(path: path, key: key, result: StoredResult(line: line, findings: findings)))
@@ -195,10 +196,9 @@ public final class AuditCache: Sendable {
         }
 
         /// A hit as a record: its findings (or, with `fullRecords`, everything) decoded.
-        private func replay(_ stored: StoredResult, path: String) -> AuditRecord? {
-            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
+        private func replay(_ stored: StoredResult, path: String) throws -> AuditRecord {
             if cache.fullRecords {
-                return try? JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
+                return try JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
             }
             if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
             // The same findings come back for many files (every mirrored clip says the same):
@@ -213,10 +213,7 @@ public final class AuditCache: Sendable {
             if let template, let shape = findingShapes[template.key] {
                 return AuditRecord(path: path, video: nil, findings: template.fill(shape))
             }
-            // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
-            guard let findings = try? JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8)) else {
-                return nil
-            }
+            let findings = try JSONDecoder().decode([Finding].self, from: Data(stored.findings.utf8))
             if decodedFindings.count >= 4096 { decodedFindings.removeAll(keepingCapacity: true) }
             decodedFindings[stored.findings] = findings
             if let template {
@@ -539,11 +536,7 @@ private final class Database: @unchecked Sendable {
 
     func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
         if transaction == .reading && MonotonicClock.now - transactionStart > 1 { try commit() }
-        if transaction == .none {
-            try Database.exec(handle, "BEGIN")
-            transaction = .reading
-            transactionStart = MonotonicClock.now
-        }
+        try begin(.reading)
         defer { sqlite3_reset(select) }
         try bind(select, path: path, optionsKey: optionsKey)
         let status = sqlite3_step(select)
@@ -562,11 +555,7 @@ private final class Database: @unchecked Sendable {
         // A read transaction is ended rather than upgraded: upgrading a snapshot another audit
         // has written past fails at once, where BEGIN IMMEDIATE waits for the lock.
         if transaction == .reading { try commit() }
-        if transaction == .none {
-            try Database.exec(handle, "BEGIN IMMEDIATE")
-            transaction = .writing
-            transactionStart = MonotonicClock.now
-        }
+        try begin(.writing)
         defer { sqlite3_reset(insert) }
         try bind(insert, path: path, optionsKey: optionsKey)
         sqlite3_bind_int64(insert, 3, Int64(bitPattern: key.device))
@@ -588,6 +577,14 @@ private final class Database: @unchecked Sendable {
         pending += 1
         // Short transactions: another audit sharing the cache waits at most about a second.
         if pending >= 500 || MonotonicClock.now - transactionStart > 1 { try commit() }
+    }
+
+    /// Opens a transaction unless one is open: a deferred one to read, BEGIN IMMEDIATE to write.
+    private func begin(_ kind: Transaction) throws(SQLiteError) {
+        guard transaction == .none else { return }
+        try Database.exec(handle, kind == .writing ? "BEGIN IMMEDIATE" : "BEGIN")
+        transaction = kind
+        transactionStart = MonotonicClock.now
     }
 
     /// Ends the open transaction. Marked closed only once COMMIT succeeds: a COMMIT that fails

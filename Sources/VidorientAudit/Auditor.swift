@@ -405,6 +405,7 @@ public struct Auditor: Sendable {
     /// cannot be read becomes an `unreadable` or `timeout` finding.
     public static func audit(_ path: String, options: AuditOptions) -> AuditRecord {
         // Taken before the file is read: a file changed while it is read then differs from it.
+        // Absent is fine: a file that cannot be identified cannot be read either, and its record says why.
         let file = try? AuditedFile(path: path)
         var record = audited(path, options: options)
         record.file = file

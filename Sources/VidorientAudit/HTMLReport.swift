@@ -103,14 +103,19 @@ public final class HTMLReport {
         } else {
             thumbnail = nil
         }
-        // The record as `audit --jsonl` wrote it, for Export; only where there is a fix to decide.
-        let line =
-            record.findings.contains { $0.suggestedFix != nil }
-            ? (record.cached.line ?? (try? encoder.encode(record))) : nil
-        let row = Row(record, thumbnail: thumbnail, line: line)
-        // Absent is fine: report types always encode (every value is one JSON holds).
         // `<` never appears outside a JSON string, and escaped it cannot end the script element.
-        let json = ((try? encoder.encode(row)) ?? "null").replacing("<", with: "\\u003c")
+        let json: String
+        do {
+            // The record as `audit --jsonl` wrote it, for Export; only where there is a fix to decide.
+            let line =
+                try record.findings.contains { $0.suggestedFix != nil }
+                ? (record.cached.line ?? encoder.encode(record)) : nil
+            json = try encoder.encode(Row(record, thumbnail: thumbnail, line: line)).replacing("<", with: "\\u003c")
+        } catch {
+            // A row that does not encode fails the page (in `finish`), its reason kept.
+            fail("the row of '\(record.path)' could not be encoded: \(error)")
+            return
+        }
         identity.add(json.utf8)
         identity.add(CollectionOfOne(0x0A))
         append((rows == 0 ? "\n" : ",\n") + json)
@@ -125,8 +130,11 @@ public final class HTMLReport {
         let summary = Summary(
             files: files, flagged: rows, byCode: byCode, bySeverity: bySeverity, audit: identity.hex,
             thumbnails: thumbnailFolder.map { $0.split(separator: "/").last.map(String.init) ?? $0 })
-        // Absent is fine: report types always encode (every value is one JSON holds).
-        append(((try? encoder.encode(summary)) ?? "{}").replacing("<", with: "\\u003c"))
+        do {
+            append(try encoder.encode(summary).replacing("<", with: "\\u003c"))
+        } catch {
+            fail("the summary could not be encoded: \(error)")
+        }
         append("</script>\n<script>\n" + HTMLReport.script + "</script>\n</body>\n</html>\n")
         flush()
         if failed { throw InputError(path: path, reason: failure) }
@@ -147,11 +155,17 @@ public final class HTMLReport {
     private func flush() {
         if !failed {
             do throws(VidorientError) { try System.write(descriptor, buffer, at: nil) } catch {
-                failed = true
-                failure = error.code != 0 ? System.reason(error.code) : error.reason
+                fail(error.code != 0 ? System.reason(error.code) : error.reason)
             }
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The first failure is the one `finish` reports.
+    private func fail(_ reason: String) {
+        guard !failed else { return }
+        failed = true
+        failure = reason
     }
 
     /// Makes an "as stored" and an "as displayed" JPEG of each flagged file (and "as suggested"),

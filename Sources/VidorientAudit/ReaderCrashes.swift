@@ -147,11 +147,13 @@ public final class ReaderCrashes: @unchecked Sendable {
             let descriptor = path.withPathCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
-            // A live run holds its file's lock.
+            // A live run holds its file's lock. Absent is fine: a file that cannot be examined is
+            // left as it is (not unlinked), for a later run to harvest.
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, let status = try? System.status(descriptor),
                 status.st_mode & S_IFMT == S_IFREG
             else { continue }
             let count = Int(status.st_size) / slotSize
+            // Absent is fine: slots that cannot be read name no crash; the file is removed all the same.
             if count > 0, count <= 1 << 16, let bytes = try? System.read(descriptor, count: count * slotSize, at: 0) {
                 bytes.withUnsafeBytes { raw in
                     for index in 0..<count {
@@ -174,6 +176,8 @@ public final class ReaderCrashes: @unchecked Sendable {
 
     /// `C.crashed`: a line a file, `HEX-PATH INODE SIZE MTIME`; a line that does not read is dropped.
     private static func readList(_ path: String) -> [String: Entry] {
+        // Absent is fine: no list yet, or one that cannot be read, means every file is read; one
+        // that kills the reader again is found in its slot by the next audit, as the first time.
         guard let bytes = try? FileBytes.readAll(path, limit: 16 << 20) else { return [:] }
         var entries: [String: Entry] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
@@ -199,6 +203,9 @@ public final class ReaderCrashes: @unchecked Sendable {
             }.joined()
             return "\(hex) \($0.inode) \($0.size) \($0.mtimeNanoseconds)\n"
         }.joined()
+        // Absent is fine: the list is kept best effort, as the audit cache is; unwritten, the next
+        // audit reads those files again, and one that kills the reader again is found in its slot
+        // and listed by the audit after it.
         try? OutputFile.write(Array(text.utf8), to: path)
     }
 }

@@ -69,6 +69,7 @@ public final class ReviewDecisions: Sendable {
         guard let rejection = rejected[record.path] else { return }
         let kept = record.findings.filter { !(rejection.codes.contains($0.code) && $0.suggestedFix != nil) }
         // The file read again only where a rejection names it: the rest of the audit pays nothing.
+        // Absent is fine: a file that cannot be identified now is not the one rejected; its fix stays.
         guard kept.count < record.findings.count, (try? AuditedFile(path: record.path)) == rejection.file else {
             return
         }

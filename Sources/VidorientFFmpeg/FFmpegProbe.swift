@@ -236,18 +236,10 @@ package enum FFmpegProbe {
                 par.sample_aspect_ratio.num > 0 ? par.sample_aspect_ratio : st.sample_aspect_ratio)
             let rate = st.avg_frame_rate.num > 0 && st.avg_frame_rate.den > 0 ? st.avg_frame_rate : st.r_frame_rate
             report.frameRate = rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
-            report.colorPrimaries =
-                par.color_primaries == AVCOL_PRI_UNSPECIFIED
-                ? nil : av_color_primaries_name(par.color_primaries).map { String(cString: $0) }
-            report.colorTransfer =
-                par.color_trc == AVCOL_TRC_UNSPECIFIED
-                ? nil : av_color_transfer_name(par.color_trc).map { String(cString: $0) }
-            report.colorSpace =
-                par.color_space == AVCOL_SPC_UNSPECIFIED
-                ? nil : av_color_space_name(par.color_space).map { String(cString: $0) }
-            report.colorRange =
-                par.color_range == AVCOL_RANGE_UNSPECIFIED
-                ? nil : av_color_range_name(par.color_range).map { String(cString: $0) }
+            report.colorPrimaries = colourName(par.color_primaries, AVCOL_PRI_UNSPECIFIED, av_color_primaries_name)
+            report.colorTransfer = colourName(par.color_trc, AVCOL_TRC_UNSPECIFIED, av_color_transfer_name)
+            report.colorSpace = colourName(par.color_space, AVCOL_SPC_UNSPECIFIED, av_color_space_name)
+            report.colorRange = colourName(par.color_range, AVCOL_RANGE_UNSPECIFIED, av_color_range_name)
             report.hdr = hdr(transfer: par.color_trc)
             if let dovi = vo_stream_dovi(stream) {
                 report.dolbyVision = "\(dovi.pointee.dv_profile).\(dovi.pointee.dv_bl_signal_compatibility_id)"
@@ -284,6 +276,13 @@ package enum FFmpegProbe {
         guard format != AV_PIX_FMT_NONE, let descriptor = av_pix_fmt_desc_get(format) else { return }
         report.pixelFormat = String(cString: descriptor.pointee.name)
         report.bitDepth = Int(descriptor.pointee.comp.0.depth)
+    }
+
+    /// FFmpeg's name of a colour property (primaries, transfer, space, range); nil when unspecified.
+    static func colourName<Value: Equatable>(
+        _ value: Value, _ unspecified: Value, _ name: (Value) -> UnsafePointer<CChar>?
+    ) -> String? {
+        value == unspecified ? nil : name(value).map { String(cString: $0) }
     }
 
     static func hdr(transfer: AVColorTransferCharacteristic) -> String? {

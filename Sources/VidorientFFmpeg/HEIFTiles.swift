@@ -61,8 +61,8 @@ package enum HEIFTiles {
             } catch {
                 throw InputError(path: path, reason: error.reason)
             }
-            // What the box layer cannot read, libheif reports in its own words.
-            guard let structure = try? HEIFStructure(source), let layout = try? HEIFLayout(source) else { return nil }
+            // Absent is fine: what the box layer cannot read, libheif reports in its own words.
+            guard let (structure, layout) = try? (HEIFStructure(source), HEIFLayout(source)) else { return nil }
             guard let primary = structure.primaryItem else { return nil }
             for id in structure.referring(to: primary.id, type: "thmb") {
                 if let size = structure.item(id)?.spatialExtent, size.width >= thumbnailWidth,
@@ -100,6 +100,7 @@ package enum HEIFTiles {
                     // (the primary item's own are applied afterwards, as for every photo).
                     id == primary.id
                         || !item.properties.contains(where: { ["irot", "imir", "clap"].contains($0.property.type) }),
+                    // Absent is fine: a tile past the limit or unreadable is libheif's to decode or report.
                     let data = try? structure.data(of: id, in: source, limit: maximumBytes)
                 else { return nil }
                 let known = configurations.firstIndex(of: configuration)
@@ -126,7 +127,9 @@ package enum HEIFTiles {
                         guard index >= 1, index <= layout.properties.count else { continue }
                         let place = layout.properties[index - 1]
                         guard place.type == type, place.size >= place.headerSize else { continue }
-                        return try? source.read(at: place.payloadOffset, count: Int(place.size - place.headerSize))
+                        // The layout holds every box inside the file; a place past it is no payload.
+                        guard place.offset >= 0, place.offset + place.size <= source.size else { return nil }
+                        return Array(source.bytes[Int(place.payloadOffset)..<Int(place.offset + place.size)])
                     }
                 }
             }

@@ -134,11 +134,13 @@ public struct AuditInput<Record: Decodable> {
         enum CodingKeys: String, CodingKey { case files }
 
         init(from decoder: any Decoder) throws {
-            if let list = try? decoder.singleValueContainer().decode([Record].self) {
-                records = list
-                return
+            do {
+                records = try decoder.singleValueContainer().decode([Record].self)
+            } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+                // Not an array: the `audit --json` document. An array with a bad record is said
+                // as that record's error, not as "expected a dictionary".
+                records = try decoder.container(keyedBy: CodingKeys.self).decode([Record].self, forKey: .files)
             }
-            records = try decoder.container(keyedBy: CodingKeys.self).decode([Record].self, forKey: .files)
         }
     }
 

@@ -61,10 +61,7 @@ package struct CR3Layout: Sendable, Hashable {
                             layout.metadata[name] = Extent(offset: item.payloadOffset, length: Int(item.payloadSize))
                         } else if name == "THMB" {
                             // version and flags, width, height, the JPEG's length, 4 more bytes, the JPEG.
-                            // A thumbnail too short for its fields leaves the metadata readable.
-                            if let length = try? jpegLength(walker.payload(of: item, limit: 16), field: 2),
-                                let extent = jpeg(in: item, at: 16, length: length)
-                            {
+                            if let extent = previewJPEG(item, lengthField: 2, walker: walker) {
                                 layout.previews.append(Preview(location: "THMB", extent: extent))
                             }
                         }
@@ -78,9 +75,7 @@ package struct CR3Layout: Sendable, Hashable {
                 // A preview that cannot be read leaves the metadata readable.
                 let items = (try? walker.boxes(from: box.payloadOffset + 8, to: box.end, depth: 1, in: box)) ?? []
                 for item in items where item.type == "PRVW" {
-                    if let length = try? jpegLength(walker.payload(of: item, limit: 16), field: 3),
-                        let extent = jpeg(in: item, at: 16, length: length)
-                    {
+                    if let extent = previewJPEG(item, lengthField: 3, walker: walker) {
                         layout.previews.append(Preview(location: "PRVW", extent: extent))
                     }
                 }
@@ -88,6 +83,14 @@ package struct CR3Layout: Sendable, Hashable {
         }
         guard sawCanon else { throw .malformed("no canon metadata box in 'moov'") }
         return layout
+    }
+
+    /// The JPEG of a `THMB` or `PRVW` box, after its 16 bytes of fixed fields, its length the 32-bit
+    /// field number `lengthField` (from 0); nil when the box is too short or the JPEG does not fit.
+    static func previewJPEG(_ item: BoxHeader, lengthField: Int, walker: BoxWalker<some ByteSource>) -> Extent? {
+        // Absent is fine: a preview that cannot be read leaves the metadata readable.
+        guard let length = try? jpegLength(walker.payload(of: item, limit: 16), field: lengthField) else { return nil }
+        return jpeg(in: item, at: 16, length: length)
     }
 
     /// The 32-bit field number `field` (from 0) of a preview box's fixed fields: the JPEG's length.

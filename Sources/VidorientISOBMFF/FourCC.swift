@@ -67,6 +67,13 @@ struct ByteCursor {
         return bytes[position...]
     }
 
+    /// The bytes before the next NUL, which is passed over; the rest when there is none.
+    mutating func upToNUL() -> ArraySlice<UInt8> {
+        guard let end = bytes[position...].firstIndex(of: 0) else { return rest() }
+        defer { position = end + 1 }
+        return bytes[position..<end]
+    }
+
     mutating func uint(_ width: Int) throws(ISOBMFFError) -> UInt64 {
         try take(width).reduce(0) { $0 << 8 | UInt64($1) }
     }

@@ -410,10 +410,7 @@ struct HEIFParser<Source: ByteSource> {
 
     /// A null-terminated UTF-8 string; the rest of the payload when the terminator is missing.
     static func string(_ cursor: inout ByteCursor) -> String {
-        var bytes: [UInt8] = []
-        // Absent is fine: a name without its NUL ends at the box's end.
-        while cursor.remaining > 0, let byte = try? cursor.uint8(), byte != 0 { bytes.append(byte) }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: cursor.upToNUL(), as: UTF8.self)
     }
 }
 

@@ -62,6 +62,17 @@ package enum EXIFReader {
         payload.count >= exifPrefix.count && payload.starts(with: exifPrefix.prefix(5))
     }
 
+    /// What the Exif IFD adds to IFD0's: the time taken, the picture's size, the lens. CR3 keeps
+    /// the same IFD as a TIFF of its own (CMT2).
+    package static func readExifIFD(_ exif: TIFFDirectory, of tiff: TIFFStructure, into metadata: inout EXIFMetadata) {
+        metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
+        metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
+        metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
+        metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
+        metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
+        metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+    }
+
     package static func read(_ tiff: TIFFStructure, fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
         var walk = IFDWalk(tiff: tiff)
         guard let ifd0 = try walk.visit(tiff.firstIFDOffset, name: "IFD0", required: true) else {
@@ -87,26 +98,18 @@ package enum EXIFReader {
         metadata.imageHeight = ifd0[TIFFTag.imageLength].flatMap(tiff.integer)
 
         var misplaced: [(place: String, value: Int)] = []
-        // Absent is fine: `visit` records a finding for a loop or a limit.
         if let pointer = ifd0[TIFFTag.exifIFD].flatMap(tiff.integer),
-            let exif = try? walk.visit(pointer, name: "Exif IFD", required: false)
+            let exif = walk.visitOptional(pointer, name: "Exif IFD")
         {
             if let value = exif[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("the Exif IFD", value)) }
-            metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
-            metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
-            metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
-            metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
-            metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
-            metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+            readExifIFD(exif, of: tiff, into: &metadata)
         }
-        // Absent is fine: the GPS IFD holds no orientation; only the position is lost.
         if let pointer = ifd0[TIFFTag.gpsIFD].flatMap(tiff.integer),
-            let gps = try? walk.visit(pointer, name: "GPS IFD", required: false)
+            let gps = walk.visitOptional(pointer, name: "GPS IFD")
         {
             metadata.gps = position(in: gps, of: tiff)
         }
-        // Absent is fine: IFD1 is the thumbnail's; the photo's orientation is IFD0's.
-        if let next = ifd0.nextIFDOffset, let ifd1 = try? walk.visit(next, name: "IFD1", required: false) {
+        if let next = ifd0.nextIFDOffset, let ifd1 = walk.visitOptional(next, name: "IFD1") {
             metadata.thumbnail = thumbnail(in: ifd1, of: tiff, fileOffset: fileOffset, location: "IFD1")
             if let value = ifd1[TIFFTag.orientation].flatMap(tiff.integer) { misplaced.append(("IFD1", value)) }
         }
@@ -202,6 +205,7 @@ struct IFDWalk {
     /// The IFD at `offset`, or nil when it was seen before or cannot be read (a finding then, or an
     /// error when `required`).
     mutating func visit(_ offset: Int, name: String, required: Bool) throws(PhotoFormatError) -> TIFFDirectory? {
+        guard required else { return visitOptional(offset, name: name) }
         guard visited.insert(offset).inserted else {
             findings.append(
                 Finding(
@@ -216,21 +220,25 @@ struct IFDWalk {
                     message: "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read"))
             return nil
         }
-        do {
-            let directory = try tiff.directory(at: offset)
-            if directory.skippedEntries > 0 {
-                findings.append(
-                    Finding(
-                        .exifBadEntry, severity: .info,
-                        message:
-                            "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)")
-                )
-            }
-            return directory
-        } catch {
-            if required { throw error }
+        let directory = try tiff.directory(at: offset)
+        if directory.skippedEntries > 0 {
             findings.append(
-                Finding(.exifIfdUnreadable, severity: .warning, message: "\(name): \(error.reason)"))
+                Finding(
+                    .exifBadEntry, severity: .info,
+                    message: "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)"
+                )
+            )
+        }
+        return directory
+    }
+
+    /// An IFD the photo can do without (the Exif, GPS and thumbnail IFDs): nil when it was seen
+    /// before or cannot be read, the reason kept as a finding.
+    mutating func visitOptional(_ offset: Int, name: String) -> TIFFDirectory? {
+        do throws(PhotoFormatError) {
+            return try visit(offset, name: name, required: true)
+        } catch {
+            findings.append(Finding(.exifIfdUnreadable, severity: .warning, message: "\(name): \(error.reason)"))
             return nil
         }
     }

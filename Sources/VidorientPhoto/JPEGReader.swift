@@ -296,10 +296,12 @@ package enum JPEGReader {
     /// Used for embedded JPEGs (EXIF thumbnails, raw previews), whose failure must not fail the file.
     package static func frameHeader(in source: some ByteSource) -> FrameHeader? {
         // Absent is fine: an embedded JPEG's failure must not fail the file (see above).
-        guard let segments = try? segments(in: source),
-            let segment = segments.first(where: { isFrameHeader($0.marker) })
-        else { return nil }
-        return try? frameHeader(segment, in: source)
+        try? firstFrameHeader(in: source)
+    }
+
+    static func firstFrameHeader(in source: some ByteSource) throws(PhotoFormatError) -> FrameHeader? {
+        guard let segment = try segments(in: source).first(where: { isFrameHeader($0.marker) }) else { return nil }
+        return try frameHeader(segment, in: source)
     }
 
     static func frameHeader(_ segment: Segment, in source: some ByteSource) throws(PhotoFormatError) -> FrameHeader {

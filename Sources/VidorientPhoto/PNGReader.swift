@@ -203,13 +203,7 @@ package enum PNGReader {
             PhotoBytes.addXMP(text, location: "XMP in \(type)", to: &evidence)
         } else if keyword == "Raw profile type xmp" {
             // ImageMagick's hex form of an XMP profile: exiftool reads it, viewers do not.
-            guard let packet = rawProfile(text) else {
-                evidence.readerFindings.append(
-                    Finding(
-                        .pngRawProfileUnreadable, severity: .warning,
-                        message: "\(type) '\(keyword)' is not a hex profile"))
-                return
-            }
+            guard let packet = rawProfile(text, type: type, keyword: keyword, into: &evidence) else { return }
             let before = evidence.statements.count
             PhotoBytes.addXMP(packet, location: "\(type) '\(keyword)'", to: &evidence)
             if let statement = evidence.statements.dropFirst(before).first, let value = statement.rawValue {
@@ -222,13 +216,7 @@ package enum PNGReader {
                     ))
             }
         } else if keyword == "Raw profile type exif" || keyword == "Raw profile type APP1" {
-            guard let payload = rawProfile(text) else {
-                evidence.readerFindings.append(
-                    Finding(
-                        .pngRawProfileUnreadable, severity: .warning,
-                        message: "\(type) '\(keyword)' is not a hex profile"))
-                return
-            }
+            guard let payload = rawProfile(text, type: type, keyword: keyword, into: &evidence) else { return }
             PhotoBytes.addEXIF(payload, fileOffset: nil, location: "\(type) '\(keyword)'", to: &evidence)
         }
     }
@@ -242,6 +230,16 @@ package enum PNGReader {
     }
 
     /// ImageMagick's text form of a profile: `\nexif\n   <length>\n` then hex digits in lines.
+    /// The bytes of an ImageMagick raw profile; nil, and a finding, when it is not one.
+    static func rawProfile(
+        _ text: [UInt8], type: String, keyword: String, into evidence: inout PhotoEvidence
+    ) -> [UInt8]? {
+        if let bytes = rawProfile(text) { return bytes }
+        evidence.readerFindings.append(
+            Finding(.pngRawProfileUnreadable, severity: .warning, message: "\(type) '\(keyword)' is not a hex profile"))
+        return nil
+    }
+
     static func rawProfile(_ text: [UInt8]) -> [UInt8]? {
         var index = text.startIndex
         func skipSpace() { while index < text.count, XMPOrientation.isSpace(text[index]) { index += 1 } }

@@ -89,9 +89,9 @@ package enum RawContainerReader {
         }
         // The CFA header: a count, then tag (2), size (2), data; 0x100 is the raw size, height first.
         let cfaOffset = bigEndian(header[92..<96]), cfaLength = bigEndian(header[96..<100])
-        if cfaLength >= 4, cfaLength <= 1 << 20, cfaOffset >= 0, cfaOffset <= Int(source.size) - cfaLength,
-            let cfa = try? PhotoBytes.read(source, at: cfaOffset, count: cfaLength)
-        {
+        // The range is checked against the file: a read that fails there is the disk's, and said.
+        if cfaLength >= 4, cfaLength <= 1 << 20, cfaOffset >= 0, cfaOffset <= Int(source.size) - cfaLength {
+            let cfa = try PhotoBytes.read(source, at: cfaOffset, count: cfaLength)
             var at = 4
             for _ in 0..<min(bigEndian(cfa[0..<4]), 256) {
                 guard at + 4 <= cfa.count else { break }
@@ -138,32 +138,23 @@ package enum RawContainerReader {
                 ))
         }
         // CMT2 is the Exif IFD as a TIFF of its own: its IFD0 holds what the Exif IFD holds elsewhere.
-        if let cmt2 = layout.metadata["CMT2"], cmt2.length <= PhotoBytes.maximumMetadataLength,
-            let bytes = try? PhotoBytes.read(source, at: Int(cmt2.offset), count: cmt2.length),
-            let tiff = try? TIFFStructure(tiff: bytes), let exif = try? tiff.directory(at: tiff.firstIFDOffset)
-        {
-            metadata.dateTimeOriginal = exif[TIFFTag.dateTimeOriginal].flatMap { tiff.string($0) }
-            metadata.offsetTimeOriginal = exif[TIFFTag.offsetTimeOriginal].flatMap { tiff.string($0) }
-            metadata.pixelXDimension = exif[TIFFTag.pixelXDimension].flatMap(tiff.integer)
-            metadata.pixelYDimension = exif[TIFFTag.pixelYDimension].flatMap(tiff.integer)
-            metadata.lensMake = exif[TIFFTag.lensMake].flatMap { tiff.string($0) }
-            metadata.lensModel = exif[TIFFTag.lensModel].flatMap { tiff.string($0) }
+        // Absent is fine: it holds no orientation (CMT1 does); only the dates, sizes and lens are lost.
+        if let (tiff, exif) = try? cr3TIFF(layout.metadata["CMT2"], in: source) {
+            EXIFReader.readExifIFD(exif, of: tiff, into: &metadata)
         }
         // CMT4 is the GPS IFD as a TIFF of its own. Absent or unreadable is fine: it holds no
         // orientation; only the position is lost.
         metadata.gps = nil
-        if let cmt4 = layout.metadata["CMT4"], cmt4.length <= PhotoBytes.maximumMetadataLength,
-            let bytes = try? PhotoBytes.read(source, at: Int(cmt4.offset), count: cmt4.length),
-            let tiff = try? TIFFStructure(tiff: bytes), let gps = try? tiff.directory(at: tiff.firstIFDOffset)
-        {
+        if let (tiff, gps) = try? cr3TIFF(layout.metadata["CMT4"], in: source) {
             metadata.gps = EXIFReader.position(in: gps, of: tiff)
         }
         evidence.exif = metadata
         evidence.storedWidth = metadata.imageWidth
         evidence.storedHeight = metadata.imageHeight
-        if let xmp = layout.xmp, xmp.length <= XMPOrientation.maximumLength,
-            let packet = try? PhotoBytes.read(source, at: Int(xmp.offset), count: xmp.length)
-        {
+        // The box lies inside the file (the layout checks every box against its parent): a read
+        // that fails there is the disk's, and said.
+        if let xmp = layout.xmp, xmp.length <= XMPOrientation.maximumLength {
+            let packet = try PhotoBytes.read(source, at: Int(xmp.offset), count: xmp.length)
             PhotoBytes.addXMP(packet, location: "XMP uuid box", to: &evidence)
         }
         for item in layout.previews {
@@ -173,6 +164,18 @@ package enum RawContainerReader {
                 evidence.previews.append(image)
             }
         }
+    }
+
+    /// A CR3 metadata box (CMT2, CMT4) that is a TIFF of its own: its structure and IFD0; nil when
+    /// the file has no such box.
+    private static func cr3TIFF(
+        _ box: CR3Layout.Extent?, in source: some ByteSource
+    ) throws(PhotoFormatError) -> (TIFFStructure, TIFFDirectory)? {
+        guard let box else { return nil }
+        guard box.length <= PhotoBytes.maximumMetadataLength else {
+            throw PhotoFormatError("cr3 metadata box of \(box.length) bytes is over the limit")
+        }
+        return try TIFFStructure.firstDirectory(of: PhotoBytes.read(source, at: Int(box.offset), count: box.length))
     }
 
     // MARK: - Minolta MRW
@@ -316,11 +319,12 @@ package enum RawContainerReader {
         // Canon's DPP (and exiftool, for XMP) append a 'CANON OPTIONAL DATA' trailer after the
         // heap (whose last 4 bytes follow the root directory); its XMP is read as XMP.
         let trailer = (rootDirectoryEnd + 4)..<size
-        if trailer.count > 20, trailer.count <= XMPOrientation.maximumLength,
-            let bytes = try? PhotoBytes.read(source, at: trailer.lowerBound, count: trailer.count),
-            bytes.starts(with: Array("CANON OPTIONAL DATA\0".utf8))
-        {
-            PhotoBytes.addXMP(bytes, location: "XMP in the CANON OPTIONAL DATA trailer", to: &evidence)
+        // The trailer is the file's last bytes: a read that fails there is the disk's, and said.
+        if trailer.count > 20, trailer.count <= XMPOrientation.maximumLength {
+            let bytes = try PhotoBytes.read(source, at: trailer.lowerBound, count: trailer.count)
+            if bytes.starts(with: Array("CANON OPTIONAL DATA\0".utf8)) {
+                PhotoBytes.addXMP(bytes, location: "XMP in the CANON OPTIONAL DATA trailer", to: &evidence)
+            }
         }
         if evidence.storedWidth == 0 || evidence.storedHeight == 0 {
             (evidence.storedWidth, evidence.storedHeight) = (nil, nil)

@@ -22,10 +22,9 @@ package enum Sidecar {
     package static func statement(forPhotoAt path: String) -> OrientationStatement? {
         for candidate in candidates(forPhotoAt: path) {
             // Absent is fine: a sidecar that cannot be read states nothing; the photo's own tags decide.
-            guard let file = try? FileBytes(path: candidate), file.size <= Int64(XMPOrientation.maximumLength),
-                let bytes = try? file.read(at: 0, count: Int(file.size))
+            guard let bytes = try? FileBytes.readAll(candidate, limit: Int64(XMPOrientation.maximumLength)),
+                let value = XMPOrientation.value(in: bytes)
             else { continue }
-            guard let value = XMPOrientation.value(in: bytes) else { continue }
             let name = candidate.split(separator: "/").last.map(String.init) ?? candidate
             return OrientationStatement(kind: .sidecar, location: name, rawValue: value)
         }

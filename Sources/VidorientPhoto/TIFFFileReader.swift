@@ -43,10 +43,7 @@ package enum TIFFFileReader {
                 EXIFReader.misplacedOrientation(value: later.orientation!, place: later.name))
         }
         if let statement = block.statement(location: "IFD0") { evidence.statements.append(statement) }
-        // Absent is fine: IFD0 was read above (its failure is the reader's error); this only looks for XMP.
-        if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), let xmp = ifd0[0x02BC],
-            xmp.count <= XMPOrientation.maximumLength
-        {
+        if let xmp = images.first?.directory[0x02BC], xmp.count <= XMPOrientation.maximumLength {
             PhotoBytes.addXMP(tiff.data(xmp), location: "XMP in IFD0 (tag 700)", to: &evidence)
         }
         evidence.formatDetail = rawName(tiff, block.metadata, images)
@@ -87,6 +84,8 @@ package enum TIFFFileReader {
     /// One image's facts from its IFD.
     struct Image {
         var name: String
+        /// The IFD itself; the walk reads IFD0 first, and a file whose IFD0 cannot be read is refused.
+        var directory: TIFFDirectory
         var subfileType: Int
         var width: Int?
         var height: Int?
@@ -135,7 +134,7 @@ package enum TIFFFileReader {
     static func image(_ ifd: TIFFDirectory, in tiff: TIFFStructure, name: String) -> Image {
         let compression = ifd[TIFFTag.compression].flatMap { tiff.integer($0) }
         var image = Image(
-            name: name, subfileType: ifd[TIFFTag.newSubfileType].flatMap { tiff.integer($0) } ?? 0,
+            name: name, directory: ifd, subfileType: ifd[TIFFTag.newSubfileType].flatMap { tiff.integer($0) } ?? 0,
             width: ifd[TIFFTag.imageWidth].flatMap { tiff.integer($0) },
             height: ifd[TIFFTag.imageLength].flatMap { tiff.integer($0) },
             bitsPerSample: ifd[TIFFTag.bitsPerSample].flatMap { tiff.integer($0) }, compression: compression,
@@ -169,8 +168,7 @@ package enum TIFFFileReader {
     /// `dng`, `cr2`, `nef`, `arw`…: by DNGVersion, CR2's `CR` at byte 8, the magic number, or
     /// the camera maker for a raw (one with SubIFDs or a vendor compression); nil for a plain TIFF.
     static func rawName(_ tiff: TIFFStructure, _ metadata: EXIFMetadata, _ images: [Image]) -> String? {
-        // Absent is fine: only the raw's name; IFD0's failure is the reader's error.
-        if let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset), ifd0[TIFFTag.dngVersion] != nil { return "dng" }
+        if images.first?.directory[TIFFTag.dngVersion] != nil { return "dng" }
         if tiff.bytes.count >= 10, tiff.bytes[8] == UInt8(ascii: "C"), tiff.bytes[9] == UInt8(ascii: "R") {
             return "cr2"
         }

@@ -29,6 +29,15 @@ package struct TIFFStructure: Sendable {
 
     package var byteOrderName: String { littleEndian ? "II" : "MM" }
 
+    /// A TIFF block read for its IFD0 alone (CR3's CMT boxes, an MPF index, HEIF's Exif item):
+    /// the structure, and IFD0. Throws when either cannot be read.
+    package static func firstDirectory(
+        of tiff: [UInt8]
+    ) throws(PhotoFormatError) -> (structure: TIFFStructure, ifd0: TIFFDirectory) {
+        let structure = try TIFFStructure(tiff: tiff)
+        return (structure, try structure.directory(at: structure.firstIFDOffset))
+    }
+
     static func uint16(_ b: [UInt8], _ at: Int, _ little: Bool) -> Int {
         little ? Int(b[at]) | Int(b[at + 1]) << 8 : Int(b[at]) << 8 | Int(b[at + 1])
     }

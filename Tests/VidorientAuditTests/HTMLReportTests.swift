@@ -205,6 +205,28 @@ func pageRows(_ html: String) throws -> [[String: Any]] {
     }
 
     /// 20,000 rows here (the browser test loads 100,000): the bytes per row bound the page.
+    /// A row that does not encode (a confidence JSON cannot hold) fails the page with the reason;
+    /// it was written as `null` (a `try?`), and the page said nothing.
+    @Test func aRowThatDoesNotEncodeFailsThePage() throws {
+        let folder = try scratchFolder("html-nan")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pagePath = folder.appendingPathComponent("page.html").path
+        var verdict = ContentVerdict(
+            evidence: ContentEvidence(turns: (0..<4).map { _ in ContentEvidence.Turn(faces: [], scene: 0) }),
+            policy: ContentPolicy(
+                threshold: 0.9, faceScore: 0.3, faceFloor: -0.5, faceTemperature: 0.25, sceneTemperature: 1))
+        verdict.confidence = .nan
+        var record = AuditRecord(
+            path: "/x/nan.jpg", video: nil, findings: [Finding(.contentSideways, severity: .warning, message: "m")])
+        record.content = verdict
+        let page = try HTMLReport(path: pagePath)
+        page.add(record)
+        let error = #expect(throws: InputError.self) { try page.finish() }
+        #expect(
+            error?.reason.contains("the row of '/x/nan.jpg' could not be encoded") == true,
+            "\(String(describing: error))")
+    }
+
     @Test func rowsAreCompact() throws {
         let folder = try scratchFolder("big")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -27,6 +27,18 @@ enum FixFixture {
         try #require(try MovieStructure(path: path).videoTracks.first).matrix
     }
 
+    /// orient-1.mp4 with a movie header (mvhd) that turns 90°: `inspect` says 6.
+    static func movieTurns90(_ folder: URL, as name: String = "mvhd-6.mp4") throws -> String {
+        let path = try copy("orient-1.mp4", to: folder, as: name)
+        var bytes = [UInt8](try contents(path))
+        let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
+        let rotate90 = apple(6, width: 160, height: 96)
+        bytes.replaceSubrange(
+            offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     static func leftovers(_ folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }
     }
@@ -303,13 +315,7 @@ struct FixCommandTests {
     @Test func aRotatingMovieMatrixIsWarnedAboutAndResetOnRequest() throws {
         let folder = try FixFixture.folder("mvhd")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try FixFixture.copy("orient-1.mp4", to: folder)
-        var bytes = [UInt8](try FixFixture.contents(path))
-        let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
-        let rotate90 = FixFixture.apple(6, width: 160, height: 96)
-        bytes.replaceSubrange(
-            offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let path = try FixFixture.movieTurns90(folder, as: "orient-1.mp4")
 
         let warned = try Run.vidorient(["fix", path, "--orientation", "6"])
         #expect(warned.status == 0)

@@ -195,24 +195,12 @@ enum Hostile {
         return video?["exif_orientation"] as? Int
     }
 
-    /// orient-1.mp4 with a movie header (mvhd) that turns 90°: `inspect` says 6.
-    static func movieTurns90(_ folder: URL) throws -> String {
-        let path = try FixFixture.copy("orient-1.mp4", to: folder, as: "mvhd-6.mp4")
-        var bytes = [UInt8](try FixFixture.contents(path))
-        let offset = Int(try MovieStructure(path: path).movieHeader.matrix.offset)
-        let rotate90 = FixFixture.apple(6, width: 160, height: 96)
-        bytes.replaceSubrange(
-            offset..<offset + 36, with: rotate90.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) })
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// Was: `--orientation 1` "verified" and left 6; 8 gave 1; 3 gave 8.
     @Test(arguments: 1...8)
     func anOrientationIsShownThroughAMovieMatrix(exif: Int) throws {
         let folder = try Hostile.folder("mvhd")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try Self.movieTurns90(folder)
+        let path = try FixFixture.movieTurns90(folder)
         #expect(try Self.inspected(path) == 6)
         let run = try Run.vidorient(["fix", "--orientation", String(exif), path])
         #expect(run.status == 0)
@@ -229,7 +217,7 @@ enum Hostile {
     func aTurnStartsFromWhatInspectShows(rotate: String, expected: Int) throws {
         let folder = try Hostile.folder("mvhd-turn")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try Self.movieTurns90(folder)
+        let path = try FixFixture.movieTurns90(folder)
         let run = try Run.vidorient(["fix", "--rotate", rotate, path])
         #expect(run.status == 0)
         #expect(try Self.inspected(path) == expected)

@@ -94,6 +94,19 @@ extension HostileFiles {
         let findings = (object["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
         return (shown, findings)
     }
+
+    /// `inspect` shows `shown` with the finding `finding`; `fix --orientation target` succeeds,
+    /// and `inspect` then shows `target` without it.
+    static func expectFixed(_ path: String, shown: Int, finding: String, to target: Int) throws {
+        let before = try inspected(path)
+        #expect(before.orientation == shown)
+        #expect(before.findings.contains(finding))
+        let fix = try Run.vidorient(["fix", "--orientation", "\(target)", path])
+        #expect(fix.status == 0, "\(fix.stderr)")
+        let after = try inspected(path)
+        #expect(after.orientation == target)
+        #expect(!after.findings.contains(finding))
+    }
 }
 
 @Suite struct ViewerReadingTests {
@@ -121,14 +134,7 @@ extension HostileFiles {
         defer { folder.remove() }
         let path = try HostileFiles.write(
             try HostileFiles.jpeg(type: type, count: count, value: 6), "typed.jpg", in: folder)
-        let before = try HostileFiles.inspected(path)
-        #expect(before.orientation == 1)
-        #expect(before.findings.contains("orientation-type"))
-        let fix = try Run.vidorient(["fix", "--orientation", "8", path])
-        #expect(fix.status == 0, "\(fix.stderr)")
-        let after = try HostileFiles.inspected(path)
-        #expect(after.orientation == 8)
-        #expect(!after.findings.contains("orientation-type"))
+        try HostileFiles.expectFixed(path, shown: 1, finding: "orientation-type", to: 8)
         // The entry is one SHORT now: type 3, count 1, value 8, in the same 12 bytes.
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let entry = try #require(
@@ -143,14 +149,7 @@ extension HostileFiles {
         let folder = try TemporaryFolder("png-prefix")
         defer { folder.remove() }
         let path = try folder.copy(Run.media("png-exif-prefix.png"), as: "p.png")
-        let before = try HostileFiles.inspected(path)
-        #expect(before.orientation == 1)
-        #expect(before.findings.contains("png-exif-prefix"))
-        let fix = try Run.vidorient(["fix", "--orientation", "6", path])
-        #expect(fix.status == 0, "\(fix.stderr)")
-        let after = try HostileFiles.inspected(path)
-        #expect(after.orientation == 6)
-        #expect(!after.findings.contains("png-exif-prefix"))
+        try HostileFiles.expectFixed(path, shown: 1, finding: "png-exif-prefix", to: 6)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let chunk = try #require((0..<bytes.count - 8).first { bytes[$0..<$0 + 4].elementsEqual("eXIf".utf8) })
         #expect(bytes[chunk + 4] == UInt8(ascii: "M") || bytes[chunk + 4] == UInt8(ascii: "I"))
@@ -321,6 +320,7 @@ extension RepeatedBoxTests {
         let made = try run(
             "python3", [Run.packageRoot.appendingPathComponent("TestMedia/heif.py").path, "second-entry", path, "1"])
         try #require(made.status == 0, "\(made.stderr)")
+        // The finding stays after the fix: it turns the picture and leaves the repeated entry as it is.
         let before = try HostileFiles.inspected(path)
         #expect(before.orientation == 1)
         #expect(before.findings.contains("heif-repeated-association"))

@@ -71,6 +71,19 @@ import VidorientTestSupport
     /// What a round did, for the table in docs/hostile-input.md.
     struct Tally: CustomStringConvertible {
         var attempts = 0, successes = 0, refusals = 0, undecodableBefore = 0, unreadableByExiftool = 0
+        /// Counts a run on a mutant: a refusal, checked as `checkRefusal` checks one, or a success
+        /// that left no temporary file. True for a success.
+        mutating func count(_ run: Run, path: String, original: Data, folder: URL, what: String) throws -> Bool {
+            guard run.status == 0 else {
+                refusals += 1
+                try MutatedPhotoTests.checkRefusal(run, path: path, original: original, folder: folder, what: what)
+                return false
+            }
+            successes += 1
+            #expect(try FixFixture.leftovers(folder).isEmpty, "\(what)")
+            return true
+        }
+
         var description: String {
             "\(attempts) attempts, \(successes) successes, \(refusals) refusals (\(undecodableBefore) mutants the reference decoder refused before any fix; \(unreadableByExiftool) fixed whose orientation exiftool reads neither before nor after)"
         }
@@ -83,6 +96,14 @@ import VidorientTestSupport
     /// within its four minutes; `.ci/run` runs every mutant (`LargeRounds`), and the counts
     /// docs/hostile-input.md gives are from that run.
     static let share = LargeRounds.mutationShare
+
+    /// A new folder (`fix-LABEL`) holding the base made pristine, and the mutants of it this run takes.
+    static func mutants(of base: Base, in label: String) throws -> (folder: URL, mutants: [PhotoMutation]) {
+        let folder = try FixFixture.folder(label)
+        let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
+        try base.make(pristine)
+        return (folder, mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base))
+    }
 
     /// The mutants of `bytes` this run takes, for the base at `position` in `Base.all`.
     static func mutants(of bytes: [UInt8], format: String, base: Base) -> [PhotoMutation] {
@@ -129,11 +150,8 @@ import VidorientTestSupport
 
     @Test(.enabled(if: tools()), arguments: Base.all)
     func fixOnMutants(base: Base) throws {
-        let folder = try FixFixture.folder("mutants")
+        let (folder, mutants) = try Self.mutants(of: base, in: "mutants")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
-        try base.make(pristine)
-        let mutants = Self.mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base)
         var tally = Tally()
         var fixed: [(path: String, what: String, before: String)] = []
         for (index, mutant) in mutants.enumerated() {
@@ -146,13 +164,7 @@ import VidorientTestSupport
             tally.attempts += 1
             if before == nil { tally.undecodableBefore += 1 }
             let run = try Run.vidorient(["fix", path, "--orientation", "\(Self.target)"])
-            guard run.status == 0 else {
-                tally.refusals += 1
-                try Self.checkRefusal(run, path: path, original: original, folder: folder, what: what)
-                continue
-            }
-            tally.successes += 1
-            #expect(try FixFixture.leftovers(folder).isEmpty, "\(what)")
+            guard try tally.count(run, path: path, original: original, folder: folder, what: what) else { continue }
             let after = try Self.pixels(path, format: base.format, in: folder)
             if base.format == "heif" {
                 // libheif decodes it as it did, and the coded picture is the same bytes.
@@ -200,11 +212,8 @@ import VidorientTestSupport
     /// JPEG, the decoded picture turned here for PNG and WebP); a refusal is one line.
     @Test(.enabled(if: tools()), arguments: Base.all.filter { ["jpeg", "png", "webp"].contains($0.format) })
     func normalizeOnMutants(base: Base) throws {
-        let folder = try FixFixture.folder("normalize-mutants")
+        let (folder, mutants) = try Self.mutants(of: base, in: "normalize-mutants")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pristine = folder.appendingPathComponent("pristine.\(base.ext)").path
-        try base.make(pristine)
-        let mutants = Self.mutants(of: [UInt8](try FixFixture.contents(pristine)), format: base.format, base: base)
         var tally = Tally()
         for (index, mutant) in mutants.enumerated() {
             let what = "\(base.label) \(mutant.name)"
@@ -216,13 +225,7 @@ import VidorientTestSupport
             try original.write(to: URL(fileURLWithPath: copy))
             tally.attempts += 1
             let run = try Run.vidorient(["normalize", "--json", path])
-            guard run.status == 0 else {
-                tally.refusals += 1
-                try Self.checkRefusal(run, path: path, original: original, folder: folder, what: what)
-                continue
-            }
-            tally.successes += 1
-            #expect(try FixFixture.leftovers(folder).isEmpty, "\(what)")
+            guard try tally.count(run, path: path, original: original, folder: folder, what: what) else { continue }
             let object = try #require(run.json as? [String: Any], "\(what): \(run.stdout)")
             guard object["status"] as? String == "normalized", let n = object["orientation_before"] as? Int else {
                 // Already upright: nothing written.

@@ -17,6 +17,22 @@ import VidorientTestSupport
         }
     }
 
+    /// A new folder with `inbox`, watched (`audit --watch inbox --jsonl` and `more`), and
+    /// `staging`, where files are made before they are moved in; the watch has said it is watching.
+    static func watching(
+        _ label: String, more: (URL) -> [String] = { _ in [] }
+    ) throws -> (folder: URL, inbox: URL, staging: URL, watch: WatchProcess) {
+        let folder = try scratchFolder(label)
+        let inbox = folder.appendingPathComponent("inbox")
+        let staging = folder.appendingPathComponent("staging")
+        for made in [inbox, staging] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
+        let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1"] + more(folder))
+        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
+        return (folder, inbox, staging, watch)
+    }
+
     /// The paths of the JSONL records written so far; a line that is not a whole record fails.
     static func paths(_ output: String) -> [String] {
         output.split(separator: "\n").compactMap { line in
@@ -29,18 +45,10 @@ import VidorientTestSupport
     static let load = LargeRounds.watchLoad
 
     @Test func thousandsOfFilesAtOnceThenTheFolderGoneThenSIGTERM() throws {
-        let folder = try scratchFolder("watch-load")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let inbox = folder.appendingPathComponent("inbox")
-        let staging = folder.appendingPathComponent("staging")
-        for made in [inbox, staging] {
-            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        let (folder, inbox, staging, watch) = try Self.watching("watch-load") {
+            ["--jobs", "2", "--cache-path", $0.appendingPathComponent("cache.sqlite").path]
         }
-        let watch = try WatchProcess([
-            "audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1", "--jobs", "2",
-            "--cache-path", folder.appendingPathComponent("cache.sqlite").path,
-        ])
-        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
+        defer { try? FileManager.default.removeItem(at: folder) }
 
         let count = Self.load
         let started = Date()
@@ -71,15 +79,8 @@ import VidorientTestSupport
     /// said on stderr, the watch goes on and stops cleanly, and no file is reported twice; what
     /// was reported was reported under the folder's old name, each line whole.
     @Test func theWatchedFolderRenamedMidBatch() throws {
-        let folder = try scratchFolder("watch-rename")
+        let (folder, inbox, staging, watch) = try Self.watching("watch-rename")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let inbox = folder.appendingPathComponent("inbox")
-        let staging = folder.appendingPathComponent("staging")
-        for made in [inbox, staging] {
-            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
-        }
-        let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1"])
-        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
         try Self.moveIn(2000, from: staging, to: inbox, prefix: "c")
         #expect(watch.wait(60) { !watch.output.withLock { $0 }.isEmpty })
         #expect(rename(inbox.path, folder.appendingPathComponent("moved").path) == 0)
@@ -99,15 +100,8 @@ import VidorientTestSupport
 
     /// SIGTERM while a batch of 5,000 is being audited: exit 0 at once, each line whole, no file twice.
     @Test func sigtermMidBatchStopsCleanly() throws {
-        let folder = try scratchFolder("watch-sigterm")
+        let (folder, inbox, staging, watch) = try Self.watching("watch-sigterm")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let inbox = folder.appendingPathComponent("inbox")
-        let staging = folder.appendingPathComponent("staging")
-        for made in [inbox, staging] {
-            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
-        }
-        let watch = try WatchProcess(["audit", "--watch", inbox.path, "--jsonl", "--settle", "0.1"])
-        #expect(watch.wait { watch.errors.withLock { $0.contains("watching") } })
         try Self.moveIn(5000, from: staging, to: inbox, prefix: "b")
         #expect(watch.wait(60) { !watch.output.withLock { $0 }.isEmpty })
         let started = Date()

@@ -10,26 +10,25 @@ import VidorientTestSupport
 /// the journal's plan, the fix's own plan, then the read-backs). The read-backs stay: the written
 /// copy's boxes, `inspect`'s reading of it, and the renamed file's boxes.
 @Suite struct FixParsesTests {
+    /// How many times `batch` parsed a `moov` to reset `video`'s orientation; the fix must succeed.
+    static func parses(_ batch: FixBatch, fixing video: String) throws -> Int {
+        let (outcome, parses) = MovieParses.counting { batch.fix(FixJob(path: video, change: .reset)) }
+        guard case .fixed = outcome else { throw FixFailed(outcome: "\(outcome)") }
+        return parses
+    }
+
+    struct FixFailed: Error, CustomStringConvertible {
+        var outcome: String
+        var description: String { "the fix did not succeed: \(outcome)" }
+    }
+
     @Test func aFixParsesTheMoovOnceToPlanIt() throws {
         let folder = try TemporaryFolder("parses")
         defer { folder.remove() }
         let video = try folder.copy(TestMedia.path("orient-6.mp4"), as: "v.mp4")
-        let (dry, planning) = MovieParses.counting {
-            FixBatch(dryRun: true, jobs: 1).fix(FixJob(path: video, change: .reset))
-        }
-        guard case .fixed = dry else {
-            Issue.record("\(dry)")
-            return
-        }
-        #expect(planning == 1)
+        #expect(try Self.parses(FixBatch(dryRun: true, jobs: 1), fixing: video) == 1)
         let journal = try JournalFile(path: folder.path("fixes.jsonl"))
-        let (written, parses) = MovieParses.counting {
-            FixBatch(journal: journal, jobs: 1).fix(FixJob(path: video, change: .reset))
-        }
-        guard case .fixed = written else {
-            Issue.record("\(written)")
-            return
-        }
+        let parses = try Self.parses(FixBatch(journal: journal, jobs: 1), fixing: video)
         // One to plan, three to read back (the copy's boxes, inspect's reading of it, the renamed file's boxes).
         #expect(parses == 4)
     }

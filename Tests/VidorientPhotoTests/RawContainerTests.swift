@@ -234,4 +234,45 @@ import VidorientTestSupport
         raf.replaceSubrange(84..<88, with: Self.be32(1 << 20))
         #expect(reason(raf) == "raf jpeg starts at \(1 << 20), past the end of the file (\(size) bytes)")
     }
+
+    /// A read the disk refuses inside the file is said, not taken for a part the file lacks: the
+    /// RAF's CFA header (its raw size) and the CR3's XMP box were once read with `try?`, and the
+    /// file came out whole, its size from the preview and its XMP missing.
+    @Test(arguments: ["raf", "cr3"])
+    func aReadTheDiskRefusesIsSaid(container: String) throws {
+        var bytes: [UInt8]
+        let refused: Range<Int>
+        if container == "raf" {
+            bytes = Self.raf(orientation: 6)
+            refused = bytes.count - 12..<bytes.count  // the 12-byte CFA header, last in the file
+        } else {
+            let xmpBox: [UInt8] = [
+                0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC,
+            ]
+            let packet = Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8)
+            bytes = Self.cr3(orientation: 6)
+            refused = bytes.count + 8 + 16..<bytes.count + 8 + 16 + packet.count
+            bytes += Self.box("uuid", xmpBox + packet)
+        }
+        // Whole, the file reads; refused there, the read fails with the disk's reason.
+        _ = try RawContainerReader.read(MemoryBytes(bytes), path: "x", container: container)
+        let source = RefusingBytes(bytes: bytes, refused: refused)
+        let error = #expect(throws: VidorientError.self) {
+            try RawContainerReader.read(source, path: "x", container: container)
+        }
+        #expect(error?.reason.contains("input/output error") == true, "\(error?.reason ?? "")")
+    }
+}
+
+/// Bytes in memory whose reads fail where they touch `refused`, as a disk's bad sector does.
+private struct RefusingBytes: ByteSource {
+    let bytes: [UInt8]
+    let refused: Range<Int>
+
+    var size: Int64 { Int64(bytes.count) }
+
+    func read(at offset: Int64, count: Int) throws(VidorientError) -> [UInt8] {
+        guard !(Int(offset)..<Int(offset) + count).overlaps(refused) else { throw .io("input/output error") }
+        return try MemoryBytes(bytes).read(at: offset, count: count)
+    }
 }

@@ -95,6 +95,13 @@ private struct Planner<Source: ByteSource> {
         try source.read(at: offset, count: count)
     }
 
+    /// The first payload byte of a transform property: irot's angle, imir's axis.
+    func valueByte(of property: HEIFLayout.BoxPlace) -> UInt8? {
+        // Absent is fine: a property whose byte cannot be read is never taken as fixed or reused;
+        // an item that names it is refused where its value is needed.
+        try? read(property.payloadOffset, 1).first
+    }
+
     // MARK: irot and imir
 
     typealias Slot = HEIFTransformSearch.Slot
@@ -209,8 +216,8 @@ private struct Planner<Source: ByteSource> {
             }
             let others = items.subtracting([id])
             guard !items.isSubset(of: family) || !others.isDisjoint(with: planned) else { continue }
-            if let byte = try? read(layout.properties[index - 1].payloadOffset, 1).first {
-                // Absent is fine: a property that cannot be read is refused when an item names it.
+            // A property that cannot be read is refused when an item names it.
+            if let byte = valueByte(of: layout.properties[index - 1]) {
                 let mask: UInt8 = layout.properties[index - 1].type == "irot" ? 3 : 1
                 fixed[index] = Int(byte & mask)
             }
@@ -339,8 +346,8 @@ private struct Planner<Source: ByteSource> {
                 if planned == value { return position + 1 }
                 continue
             }
-            // Absent is fine: a property that cannot be read is not reused; a new one is written.
-            if let byte = try? source.read(at: property.payloadOffset, count: 1), byte == [UInt8(value)] {
+            // A property that cannot be read is not reused; a new one is written.
+            if valueByte(of: property) == UInt8(value) {
                 return position + 1
             }
         }
@@ -471,22 +478,30 @@ private struct Planner<Source: ByteSource> {
     /// cannot be read is left alone: the reader reports it, and irot/imir decide anyway.
     mutating func planEXIF(target: Orientation) throws(PhotoFormatError) {
         // Absent is fine: in HEIF the EXIF inside is informative only (irot/imir decide); an unreadable block is left as it is.
-        guard let id = structure.describing(type: "Exif"),
-            let data = try? structure.data(of: id, in: source),
-            let exif = try? structure.exifTIFF(in: source),
-            let tiff = try? TIFFStructure(tiff: exif.bytes),
-            let ifd0 = try? tiff.directory(at: tiff.firstIFDOffset),
-            let entry = ifd0[TIFFTag.orientation], entry.count >= 1,
-            entry.type == .short || entry.type == .long, let current = tiff.integer(entry)
-        else { return }
+        guard let id = structure.describing(type: "Exif"), let found = try? exifOrientation(item: id) else { return }
+        let (tiff, entry, current) = (found.tiff, found.entry, found.value)
         guard current != target.exif else { return }
-        let start = data.count - exif.bytes.count + entry.valueOffset
+        let start = found.tiffStart + entry.valueOffset
         let width = entry.type.size
-        let old = Array(exif.bytes[entry.valueOffset..<entry.valueOffset + width])
+        let old = Array(tiff.bytes[entry.valueOffset..<entry.valueOffset + width])
         var new = bigEndian(UInt64(target.exif), width: width)
         if tiff.littleEndian { new.reverse() }
         splices += try overwrite(old, with: new, at: start, in: id)
         places.append("Exif item \(id) IFD0 Orientation: \(current) -> \(target.exif)")
+    }
+
+    /// The Exif item's TIFF, where it starts in the item, and IFD0's Orientation as a SHORT or a
+    /// LONG; nil when there is none.
+    func exifOrientation(
+        item id: UInt32
+    ) throws -> (tiffStart: Int, tiff: TIFFStructure, entry: TIFFEntry, value: Int)? {
+        let data = try structure.data(of: id, in: source)
+        guard let exif = try structure.exifTIFF(in: source) else { return nil }
+        let (tiff, ifd0) = try TIFFStructure.firstDirectory(of: exif.bytes)
+        guard let entry = ifd0[TIFFTag.orientation], entry.count >= 1, entry.type == .short || entry.type == .long,
+            let value = tiff.integer(entry)
+        else { return nil }
+        return (data.count - exif.bytes.count, tiff, entry, value)
     }
 
     /// Every `tiff:Orientation` of the XMP item, rewritten in its own digits where it exists

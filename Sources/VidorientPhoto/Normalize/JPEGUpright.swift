@@ -220,8 +220,7 @@ package enum JPEGUpright {
         let length = Int(output[segmentStart + 2]) << 8 | Int(output[segmentStart + 3])
         let tiffBytes = Array(output[header..<segmentStart + 2 + length])
         // Absent is fine: an MPF that does not parse pointed nowhere already; it is kept as it was.
-        guard let structure = try? TIFFStructure(tiff: tiffBytes),
-            let ifd = try? structure.directory(at: structure.firstIFDOffset),
+        guard let (structure, ifd) = try? TIFFStructure.firstDirectory(of: tiffBytes),
             let entries = ifd[0xB002], entries.count % 16 == 0
         else { return 0 }
         var editor = TIFFEditor(structure: structure)
