@@ -8,13 +8,10 @@ import VidorientTestSupport
 /// The content engine on real photographs (scikit-image's sample images from Debian's
 /// python3-skimage, `ContentPhotos`): the scene network survived its conversion, the faces and the
 /// scene turn the way Core's verdict assumes, and pictures with nothing to say get no opinion.
-/// Serialized: the suite shares one engine, which one thread uses at a time.
-@Suite(
-    .serialized,
-    .enabled(if: ContentPhotos.isPresent, "scikit-image's sample photos are absent (.ci/setup extracts them)"))
+/// Each test makes its own engine (one thread uses an engine at a time; after the process's
+/// first, an engine costs about 60 ms), so that the tests run beside the others, not one by one.
+@Suite(.enabled(if: ContentPhotos.isPresent, "scikit-image's sample photos are absent (.ci/setup extracts them)"))
 struct ContentJudgeTests {
-    static let engine = Result { try ContentEngine() }
-
     /// The displayed picture as ContentJudge judges it.
     static func picture(_ name: String) throws -> Picture {
         let request = ThumbnailRequest(width: ContentJudge.pictureSide, height: ContentJudge.pictureSide)
@@ -32,7 +29,7 @@ struct ContentJudgeTests {
         ("coffee.png", 967...968),  // espresso, cup
     ])
     func theNetworkNamesWhatIsShown(name: String, classes: ClosedRange<Int>) throws {
-        let engine = try Self.engine.get()
+        let engine = try ContentEngine()
         let top = try engine.imageNetClasses(of: try Self.picture(name), count: 3)
         #expect(top.contains { classes.contains($0) }, "\(name): top classes \(top)")
     }
@@ -41,7 +38,7 @@ struct ContentJudgeTests {
     /// picture back: turn k of the upright picture needs (4 − k) quarter turns clockwise.
     @Test(arguments: 0..<4)
     func facesDecideEveryTurn(quarterTurns: Int) throws {
-        let engine = try Self.engine.get()
+        let engine = try ContentEngine()
         let policy = ContentEngine.policy
         let picture = Self.turned(try Self.picture(ContentPhotos.face), quarterTurns)
         let evidence = try engine.evidence(of: picture, policy: policy)
@@ -61,7 +58,7 @@ struct ContentJudgeTests {
     /// convention turned the wrong way round, or a turn dropped, cannot pass.
     @Test(arguments: ContentPhotos.scenes)
     func theSceneTurnsWithThePicture(name: String) throws {
-        let engine = try Self.engine.get()
+        let engine = try ContentEngine()
         let policy = ContentEngine.policy
         let upright = try Self.picture(name)
         let base = try #require(try engine.evidence(of: upright, policy: policy).sceneProbabilities(policy: policy))
@@ -81,7 +78,7 @@ struct ContentJudgeTests {
     /// Each engine after the first copies the process's face detector, deserialized once: it finds
     /// the same faces, with the same scores, as the first.
     @Test func aSecondEngineFindsTheSameFaces() throws {
-        let first = try Self.engine.get()
+        let first = try ContentEngine()
         let second = try ContentEngine()
         let picture = try Self.picture(ContentPhotos.face)
         let faces = try first.faces(in: picture, floor: ContentEngine.policy.faceFloor)
@@ -92,7 +89,7 @@ struct ContentJudgeTests {
     /// Textures and flat pictures: no face, and no opinion at the default threshold.
     @Test(arguments: ContentPhotos.textures)
     func texturesHaveNoOpinion(name: String) throws {
-        let engine = try Self.engine.get()
+        let engine = try ContentEngine()
         let verdict = ContentVerdict(
             evidence: try engine.evidence(of: try Self.picture(name), policy: ContentEngine.policy),
             policy: ContentEngine.policy)
@@ -104,7 +101,7 @@ struct ContentJudgeTests {
     /// above the policy's floor, every texture below it, so that a texture the head happens to
     /// prefer one turn of is silenced while a photo is heard.
     @Test func theGateTellsPhotosFromTextures() throws {
-        let engine = try Self.engine.get()
+        let engine = try ContentEngine()
         let policy = ContentEngine.policy
         for name in ContentPhotos.scenes + [ContentPhotos.face] {
             let naturalUp = try #require(try engine.evidence(of: try Self.picture(name), policy: policy).naturalUp)
@@ -123,7 +120,7 @@ struct ContentJudgeTests {
         let (status, _, _) = try run(
             "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240", "-frames:v", "1", path])
         try #require(status == 0)
-        let engine = try Self.engine.get()
+        let engine = try ContentEngine()
         let verdict = try ContentJudge().verdict(path, engine: engine)
         #expect(verdict.verdict == .noOpinion)
         #expect(verdict.frames == 0)
