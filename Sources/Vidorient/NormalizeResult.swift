@@ -73,41 +73,38 @@ extension NormalizeResult {
     public func text(_ painter: TextPainter) -> String {
         let result = self
         let plan = result.plan
-        var lines = [painter.paint(plan.path.escapingControlCharacters, .bold)]
-        func row(_ label: String, _ value: String) {
-            lines.append(painter.row(label, value, width: 11))
-        }
+        var block = TextBlock(plan.path, painter: painter, labelWidth: 11)
         let size = { (w: Int?, h: Int?) in "\(w.map(String.init) ?? "?")x\(h.map(String.init) ?? "?")" }
         if plan.isUpright {
-            row(
+            block.row(
                 "unchanged",
                 "already upright (EXIF \(plan.before.exif)); "
                     + (result.writtenPath.map { "copied to \($0.escapingControlCharacters)" } ?? "nothing written"))
-            return lines.joined(separator: "\n") + "\n"
+            return block.text
         }
-        row("orientation", "\(plan.before.phrase) -> \(painter.paint(Orientation.up.phrase, .green))")
-        row(
+        block.row("orientation", "\(plan.before.phrase) -> \(painter.paint(Orientation.up.phrase, .green))")
+        block.row(
             "pixels",
             "\(plan.transform.rawValue), \(plan.method == .losslessTransform ? "lossless transform" : "lossless re-encode")"
         )
-        row(
+        block.row(
             "size",
             "\(size(plan.storedWidth, plan.storedHeight)) stored -> \(size(plan.width, plan.height))"
                 + (plan.trimmed ? " (trimmed)" : ""))
         switch plan.thumbnail {
         case .absent: break
-        case .transformed: row("thumbnail", "turned losslessly")
-        case .dropped(let reason): row("thumbnail", "dropped: \(reason)")
+        case .transformed: block.row("thumbnail", "turned losslessly")
+        case .dropped(let reason): block.row("thumbnail", "dropped: \(reason)")
         }
-        for change in plan.changes.dropFirst() { row(result.dryRun ? "to change" : "changed", change) }
+        for change in plan.changes.dropFirst() { block.row(result.dryRun ? "to change" : "changed", change) }
         if result.dryRun {
-            row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
+            block.row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
         } else if let written = result.writtenPath {
-            row(
+            block.row(
                 "written",
                 "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))"
             )
         }
-        return lines.joined(separator: "\n") + "\n"
+        return block.text
     }
 }

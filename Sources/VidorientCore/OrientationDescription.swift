@@ -174,9 +174,10 @@ extension OrientationDescription {
             ("ffmpeg -vf", d.ffmpegFilter.isEmpty ? "(nothing)" : d.ffmpegFilter),
             ("displayed", "\(d.displayWidth)x\(d.displayHeight)"),
         ]
-        var lines = [painter.paint("EXIF \(d.exifOrientation): \(d.summary)", .bold)]  // Orientation.phrase's words
-        lines += rows.map { painter.row($0.0, $0.1, width: 13) }
-        return lines.joined(separator: "\n") + "\n"
+        // The title in Orientation.phrase's words.
+        var block = TextBlock("EXIF \(d.exifOrientation): \(d.summary)", painter: painter, labelWidth: 13)
+        for (label, value) in rows { block.row(label, value) }
+        return block.text
     }
 
     private func format(_ value: Double) -> String {

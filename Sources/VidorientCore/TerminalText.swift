@@ -81,3 +81,24 @@ extension String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }
+
+/// A report for a person: the title in bold (a file's name, escaped), then rows of a label padded
+/// to `labelWidth` and a value; `text` ends in a newline. Every human report is one (inspect's,
+/// fix's, normalize's, orientation's).
+public struct TextBlock {
+    public let painter: TextPainter
+    public let labelWidth: Int
+    private var lines: [String]
+
+    public init(_ title: String, painter: TextPainter, labelWidth: Int) {
+        self.painter = painter
+        self.labelWidth = labelWidth
+        lines = [painter.paint(title.escapingControlCharacters, .bold)]
+    }
+
+    public mutating func row(_ label: String, _ value: String, style: TextPainter.Style = .dim) {
+        lines.append(painter.row(label, value, width: labelWidth, style: style))
+    }
+
+    public var text: String { lines.joined(separator: "\n") + "\n" }
+}

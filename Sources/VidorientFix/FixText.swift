@@ -17,25 +17,22 @@ struct PhotoFixReport {
     let painter: TextPainter
 
     var text: String {
-        var lines = [painter.paint(result.path.escapingControlCharacters, .bold)]
-        func row(_ label: String, _ value: String) {
-            lines.append(painter.row(label, value, width: 10))
-        }
-        row(result.format, "\(orientation(result.before)) -> \(painter.paint(orientation(result.after), .green))")
-        for place in result.places { row("changes", place.escapingControlCharacters) }
+        var block = TextBlock(result.path, painter: painter, labelWidth: 10)
+        block.row(result.format, "\(orientation(result.before)) -> \(painter.paint(orientation(result.after), .green))")
+        for place in result.places { block.row("changes", place.escapingControlCharacters) }
         let plural = result.bytesChanged == 1 ? "" : "s"
         let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
         if result.dryRun {
-            row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
+            block.row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
         } else if let written = result.writtenPath {
-            row(
+            block.row(
                 "written",
                 "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))"
             )
         } else {
-            row("unchanged", "already as asked; nothing written")
+            block.row("unchanged", "already as asked; nothing written")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return block.text
     }
 
     private func orientation(_ state: PhotoFixResult.State) -> String {
@@ -52,29 +49,28 @@ struct FixReport {
     let painter: TextPainter
 
     var text: String {
-        var lines = [painter.paint(result.path.escapingControlCharacters, .bold)]
-        func row(_ label: String, _ value: String) {
-            lines.append(painter.row(label, value, width: 20))
-        }
+        var block = TextBlock(result.path, painter: painter, labelWidth: 20)
         for change in result.changes {
             // Numbered as inspect numbers streams, with the track's own ID (tkhd) beside it.
             let label =
                 change.trackID.map { id in change.streamIndex.map { "stream \($0) (track \(id))" } ?? "track \(id)" }
                 ?? "movie"
-            row(label, "\(orientation(change.before)) -> \(painter.paint(orientation(change.after), .green))")
-            row("matrix", "\(DisplayMatrix.text(change.before.matrix)) -> \(DisplayMatrix.text(change.after.matrix))")
+            block.row(label, "\(orientation(change.before)) -> \(painter.paint(orientation(change.after), .green))")
+            block.row(
+                "matrix", "\(DisplayMatrix.text(change.before.matrix)) -> \(DisplayMatrix.text(change.after.matrix))")
         }
         let changed = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") changed"
         if result.dryRun {
-            row(
+            block.row(
                 "dry run",
                 "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
         } else if let written = result.writtenPath {
-            row("written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
+            block.row(
+                "written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
         } else {
-            row("unchanged", "already as asked; nothing written")
+            block.row("unchanged", "already as asked; nothing written")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return block.text
     }
 
     private func orientation(_ state: FixResult.State) -> String {
