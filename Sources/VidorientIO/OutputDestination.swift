@@ -68,7 +68,9 @@ public enum OutputDestination: Sendable, Hashable {
                 }
             }
         }
-        let target = String(pathBytes: UnsafeRawBufferPointer(start: buffer, count: count))
+        // The bytes read inside the buffer's own access (a pointer made from the array for one
+        // call would dangle once that call returns).
+        let target = buffer.withUnsafeBytes { String(pathBytes: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         guard !target.hasPrefix("/") else { return target }
         return SafeWrite.split(path).folder + "/" + target
     }
