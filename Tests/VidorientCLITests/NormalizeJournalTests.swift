@@ -118,6 +118,24 @@ import VidorientTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: journal + ".originals").isEmpty)
     }
 
+    /// Where the originals would go is not a folder: nothing is written, the photo is left alone.
+    @Test func anOriginalsPathThatIsNotAFolderRefusesTheNormalize() throws {
+        let folder = try F.folder("journal-no-folder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try F.copy(Run.media("orient-6.png"), to: folder, as: "b.png")
+        let original = try F.bytes(path)
+        let journal = folder.appendingPathComponent("j.jsonl").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: journal + ".originals"))
+        let run = try Run.vidorient(["normalize", "--journal", journal, path])
+        #expect(run.status == 2)
+        #expect(
+            run.stderr.contains("could not keep the original") && run.stderr.contains("not a folder"), "\(run.stderr)")
+        #expect(try F.bytes(path) == original)
+        // The journal is opened first; no line is written.
+        let lines = try String(contentsOfFile: journal, encoding: .utf8)
+        #expect(lines.isEmpty, "\(lines)")
+    }
+
     @Test(arguments: [
         ["normalize", "--undo", "j.jsonl", "a.jpg"], ["normalize", "--undo", "j.jsonl", "--trim"],
         ["normalize", "a.jpg", "-o", "b.jpg", "--journal", "j.jsonl"],
