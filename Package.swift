@@ -133,7 +133,8 @@ let package = Package(
             ]),
         .testTarget(
             name: "VidorientAuditTests",
-            dependencies: ["VidorientAudit", "VidorientCore", "VidorientIO", "VidorientTestSupport"]),
+            // CSQLite: a test makes a cache as an older vidorient left it.
+            dependencies: ["CSQLite", "VidorientAudit", "VidorientCore", "VidorientIO", "VidorientTestSupport"]),
         // Runs the built `vidorient` binary end to end.
         .testTarget(
             name: "VidorientCLITests",

@@ -36,10 +36,13 @@ public struct CachedLine: Sendable, Hashable {
 }
 
 /// One stored result: the record's exact JSON line, and its findings' JSON apart, which is all a
-/// hit decodes when full records are not asked for (and, as `[]` for most files, nothing at all).
+/// hit decodes when full records are not asked for (and, as `[]` for most files, nothing at all),
+/// and their codes and severities (`FindingTally`), which is all a run that writes the lines
+/// reads of a hit. `codes` is nil in a row an older vidorient stored.
 public struct StoredResult: Sendable, Hashable {
     public var line: String
     public var findings: String
+    public var codes: String?
 }
 
 /// A SQLite file of audit results, one row per path and set of result-changing options. A file
@@ -56,9 +59,10 @@ public final class AuditCache: Sendable {
     static let applicationID: Int32 = 0x564F_4143
 
     public let path: String
-    /// Decode each hit's `video` too. Without it a hit's `video` is nil and only `findings` and
-    /// `cached` (the exact line, which the writers replay) are filled: re-audits of unchanged
-    /// libraries are dominated by that decoding otherwise.
+    /// Decode each hit's `video` and `photo` too (so does a run with `--where`, which reads them).
+    /// Without it a hit's `video` is nil and only `findings` and `cached` (the exact line, which
+    /// the writers replay) are filled: re-audits of unchanged libraries are dominated by that
+    /// decoding otherwise.
     public let fullRecords: Bool
     /// The one connection that writes (and answers `lookup`).
     private let database: Mutex<Database?>
@@ -135,6 +139,8 @@ public final class AuditCache: Sendable {
         private var decodedFindings: [String: [Finding]] = [:]
         /// Decoded findings with their file's path taken out, by `FindingsTemplate.key`.
         private var findingShapes: [String: [Finding]] = [:]
+        /// Parsed tallies, by their stored text.
+        private var tallies: [String: FindingTally] = [:]
 
         /// Rows stored per write transaction: enough to make the commit's cost small per row,
         /// few enough that another audit sharing the cache waits little.
@@ -174,11 +180,46 @@ public final class AuditCache: Sendable {
             guard let (line, findings) = try? (encoder.encode(record), encoder.encode(record.findings)) else {
                 return record
             }
-            pending.append(PendingRow(path: path, key: key, result: StoredResult(line: line, findings: findings)))
+            let result = StoredResult(line: line, findings: findings, codes: FindingTally(record.findings).stored)
+            pending.append(PendingRow(path: path, key: key, result: result))
             if pending.count >= Session.batch { store() }
             // Encoded once: the writers use this line instead of encoding the record again.
             record.cached = CachedLine(line: line)
             return record
+        }
+
+        /// For a run that writes each record's JSON line as stored (`Auditor.run`'s `replay`): when
+        /// the cache answers for the file, `body` gets its line (the bytes SQLite holds, valid
+        /// during the call: nothing is decoded or copied first) and its findings' tally, and the
+        /// answer is true. False when the file must be read, or its row is an older vidorient's
+        /// without a tally (then `record(for:key:audit:)` answers as it does for every run).
+        public func replay(_ path: String, key: FileKey, _ body: (UnsafeRawBufferPointer, FindingTally) -> Void) -> Bool
+        {
+            guard let reader = connection() else { return false }
+            do throws(SQLiteError) {
+                let found = try reader.lookupLine(path, optionsKey: optionsKey, key: key) { line, codes in
+                    guard let tally = tally(of: codes) else { return false }
+                    body(line, tally)
+                    return true
+                }
+                if found { counters.hits += 1 }
+                return found
+            } catch {
+                self.reader = nil
+                cache.fail(error)
+                return false
+            }
+        }
+
+        /// A row's tally, parsed once per session for each text (a library has a few dozen).
+        private func tally(of codes: UnsafeRawBufferPointer) -> FindingTally? {
+            if codes.isEmpty { return FindingTally.empty }
+            let text = String(decoding: codes, as: UTF8.self)
+            if let known = tallies[text] { return known }
+            guard let tally = FindingTally(stored: text) else { return nil }
+            if tallies.count >= 4096 { tallies.removeAll(keepingCapacity: true) }
+            tallies[text] = tally
+            return tally
         }
 
         /// Stores what is pending and closes this session's connection.
@@ -197,7 +238,8 @@ public final class AuditCache: Sendable {
 
         /// A hit as a record: its findings (or, with `fullRecords`, everything) decoded.
         private func replay(_ stored: StoredResult, path: String) throws -> AuditRecord {
-            if cache.fullRecords {
+            // `--where` reads a record's video and photo, which are not decoded otherwise.
+            if cache.fullRecords || !options.conditions.isEmpty {
                 return try JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))
             }
             if stored.findings == "[]" { return AuditRecord(path: path, video: nil, findings: []) }
@@ -223,13 +265,18 @@ public final class AuditCache: Sendable {
             return AuditRecord(path: path, video: nil, findings: findings)
         }
 
-        private func lookup(_ path: String, key: FileKey) -> StoredResult? {
+        /// This session's reading connection, opened on first use; nil once the cache failed.
+        private func connection() -> Database? {
             guard !cache.broken.load(ordering: .relaxed) else { return nil }
             if !opened {
                 opened = true
                 do throws(SQLiteError) { reader = try Database.connect(cache.path) } catch { cache.fail(error) }
             }
-            guard let reader else { return nil }
+            return reader
+        }
+
+        private func lookup(_ path: String, key: FileKey) -> StoredResult? {
+            guard let reader = connection() else { return nil }
             do throws(SQLiteError) {
                 return try reader.lookup(path, optionsKey: optionsKey, key: key)
             } catch {
@@ -398,6 +445,8 @@ private final class Database: @unchecked Sendable {
     /// one statement on its own takes and drops SQLite's file locks each time, which costs more
     /// than the lookup.
     private var transaction = Transaction.none
+    /// The options key `select` holds bound.
+    private var selectOptions: String?
     private var transactionStart = 0.0
 
     private enum Transaction { case none, reading, writing }
@@ -408,7 +457,8 @@ private final class Database: @unchecked Sendable {
         var insert: OpaquePointer?
         var status = sqlite3_prepare_v2(
             handle,
-            "SELECT device, inode, size, mtime_ns, ctime_ns, findings, record FROM files WHERE path = ? AND options = ?",
+            "SELECT device, inode, size, mtime_ns, ctime_ns, findings, record, codes FROM files "
+                + "WHERE path = ? AND options = ?",
             -1, &select, nil)
         guard status == SQLITE_OK, let select else {
             sqlite3_close_v2(handle)
@@ -416,8 +466,9 @@ private final class Database: @unchecked Sendable {
         }
         status = sqlite3_prepare_v2(
             handle,
-            "INSERT OR REPLACE INTO files (path, options, device, inode, size, mtime_ns, ctime_ns, findings, record) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &insert, nil)
+            "INSERT OR REPLACE INTO files "
+                + "(path, options, device, inode, size, mtime_ns, ctime_ns, findings, record, codes) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &insert, nil)
         guard status == SQLITE_OK, let insert else {
             sqlite3_finalize(select)
             sqlite3_close_v2(handle)
@@ -508,7 +559,7 @@ private final class Database: @unchecked Sendable {
                     CREATE TABLE IF NOT EXISTS files (
                         path BLOB NOT NULL, options TEXT NOT NULL, device INTEGER NOT NULL, inode INTEGER NOT NULL,
                         size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
-                        findings TEXT NOT NULL, record TEXT NOT NULL, UNIQUE (path, options));
+                        findings TEXT NOT NULL, record TEXT NOT NULL, codes TEXT, UNIQUE (path, options));
                     PRAGMA application_id = \(AuditCache.applicationID);
                     PRAGMA user_version = \(AuditCache.formatVersion);
                     COMMIT;
@@ -525,6 +576,7 @@ private final class Database: @unchecked Sendable {
                 throw SQLiteError(code: -1, reason: "is in an older cache format (\(format))")
             } else {
                 try exec(handle, "PRAGMA journal_mode = WAL")
+                try addCodesColumn(handle)
             }
             try exec(handle, "PRAGMA synchronous = NORMAL")
             return try Database(handle: handle)
@@ -534,21 +586,80 @@ private final class Database: @unchecked Sendable {
         }
     }
 
+    /// A cache made before rows kept their findings' tally gets the column (its rows' is NULL: such
+    /// a row is answered by decoding its findings, until its file is audited again). Under the
+    /// write lock, so two audits opening the same old cache add it once.
+    private static func addCodesColumn(_ handle: OpaquePointer) throws(SQLiteError) {
+        let query = "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'codes'"
+        guard try integer(handle, query) == 0 else { return }
+        try exec(handle, "BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+            if try integer(handle, query) == 0 { try exec(handle, "ALTER TABLE files ADD COLUMN codes TEXT") }
+            try exec(handle, "COMMIT")
+        } catch {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
     func lookup(_ path: String, optionsKey: String, key: FileKey) throws(SQLiteError) -> StoredResult? {
+        try withRow(path, optionsKey: optionsKey, key: key) { () -> StoredResult? in
+            guard let findings = sqlite3_column_text(select, 5), let line = sqlite3_column_text(select, 6) else {
+                return nil
+            }
+            let codes = sqlite3_column_text(select, 7).map { String(cString: $0) }
+            return StoredResult(line: String(cString: line), findings: String(cString: findings), codes: codes)
+        } ?? nil
+    }
+
+    /// The stored line and tally's bytes of `path`'s row if its key matches, for `body` (they are
+    /// SQLite's, valid during the call); false when there is no such row, or `body` says so.
+    func lookupLine(
+        _ path: String, optionsKey: String, key: FileKey,
+        _ body: (_ line: UnsafeRawBufferPointer, _ codes: UnsafeRawBufferPointer) -> Bool
+    ) throws(SQLiteError) -> Bool {
+        try withRow(path, optionsKey: optionsKey, key: key) { () -> Bool in
+            // NULL: a row stored before the tally was.
+            guard sqlite3_column_type(select, 7) != SQLITE_NULL, let line = sqlite3_column_blob(select, 6) else {
+                return false
+            }
+            let lineBytes = UnsafeRawBufferPointer(start: line, count: Int(sqlite3_column_bytes(select, 6)))
+            let codes = sqlite3_column_blob(select, 7)
+            let codesBytes = UnsafeRawBufferPointer(start: codes, count: Int(sqlite3_column_bytes(select, 7)))
+            return body(lineBytes, codesBytes)
+        } ?? false
+    }
+
+    /// `body` on the row of `path` while the statement holds it, if its key matches; nil otherwise.
+    private func withRow<T>(_ path: String, optionsKey: String, key: FileKey, _ body: () -> T) throws(SQLiteError)
+        -> T?
+    {
         if transaction == .reading && MonotonicClock.now - transactionStart > 1 { try commit() }
         try begin(.reading)
         defer { sqlite3_reset(select) }
-        try bind(select, path: path, optionsKey: optionsKey)
-        let status = sqlite3_step(select)
-        if status == SQLITE_DONE { return nil }
-        guard status == SQLITE_ROW else { throw SQLiteError(status, handle) }
-        guard UInt64(bitPattern: sqlite3_column_int64(select, 0)) == key.device,
-            UInt64(bitPattern: sqlite3_column_int64(select, 1)) == key.inode,
-            sqlite3_column_int64(select, 2) == key.size, sqlite3_column_int64(select, 3) == key.mtimeNanoseconds,
-            sqlite3_column_int64(select, 4) == key.ctimeNanoseconds, let findings = sqlite3_column_text(select, 5),
-            let line = sqlite3_column_text(select, 6)
-        else { return nil }
-        return StoredResult(line: String(cString: line), findings: String(cString: findings))
+        if selectOptions != optionsKey {
+            // Kept across lookups (a reset keeps the bindings): one session asks with one key.
+            try bind(select, text: optionsKey, at: 2)
+            selectOptions = optionsKey
+        }
+        var path = path
+        let found: Result<T?, SQLiteError> = path.withUTF8 { bytes in
+            // Paths are bytes to the kernel; stored as a BLOB they compare byte for byte. Bound
+            // without a copy (a nil destructor is SQLITE_STATIC): SQLite reads them in this
+            // step, and copying them took a lock SQLite's allocator shares between threads.
+            var status = sqlite3_bind_blob(select, 1, bytes.baseAddress, Int32(bytes.count), nil)
+            guard status == SQLITE_OK else { return .failure(SQLiteError(status, handle)) }
+            status = sqlite3_step(select)
+            if status == SQLITE_DONE { return .success(nil) }
+            guard status == SQLITE_ROW else { return .failure(SQLiteError(status, handle)) }
+            guard UInt64(bitPattern: sqlite3_column_int64(select, 0)) == key.device,
+                UInt64(bitPattern: sqlite3_column_int64(select, 1)) == key.inode,
+                sqlite3_column_int64(select, 2) == key.size, sqlite3_column_int64(select, 3) == key.mtimeNanoseconds,
+                sqlite3_column_int64(select, 4) == key.ctimeNanoseconds
+            else { return .success(nil) }
+            return .success(body())
+        }
+        return try found.get()
     }
 
     func store(_ path: String, optionsKey: String, key: FileKey, result: StoredResult) throws(SQLiteError) {
@@ -563,14 +674,8 @@ private final class Database: @unchecked Sendable {
         sqlite3_bind_int64(insert, 5, key.size)
         sqlite3_bind_int64(insert, 6, key.mtimeNanoseconds)
         sqlite3_bind_int64(insert, 7, key.ctimeNanoseconds)
-        for (index, value) in [(Int32(8), result.findings), (Int32(9), result.line)] {
-            var text = value
-            let status = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) {
-                    vidorient_sqlite3_bind_text_transient(insert, index, $0.baseAddress, Int32($0.count))
-                }
-            }
-            guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
+        for (index, value) in [(Int32(8), result.findings), (Int32(9), result.line), (Int32(10), result.codes)] {
+            if let value { try bind(insert, text: value, at: index) } else { sqlite3_bind_null(insert, index) }
         }
         let step = sqlite3_step(insert)
         guard step == SQLITE_DONE else { throw SQLiteError(step, handle) }
@@ -599,14 +704,19 @@ private final class Database: @unchecked Sendable {
     private func bind(_ statement: OpaquePointer, path: String, optionsKey: String) throws(SQLiteError) {
         // Paths are bytes to the kernel; stored as a BLOB they compare byte for byte.
         var path = path
-        var status = path.withUTF8 {
+        let status = path.withUTF8 {
             vidorient_sqlite3_bind_blob_transient(statement, 1, $0.baseAddress, Int32($0.count))
         }
         guard status == SQLITE_OK else { throw SQLiteError(status, handle) }
-        var options = optionsKey
-        status = options.withUTF8 { bytes in
+        try bind(statement, text: optionsKey, at: 2)
+    }
+
+    /// `text` as parameter `index` of `statement`, copied by SQLite.
+    private func bind(_ statement: OpaquePointer, text: String, at index: Int32) throws(SQLiteError) {
+        var text = text
+        let status = text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) {
-                vidorient_sqlite3_bind_text_transient(statement, 2, $0.baseAddress, Int32($0.count))
+                vidorient_sqlite3_bind_text_transient(statement, index, $0.baseAddress, Int32($0.count))
             }
         }
         guard status == SQLITE_OK else { throw SQLiteError(status, handle) }

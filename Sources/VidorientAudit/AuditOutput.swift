@@ -101,10 +101,32 @@ public struct AuditWriter: Sendable {
         if marked { chunk.marks.append(AuditChunk.Mark(path: record.path, end: chunk.text.count)) }
     }
 
-    /// A chunk's text, for the output; `first`: nothing was written before it.
-    public func text(of chunk: AuditChunk, first: Bool) -> ArraySlice<UInt8> {
-        if first, format == .json, chunk.text.first == UInt8(ascii: ",") { return chunk.text.dropFirst() }
-        return chunk.text[...]
+    /// Whether `render(stored:path:into:marked:)` stands for `render(_:into:marked:)`: the output
+    /// is each record's JSON line, as the audit cache stores it.
+    public var writesStoredLines: Bool { format == .jsonl || format == .json }
+
+    /// A record the cache answers for, by its stored JSON line (`writesStoredLines`), into a
+    /// worker's chunk as `render(_:into:marked:)` puts the record.
+    public func render(stored line: UnsafeRawBufferPointer, path: String, into chunk: inout AuditChunk, marked: Bool) {
+        if format == .json { chunk.text += ",\n".utf8 }
+        chunk.text.append(
+            contentsOf: UnsafeBufferPointer(
+                start: line.baseAddress?.assumingMemoryBound(to: UInt8.self), count: line.count))
+        if format == .jsonl { chunk.text.append(UInt8(ascii: "\n")) }
+        if marked { chunk.marks.append(AuditChunk.Mark(path: path, end: chunk.text.count)) }
+    }
+
+    /// `Auditor.run`'s `replay` for this output: `render(stored:path:into:marked:)`, nil where the
+    /// output is not the stored lines.
+    public func replay(marked: Bool) -> (@Sendable (String, UnsafeRawBufferPointer, inout AuditChunk) -> Void)? {
+        guard writesStoredLines else { return nil }
+        return { path, line, chunk in render(stored: line, path: path, into: &chunk, marked: marked) }
+    }
+
+    /// Output text (a chunk's, or a block of sorted records'); `first`: nothing was written before it.
+    public func text(of text: [UInt8], first: Bool) -> ArraySlice<UInt8> {
+        if first, format == .json, text.first == UInt8(ascii: ",") { return text.dropFirst() }
+        return text[...]
     }
 
     public func end(_ summary: AuditSummary) -> String {

@@ -121,6 +121,11 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     public struct FolderCount: Sendable, Hashable {
         public var files = 0
         public var failing = 0
+
+        mutating func add(failing fails: Bool) {
+            files += 1
+            if fails { failing += 1 }
+        }
     }
 
     public init() {}
@@ -149,19 +154,23 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     }
 
     mutating func add(_ record: AuditRecord, failOn: Severity) {
+        add(path: record.path, tally: FindingTally(record.findings), failOn: failOn)
+    }
+
+    /// One file, by what its findings count: a record, or a line the cache replays undecoded.
+    mutating func add(path: String, tally: FindingTally, failOn: Severity) {
         files += 1
-        if !record.findings.isEmpty { filesWithFindings += 1 }
-        if record.isUnreadable { unreadable += 1 }
-        let fails = record.findings.contains {
-            $0.severity >= failOn && $0.kind.map(AuditRecord.unreadableCodes.contains) != true
-        }
+        if !tally.entries.isEmpty { filesWithFindings += 1 }
+        if tally.isUnreadable { unreadable += 1 }
+        let fails = tally.fails(at: failOn)
         if fails { failing += 1 }
-        let folder = record.path.lastIndex(of: "/").map { String(record.path[..<$0]) } ?? "."
-        folders[folder, default: FolderCount()].files += 1
-        if fails { folders[folder, default: FolderCount()].failing += 1 }
-        for finding in record.findings {
-            findingsByCode[finding.code, default: 0] += 1
-            findingsBySeverity[finding.severity.rawValue, default: 0] += 1
+        // On the bytes: asked of every file, and a search by characters cost a twentieth of a warm run.
+        let bytes = path.utf8
+        let folder = bytes.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
+        folders[folder, default: FolderCount()].add(failing: fails)
+        for entry in tally.entries {
+            findingsByCode[entry.code, default: 0] += 1
+            findingsBySeverity[entry.severity.rawValue, default: 0] += 1
         }
     }
 
@@ -202,6 +211,50 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         try c.encode(failOn, forKey: .failOn)
         try c.encode(exitStatus, forKey: .exitStatus)
     }
+}
+
+/// What a run's summary counts of one file's findings: each one's code and severity, in order.
+/// Kept beside each cached row (`AuditCache`), so a file the cache answers for is counted without
+/// its findings being decoded.
+public struct FindingTally: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public let code: String
+        public let severity: Severity
+    }
+
+    public let entries: [Entry]
+
+    /// No findings: most files.
+    static let empty = FindingTally([])
+
+    public init(_ findings: [Finding]) {
+        entries = findings.map { Entry(code: $0.code, severity: $0.severity) }
+    }
+
+    /// The stored form: `code severity` per finding, one a line (codes and severities are
+    /// kebab-case words); nil when a line is not that.
+    init?(stored: String) {
+        var entries: [Entry] = []
+        for line in stored.utf8.split(separator: UInt8(ascii: "\n")) {
+            let words = line.split(separator: UInt8(ascii: " "))
+            guard words.count == 2, let severity = Severity(rawValue: String(decoding: words[1], as: UTF8.self))
+            else { return nil }
+            entries.append(Entry(code: String(decoding: words[0], as: UTF8.self), severity: severity))
+        }
+        self.entries = entries
+    }
+
+    var stored: String { entries.map { "\($0.code) \($0.severity.rawValue)" }.joined(separator: "\n") }
+
+    /// Whether the file itself could not be probed (`AuditRecord.unreadableCodes`).
+    var isUnreadable: Bool { entries.contains { FindingTally.unreadable.contains($0.code) } }
+
+    /// Whether a finding other than being unreadable is at or above `failOn`.
+    func fails(at failOn: Severity) -> Bool {
+        entries.contains { $0.severity >= failOn && !FindingTally.unreadable.contains($0.code) }
+    }
+
+    private static let unreadable = Set(AuditRecord.unreadableCodes.map(\.rawValue))
 }
 
 /// How far a run has got, for a progress line.
@@ -263,8 +316,14 @@ public struct Auditor: Sendable {
     /// a time (`deliver`, called one at a time, as are `note` and `progress`). A chunk goes out
     /// when it holds 64 KiB of text or 256 records, a tenth of a second after the worker's last,
     /// when the worker has nothing else to do, and at the end: nothing is taken or woken per file.
+    ///
+    /// `replay`, for an output that is each record's JSON line as the cache stores it: a file the
+    /// cache answers for is handed to it as its path and stored line, with no record decoded
+    /// (`AuditCache.Session.replay`). Not used where a record is needed after all: `--decisions`
+    /// and `--where` read the record.
     public func run(
         _ source: Source, render: @escaping @Sendable (AuditRecord, inout AuditChunk) -> Void,
+        replay: (@Sendable (String, UnsafeRawBufferPointer, inout AuditChunk) -> Void)? = nil,
         deliver: @escaping (AuditChunk) -> Void, note: @escaping (WalkNote) -> Void = { _ in },
         progress: @escaping (AuditProgress) -> Void = { _ in }
     ) -> AuditSummary {
@@ -279,6 +338,7 @@ public struct Auditor: Sendable {
         // run is reported and skipped (`ReaderCrashes`).
         let crashes = options.cache.map { ReaderCrashes(cachePath: $0.path, workers: workers) }
         let walk = LibraryWalk(options: options.walk)
+        let replay = options.decisions == nil && options.conditions.isEmpty ? replay : nil
         let noted: @Sendable (WalkNote) -> Void = { walkNote in output.withLock { $0.take(walkNote) } }
         // Every worker walks as well as audits: it takes the next unit, a folder to list or files
         // to audit, so the walk is split across the workers with no thread of its own (a walk
@@ -288,6 +348,7 @@ public struct Auditor: Sendable {
             let session = options.cache?.session(options: options)
             defer { session?.finish() }
             var chunk = AuditChunk()
+            chunk.reset()
             var lastDelivery = MonotonicClock.now
             let hand = {
                 guard chunk.count > 0 else { return }
@@ -301,7 +362,8 @@ public struct Auditor: Sendable {
             while let unit = queue.take(beforeWaiting: hand) {
                 switch unit {
                 case .folder(let folder):
-                    let units = WalkQueue.units(walk.list(folder, note: noted), workers: workers)
+                    let listed = walk.listKeepingOpen(folder, note: noted)
+                    let units = WalkQueue.units(listed.entries, in: listed.open, workers: workers)
                     found.add(units.files, ordering: .relaxed)
                     queue.put(units.units)
                 case .files(let files):
@@ -309,10 +371,23 @@ public struct Auditor: Sendable {
                         let key: FileKey?
                         switch file.key {
                         case .known(let known): key = known
-                        case .walked:
-                            guard let walked = walk.key(ofWalked: file.path, note: noted) else { continue }
+                        case .walked(let folder):
+                            guard let walked = walk.key(ofWalked: file.path, in: folder, note: noted) else { continue }
                             key = walked
                         case .listed: key = nil
+                        }
+                        // A hit whose stored line is the output: counted and written as stored.
+                        if let replay, let session, let key,
+                            session.replay(
+                                file.path, key: key,
+                                { line, tally in
+                                    chunk.summary.add(path: file.path, tally: tally, failOn: options.failOn)
+                                    chunk.count += 1
+                                    replay(file.path, line, &chunk)
+                                })
+                        {
+                            if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
+                            continue
                         }
                         // A file is read only when the cache cannot answer for it, and only then
                         // does the worker's crash slot name it: a hit is one `lstat` and a lookup.
@@ -496,8 +571,14 @@ public struct AuditChunk: Sendable {
         public var end: Int
     }
 
+    /// Room for a full chunk's text and the record that fills it: reserved at once, so a chunk
+    /// neither grows by doubling nor (past 128 KiB) becomes a mapping of its own.
+    static let textCapacity = (1 << 16) + (1 << 13)
+
     mutating func reset() {
+        if text.capacity > AuditChunk.textCapacity { text = [] }
         text.removeAll(keepingCapacity: true)
+        text.reserveCapacity(AuditChunk.textCapacity)
         records.removeAll(keepingCapacity: true)
         marks.removeAll(keepingCapacity: true)
         count = 0
@@ -554,8 +635,9 @@ final class WalkQueue: @unchecked Sendable {
     enum Key: Sendable {
         /// What the walk's own `lstat` (or a link's `stat`) said.
         case known(FileKey)
-        /// A regular file by its folder's listing: the worker takes its `lstat`.
-        case walked
+        /// A regular file by its folder's listing: the worker takes its `lstat` (in the folder,
+        /// when the listing kept it open).
+        case walked(OpenFolder?)
         /// A path from a list, taken as given (links followed).
         case listed
     }
@@ -613,7 +695,9 @@ final class WalkQueue: @unchecked Sendable {
 
     /// A step of the walk as units: each folder one, the files between them in batches small
     /// enough that a folder's files spread over the workers (at least 8, at most `batch`).
-    static func units(_ entries: [LibraryWalk.Entry], workers: Int) -> (units: [Unit], files: Int) {
+    static func units(
+        _ entries: [LibraryWalk.Entry], in folder: OpenFolder? = nil, workers: Int
+    ) -> (units: [Unit], files: Int) {
         let files = entries.count(where: { if case .file = $0 { true } else { false } })
         let size = max(8, min(batch, files / (4 * max(1, workers))))
         var units: [Unit] = []
@@ -621,7 +705,7 @@ final class WalkQueue: @unchecked Sendable {
         for entry in entries {
             switch entry {
             case .file(let path, let key):
-                pending.append(File(path: path, key: key.map { .known($0) } ?? .walked))
+                pending.append(File(path: path, key: key.map { .known($0) } ?? .walked(folder)))
                 if pending.count >= size {
                     units.append(.files(pending))
                     pending.removeAll(keepingCapacity: true)

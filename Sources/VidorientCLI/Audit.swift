@@ -189,10 +189,7 @@ struct Audit: ParsableCommand {
         } else {
             source = .walk(paths)
         }
-        var page: HTMLReport?
-        if let html {
-            page = try orExit(HTMLReport(path: html, thumbnails: thumbnails), say: couldNotWrite)
-        }
+        let page = try html.map { try orExit(HTMLReport(path: $0, thumbnails: thumbnails), say: couldNotWrite) }
         let progress = ProgressLine(enabled: progressOption.showProgress && ProgressBar.allowed)
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var first = true
@@ -207,10 +204,12 @@ struct Audit: ParsableCommand {
                 writer.render(record, into: &chunk, marked: sorts)
                 if keepsRecords { chunk.records.append(record) }
             },
+            // The page reads each record: no stored line stands for one there.
+            replay: keepsRecords ? nil : writer.replay(marked: sorts),
             deliver: { chunk in
                 for record in chunk.records { page?.add(record) }
                 if sorts { return held.add(chunk) }
-                let text = writer.text(of: chunk, first: first)
+                let text = writer.text(of: chunk.text, first: first)
                 guard !text.isEmpty else { return }
                 // Only a terminal shows stdout and stderr on one screen: clear the line first there.
                 if stdoutIsTerminal { progress.clear() }
@@ -223,7 +222,11 @@ struct Audit: ParsableCommand {
             },
             progress: { progress.show($0) })
         progress.clear()
-        if sorts { Terminal.output(writer.text(of: held.chunk(), first: first)) }
+        // Empty unless sorted.
+        held.write { block in
+            Terminal.output(writer.text(of: block, first: first))
+            first = false
+        }
         write(writer.end(summary))
         if let decisions = options.decisions {
             let held = decisions.heldBack

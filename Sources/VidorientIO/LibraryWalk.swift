@@ -1,3 +1,4 @@
+import Synchronization
 public import VidorientCore
 
 /// Which files count as media when a directory is walked.
@@ -18,9 +19,17 @@ public enum MediaPaths {
         "jxl",
     ]
 
+    private static let longestExtension = mediaExtensions.map(\.utf8.count).max() ?? 0
+
     public static func isMedia(_ path: String) -> Bool {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-        return mediaExtensions.contains(path[path.index(after: dot)...].lowercased())
+        // On the UTF-8 bytes: asked of every file a walk lists, and characters cost more.
+        let bytes = path.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")),
+            !bytes[dot...].contains(UInt8(ascii: "/"))
+        else { return false }
+        let suffix = bytes[bytes.index(after: dot)...]
+        guard suffix.count <= longestExtension else { return false }
+        return mediaExtensions.contains(String(decoding: suffix, as: UTF8.self).lowercased())
     }
 }
 
@@ -200,9 +209,15 @@ public struct LibraryWalk: Sendable {
     /// asked about here (its key is taken where it is audited, so that the `lstat`s of a big
     /// folder spread over the threads); links, folders and names of unknown type are.
     package func list(_ folder: Folder, note: (WalkNote) -> Void) -> [Entry] {
-        guard let names = LibraryWalk.sortedEntries(in: folder.path) else {
+        listKeepingOpen(folder, note: note).entries
+    }
+
+    /// `list`, the folder kept open for its files' keys (`key(ofWalked:in:note:)`), when fewer than
+    /// `OpenFolder.limit` are open.
+    package func listKeepingOpen(_ folder: Folder, note: (WalkNote) -> Void) -> (entries: [Entry], open: OpenFolder?) {
+        guard let (names, open) = LibraryWalk.sortedEntries(in: folder.path, keepingOpen: true) else {
             note(WalkNote(kind: .unreadableDirectory, path: folder.path, reason: LibraryWalk.errnoReason()))
-            return []
+            return ([], nil)
         }
         var entries: [Entry] = []
         entries.reserveCapacity(names.count)
@@ -245,14 +260,20 @@ public struct LibraryWalk: Sendable {
                 entries.append(.file(path, FileKey(status)))
             }
         }
-        return entries
+        return (entries, open)
     }
 
     /// The key of a file `list` handed over without one: its `lstat`, asked by the thread that
     /// audits it. Nil when it is gone (said, as the walk says it) or is no longer a regular file.
-    package func key(ofWalked path: String, note: (WalkNote) -> Void) -> FileKey? {
+    /// `folder`: the folder `list` found it in, still open: the `lstat` is then of the name in it
+    /// (`fstatat`), and the kernel does not walk the whole path again for every file.
+    package func key(ofWalked path: String, in folder: OpenFolder? = nil, note: (WalkNote) -> Void) -> FileKey? {
         var status = stat()
-        guard path.withPathCString({ lstat($0, &status) }) == 0 else {
+        let asked = path.withPathCString { path in
+            guard let folder, let slash = strrchr(path, Int32(UInt8(ascii: "/"))) else { return lstat(path, &status) }
+            return fstatat(folder.descriptor, slash + 1, &status, AT_SYMLINK_NOFOLLOW)
+        }
+        guard asked == 0 else {
             note(WalkNote(kind: .missing, path: path, reason: LibraryWalk.errnoReason()))
             return nil
         }
@@ -423,15 +444,55 @@ extension LibraryWalk {
     /// The same names with the type the folder gives each (`d_type`: `DT_REG`, `DT_DIR`, …, or
     /// `DT_UNKNOWN` where the file system does not say), sorted by name.
     package static func sortedEntries(in directory: String) -> [(name: String, type: UInt8)]? {
+        sortedEntries(in: directory, keepingOpen: false)?.entries
+    }
+
+    /// The same, and the folder kept open (`OpenFolder`) when asked and fewer than the limit are.
+    package static func sortedEntries(
+        in directory: String, keepingOpen: Bool
+    ) -> (entries: [(name: String, type: UInt8)], open: OpenFolder?)? {
         guard let handle = directory.withPathCString({ opendir($0) }) else { return nil }
         defer { closedir(handle) }
         var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(pathBytes: raw.prefix(while: { $0 != 0 }))
+                let bytes = UnsafeRawBufferPointer(rebasing: raw.prefix(while: { $0 != 0 }))
+                // Most names are ASCII, which is its own decoding (and holds no escaped byte).
+                return bytes.allSatisfy({ $0 < 0x80 })
+                    ? String(decoding: bytes, as: UTF8.self) : String(pathBytes: bytes)
             }
             if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
         }
-        return entries.sorted { $0.name < $1.name }
+        return (entries.sorted { $0.name < $1.name }, keepingOpen ? OpenFolder(dirfd(handle)) : nil)
+    }
+}
+
+/// A folder the walk listed, kept open while its files wait to be audited: each file's `lstat` is
+/// taken in it (`fstatat` of the name), not through the whole path again (a twelfth of a warm
+/// audit went to the kernel's walk of the same folders' names). Closed when the last of its files
+/// lets go of it. At most `limit` are open at once (a deep tree keeps a folder open per level);
+/// past that a folder's files are asked by their whole path.
+package final class OpenFolder: Sendable {
+    package let descriptor: Int32
+    static let limit = 256
+    private static let open = Atomic<Int>(0)
+
+    /// A copy of `descriptor` (a listing's), or nil when `limit` are open or it cannot be copied.
+    init?(_ descriptor: Int32) {
+        guard OpenFolder.open.add(1, ordering: .relaxed).newValue <= OpenFolder.limit else {
+            OpenFolder.open.subtract(1, ordering: .relaxed)
+            return nil
+        }
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else {
+            OpenFolder.open.subtract(1, ordering: .relaxed)
+            return nil
+        }
+        self.descriptor = copy
+    }
+
+    deinit {
+        close(descriptor)
+        OpenFolder.open.subtract(1, ordering: .relaxed)
     }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Synchronization
 import Testing
@@ -34,6 +35,45 @@ func jsonl(_ source: Auditor.Source, cache: AuditCache?, deep: Bool = false) -> 
         $0.jobs = 2
     }
     return (run.records.map { writer.record($0, first: false) }.sorted(), (cache?.counters.hits ?? 0) - before)
+}
+
+/// A run as `audit --jsonl`/`--json` makes it: each worker renders its records (and, with
+/// `replaying`, the cache's stored lines as they are) into marked chunks, written in path order.
+/// The text, the summary (its time set to 0) and how many files went by their stored line.
+func renderedRun(_ root: String, format: AuditFormat, cache: AuditCache?, replaying: Bool) -> (
+    text: [UInt8], summary: AuditSummary, replayed: Int
+) {
+    let writer = AuditWriter(format: format)
+    let replayed = Mutex(0)
+    var options = AuditOptions()
+    options.cache = cache
+    options.jobs = 2
+    var held = SortedRecords()
+    var replay: (@Sendable (String, UnsafeRawBufferPointer, inout AuditChunk) -> Void)?
+    if replaying {
+        replay = { path, line, chunk in
+            replayed.withLock { $0 += 1 }
+            writer.render(stored: line, path: path, into: &chunk, marked: true)
+        }
+    }
+    var summary = Auditor(options: options).run(
+        .walk([root]), render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
+        replay: replay, deliver: { held.add($0) })
+    summary.seconds = 0
+    var text: [UInt8] = []
+    held.write { text += $0 }
+    return (text, summary, replayed.withLock { $0 })
+}
+
+/// Runs SQL on the cache file through a connection of its own (SQLite as vidorient loads it).
+func executeSQL(_ path: String, _ sql: String) throws {
+    var error = [CChar](repeating: 0, count: 256)
+    try #require(vo_sqlite_load(&error, error.count) == 0)
+    var handle: OpaquePointer?
+    try #require(sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+    defer { sqlite3_close_v2(handle) }
+    let status = sqlite3_exec(handle, sql, nil, nil, nil)
+    try #require(status == SQLITE_OK, "\(sql): \(String(cString: sqlite3_errmsg(handle)))")
 }
 
 /// Sets a file's mtime back to what it was (ctime cannot be set back: that is the point).
@@ -231,6 +271,81 @@ func restoreModificationTime(_ path: String, _ status: stat) {
             #expect(run.hits == 0, "nothing from the old file is trusted")
             #expect(run.lines == jsonl(.walk([library.root.path]), cache: nil).lines)
         }
+    }
+
+    /// What `audit --jsonl` and `--json` write for a file the cache answers for is its stored line,
+    /// undecoded (issue 32), and the run counts it as the decoded record: the same text, in the
+    /// same order, and the same summary as a fresh audit's.
+    @Test(arguments: [AuditFormat.jsonl, .json])
+    func storedLinesAreWrittenAndCountedAsFreshRecords(format: AuditFormat) throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let cache = try #require(fixture.open())
+        let fresh = renderedRun(library.root.path, format: format, cache: nil, replaying: true)
+        let cold = renderedRun(library.root.path, format: format, cache: cache, replaying: true)
+        let warm = renderedRun(library.root.path, format: format, cache: cache, replaying: true)
+        #expect(fresh.summary.files > 10 && fresh.summary.failing > 0 && fresh.summary.unreadable > 0)
+        #expect(cold.replayed == 0)
+        #expect(warm.replayed == fresh.summary.files, "every unchanged file goes by its stored line")
+        #expect(cold.text == fresh.text)
+        #expect(warm.text == fresh.text)
+        #expect(warm.summary == fresh.summary)
+        #expect(warm.summary.folders == fresh.summary.folders)
+    }
+
+    /// `--where` tests what a record says of its video and photo, which a hit does not decode for
+    /// an ordinary run: with a warm cache it keeps the same files as without one (it kept only the
+    /// unreadable ones, whose records say nothing to test).
+    @Test func whereKeepsTheSameFilesWithAWarmCache() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let cache = try #require(fixture.open())
+        let condition = try ReportCondition.parse("rotation=90")
+        let kept = { (cache: AuditCache?) in
+            audit(.walk([library.root.path])) {
+                $0.cache = cache
+                $0.conditions = [condition]
+            }.records.map(\.path).sorted()
+        }
+        let fresh = kept(nil)
+        #expect(fresh.contains { $0.hasSuffix("orient-6.mp4") })
+        #expect(kept(cache) == fresh)
+        #expect(kept(cache) == fresh)
+        #expect(cache.counters.hits >= fresh.count)
+    }
+
+    /// A cache made before rows kept their findings' tally: opening it adds the column; its rows
+    /// are answered by their findings, as before, writing the same text; a file audited again is
+    /// stored with its tally and goes by its line from then on.
+    @Test func aCacheFromBeforeTheTallyIsStillAnswered() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let fresh = renderedRun(library.root.path, format: .jsonl, cache: nil, replaying: false)
+        do {
+            let cache = try #require(fixture.open())
+            _ = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+        }
+        try executeSQL(fixture.path, "ALTER TABLE files DROP COLUMN codes")
+        let cache = try #require(fixture.open())
+        let old = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+        #expect(old.replayed == 0)
+        #expect(cache.counters.hits == fresh.summary.files, "the old rows still answer")
+        #expect(old.text == fresh.text)
+        #expect(old.summary == fresh.summary)
+        // One file audited again (its ctime moved) is stored with its tally.
+        let clip = library.root.appendingPathComponent("trips/2024/orient-6.mp4").path
+        #expect(chmod(clip, 0o600) == 0)
+        _ = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+        let again = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+        #expect(again.replayed == 1)
+        #expect(again.text == fresh.text)
+        #expect(fixture.warnings.withLock { $0 }.isEmpty)
     }
 
     @Test func aCacheFromANewerVersionIsLeftAlone() throws {
