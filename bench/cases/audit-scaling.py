@@ -64,7 +64,7 @@ def SETUP(v):
             shutil.copyfile(f"{SKIMAGE}/{name}", f"{CONTENT}/{copy}/{name}")
     GROUPS[4]["files"] = 4 * len(photos)
     # The result cache filled once, untimed; every timed run finds every file unchanged.
-    subprocess.run(f"rm -f {CACHE}*", shell=True)
+    subprocess.run(f"rm -rf {CACHE}*", shell=True)
     subprocess.run([v["vidorient"], "audit", LIB, "--jsonl", "--no-progress", "--cache-path", CACHE],
                    stdout=subprocess.DEVNULL)
     k = lib["by_kind"]
