@@ -188,19 +188,19 @@ public final class AuditCache: Sendable {
             return record
         }
 
-        /// For a run that writes each record's JSON line as stored (`Auditor.run`'s `replay`): when
-        /// the cache answers for the file, `body` gets its line (the bytes SQLite holds, valid
-        /// during the call: nothing is decoded or copied first) and its findings' tally, and the
-        /// answer is true. False when the file must be read, or its row is an older vidorient's
-        /// without a tally (then `record(for:key:audit:)` answers as it does for every run).
-        public func replay(_ path: String, key: FileKey, _ body: (UnsafeRawBufferPointer, FindingTally) -> Void) -> Bool
+        /// For a run whose output can be made from a record's stored line (`Auditor.run`'s
+        /// `replay`): when the cache answers for the file, `body` gets its line (the bytes SQLite
+        /// holds, valid during the call: nothing is decoded or copied first) and its findings'
+        /// tally, and says whether that was enough. False when the file must be read, its row is an
+        /// older vidorient's without a tally, or `body` needs the record (then
+        /// `record(for:key:audit:)` answers as it does for every run).
+        public func replay(_ path: String, key: FileKey, _ body: (UnsafeRawBufferPointer, FindingTally) -> Bool) -> Bool
         {
             guard let reader = connection() else { return false }
             do throws(SQLiteError) {
                 let found = try reader.lookupLine(path, optionsKey: optionsKey, key: key) { line, codes in
                     guard let tally = tally(of: codes) else { return false }
-                    body(line, tally)
-                    return true
+                    return body(line, tally)
                 }
                 if found { counters.hits += 1 }
                 return found

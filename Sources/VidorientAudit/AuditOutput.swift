@@ -101,12 +101,8 @@ public struct AuditWriter: Sendable {
         if marked { chunk.marks.append(AuditChunk.Mark(path: record.path, end: chunk.text.count)) }
     }
 
-    /// Whether `render(stored:path:into:marked:)` stands for `render(_:into:marked:)`: the output
-    /// is each record's JSON line, as the audit cache stores it.
-    public var writesStoredLines: Bool { format == .jsonl || format == .json }
-
-    /// A record the cache answers for, by its stored JSON line (`writesStoredLines`), into a
-    /// worker's chunk as `render(_:into:marked:)` puts the record.
+    /// A record the cache answers for, by its stored JSON line (JSONL and JSON), into a worker's
+    /// chunk as `render(_:into:marked:)` puts the record.
     public func render(stored line: UnsafeRawBufferPointer, path: String, into chunk: inout AuditChunk, marked: Bool) {
         if format == .json { chunk.text += ",\n".utf8 }
         chunk.text.append(
@@ -116,11 +112,31 @@ public struct AuditWriter: Sendable {
         if marked { chunk.marks.append(AuditChunk.Mark(path: path, end: chunk.text.count)) }
     }
 
-    /// `Auditor.run`'s `replay` for this output: `render(stored:path:into:marked:)`, nil where the
-    /// output is not the stored lines.
-    public func replay(marked: Bool) -> (@Sendable (String, UnsafeRawBufferPointer, inout AuditChunk) -> Void)? {
-        guard writesStoredLines else { return nil }
-        return { path, line, chunk in render(stored: line, path: path, into: &chunk, marked: marked) }
+    /// A file the audit cache answers for, rendered from its stored JSON line and its findings'
+    /// tally without its record, into a worker's chunk; false when the record is needed.
+    public typealias Replay = @Sendable (String, UnsafeRawBufferPointer, FindingTally, inout AuditChunk) -> Bool
+
+    /// `Auditor.run`'s `replay` for this output, rendering as `render(_:into:marked:)` does: JSONL
+    /// and JSON write the stored line; the terminal format and CSV write nothing for a file with no
+    /// finding they show, and need the record for the others; nil for the CSV inventory (every
+    /// file's facts).
+    public func replay(marked: Bool) -> Replay? {
+        switch format {
+        case .jsonl, .json:
+            return { path, line, _, chunk in
+                render(stored: line, path: path, into: &chunk, marked: marked)
+                return true
+            }
+        case .human, .csv:
+            if inventory { return nil }
+            // The lowest severity this output shows.
+            let shown: Severity = format == .csv || showInfo ? .info : .warning
+            return { path, _, tally, chunk in
+                guard !tally.entries.contains(where: { $0.severity >= shown }) else { return false }
+                if marked { chunk.marks.append(AuditChunk.Mark(path: path, end: chunk.text.count)) }
+                return true
+            }
+        }
     }
 
     /// Output text (a chunk's, or a block of sorted records'); `first`: nothing was written before it.

@@ -317,13 +317,14 @@ public struct Auditor: Sendable {
     /// when it holds 64 KiB of text or 256 records, a tenth of a second after the worker's last,
     /// when the worker has nothing else to do, and at the end: nothing is taken or woken per file.
     ///
-    /// `replay`, for an output that is each record's JSON line as the cache stores it: a file the
-    /// cache answers for is handed to it as its path and stored line, with no record decoded
-    /// (`AuditCache.Session.replay`). Not used where a record is needed after all: `--decisions`
-    /// and `--where` read the record.
+    /// `replay`, for an output that can be made from a record's JSON line as the cache stores it:
+    /// a file the cache answers for is handed to it as its path, stored line and findings' tally,
+    /// with no record decoded (`AuditCache.Session.replay`); it renders the file and says true, or
+    /// says false where it needs the record (which is then decoded). Not used where every record is
+    /// needed: `--decisions` and `--where` read it.
     public func run(
         _ source: Source, render: @escaping @Sendable (AuditRecord, inout AuditChunk) -> Void,
-        replay: (@Sendable (String, UnsafeRawBufferPointer, inout AuditChunk) -> Void)? = nil,
+        replay: AuditWriter.Replay? = nil,
         deliver: @escaping (AuditChunk) -> Void, note: @escaping (WalkNote) -> Void = { _ in },
         progress: @escaping (AuditProgress) -> Void = { _ in }
     ) -> AuditSummary {
@@ -381,9 +382,10 @@ public struct Auditor: Sendable {
                             session.replay(
                                 file.path, key: key,
                                 { line, tally in
+                                    guard replay(file.path, line, tally, &chunk) else { return false }
                                     chunk.summary.add(path: file.path, tally: tally, failOn: options.failOn)
                                     chunk.count += 1
-                                    replay(file.path, line, &chunk)
+                                    return true
                                 })
                         {
                             if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
