@@ -375,7 +375,9 @@ public struct Auditor: Sendable {
                         case .walked(let folder):
                             guard let walked = walk.key(ofWalked: file.path, in: folder, note: noted) else { continue }
                             key = walked
-                        case .listed: key = nil
+                        // A listed path as given, links followed: what the cache keys it by (taken
+                        // here, so a hit goes by its stored line too).
+                        case .listed: key = session.flatMap { _ in FileKey(path: file.path) }
                         }
                         // A hit whose stored line is the output: counted and written as stored.
                         if let replay, let session, let key,

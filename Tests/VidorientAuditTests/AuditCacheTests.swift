@@ -40,7 +40,7 @@ func jsonl(_ source: Auditor.Source, cache: AuditCache?, deep: Bool = false) -> 
 /// A run as `audit --jsonl`/`--json` makes it: each worker renders its records (and, with
 /// `replaying`, the cache's stored lines as they are) into marked chunks, written in path order.
 /// The text, the summary (its time set to 0) and how many files went by their stored line.
-func renderedRun(_ root: String, format: AuditFormat, cache: AuditCache?, replaying: Bool) -> (
+func renderedRun(_ source: Auditor.Source, format: AuditFormat, cache: AuditCache?, replaying: Bool) -> (
     text: [UInt8], summary: AuditSummary, replayed: Int
 ) {
     let writer = AuditWriter(format: format)
@@ -58,7 +58,7 @@ func renderedRun(_ root: String, format: AuditFormat, cache: AuditCache?, replay
         }
     }
     var summary = Auditor(options: options).run(
-        .walk([root]), render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
+        source, render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
         replay: replay, deliver: { held.add($0) })
     summary.seconds = 0
     var text: [UInt8] = []
@@ -285,9 +285,9 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         let fixture = try CacheFixture()
         defer { fixture.remove() }
         let cache = try #require(fixture.open())
-        let fresh = renderedRun(library.root.path, format: format, cache: nil, replaying: true)
-        let cold = renderedRun(library.root.path, format: format, cache: cache, replaying: true)
-        let warm = renderedRun(library.root.path, format: format, cache: cache, replaying: true)
+        let fresh = renderedRun(.walk([library.root.path]), format: format, cache: nil, replaying: true)
+        let cold = renderedRun(.walk([library.root.path]), format: format, cache: cache, replaying: true)
+        let warm = renderedRun(.walk([library.root.path]), format: format, cache: cache, replaying: true)
         #expect(fresh.summary.files > 10 && fresh.summary.failing > 0 && fresh.summary.unreadable > 0)
         #expect(cold.replayed == 0)
         if format == .jsonl || format == .json {
@@ -304,6 +304,11 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         #expect(warm.text == fresh.text)
         #expect(warm.summary == fresh.summary)
         #expect(warm.summary.folders == fresh.summary.folders)
+        // A list of paths (`--files-from`) goes the same way: each path's key taken as given.
+        let paths = audit(.walk([library.root.path])).records.map(\.path)
+        let listed = renderedRun(.list(paths.makeIterator()), format: format, cache: cache, replaying: true)
+        #expect(listed.replayed == warm.replayed)
+        #expect(listed.text == fresh.text)
     }
 
     /// `--where` tests what a record says of its video and photo, which a hit does not decode for
@@ -337,14 +342,14 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         defer { library.remove() }
         let fixture = try CacheFixture()
         defer { fixture.remove() }
-        let fresh = renderedRun(library.root.path, format: .jsonl, cache: nil, replaying: false)
+        let fresh = renderedRun(.walk([library.root.path]), format: .jsonl, cache: nil, replaying: false)
         do {
             let cache = try #require(fixture.open())
-            _ = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+            _ = renderedRun(.walk([library.root.path]), format: .jsonl, cache: cache, replaying: true)
         }
         try executeSQL(fixture.path, "ALTER TABLE files DROP COLUMN codes")
         let cache = try #require(fixture.open())
-        let old = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+        let old = renderedRun(.walk([library.root.path]), format: .jsonl, cache: cache, replaying: true)
         #expect(old.replayed == 0)
         #expect(cache.counters.hits == fresh.summary.files, "the old rows still answer")
         #expect(old.text == fresh.text)
@@ -352,8 +357,8 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         // One file audited again (its ctime moved) is stored with its tally.
         let clip = library.root.appendingPathComponent("trips/2024/orient-6.mp4").path
         #expect(chmod(clip, 0o600) == 0)
-        _ = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
-        let again = renderedRun(library.root.path, format: .jsonl, cache: cache, replaying: true)
+        _ = renderedRun(.walk([library.root.path]), format: .jsonl, cache: cache, replaying: true)
+        let again = renderedRun(.walk([library.root.path]), format: .jsonl, cache: cache, replaying: true)
         #expect(again.replayed == 1)
         #expect(again.text == fresh.text)
         #expect(fixture.warnings.withLock { $0 }.isEmpty)
