@@ -209,13 +209,19 @@ public struct LibraryWalk: Sendable {
     /// asked about here (its key is taken where it is audited, so that the `lstat`s of a big
     /// folder spread over the threads); links, folders and names of unknown type are.
     package func list(_ folder: Folder, note: (WalkNote) -> Void) -> [Entry] {
-        listKeepingOpen(folder, note: note).entries
+        list(folder, keepingOpen: false, note: note).entries
     }
 
     /// `list`, the folder kept open for its files' keys (`key(ofWalked:in:note:)`), when fewer than
     /// `OpenFolder.limit` are open.
     package func listKeepingOpen(_ folder: Folder, note: (WalkNote) -> Void) -> (entries: [Entry], open: OpenFolder?) {
-        guard let (names, open) = LibraryWalk.sortedEntries(in: folder.path, keepingOpen: true) else {
+        list(folder, keepingOpen: true, note: note)
+    }
+
+    private func list(
+        _ folder: Folder, keepingOpen: Bool, note: (WalkNote) -> Void
+    ) -> (entries: [Entry], open: OpenFolder?) {
+        guard let (names, open) = LibraryWalk.sortedEntries(in: folder.path, keepingOpen: keepingOpen) else {
             note(WalkNote(kind: .unreadableDirectory, path: folder.path, reason: LibraryWalk.errnoReason()))
             return ([], nil)
         }

@@ -171,6 +171,26 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         }
     }
 
+    /// Each listed folder is kept open for its files' `lstat`s while they wait (`OpenFolder`), up to
+    /// a limit; a tree deeper than the limit, its folders listed before their files, keeps more
+    /// waiting than that, and the rest are asked by their whole path: every file is audited.
+    @Test func aTreeDeeperThanTheOpenFoldersLimitIsAuditedWhole() throws {
+        let folder = try TemporaryFolder("deep-tree")
+        defer { folder.remove() }
+        let photo = try Data(contentsOf: URL(fileURLWithPath: TestMedia.path("orient-6.jpg")))
+        var level = ""
+        for _ in 0..<300 {
+            // "a" sorts before "z.jpg": each folder's subfolder is taken before its file.
+            level += "a/"
+            try FileManager.default.createDirectory(atPath: folder.path(level), withIntermediateDirectories: true)
+            try photo.write(to: URL(fileURLWithPath: folder.path(level + "z.jpg")))
+        }
+        let run = audit(.walk([folder.path])) { $0.jobs = 1 }
+        #expect(run.notes.isEmpty, "\(run.notes.prefix(3))")
+        #expect(run.records.count == 300)
+        #expect(run.records.allSatisfy { $0.file != nil && !$0.isUnreadable })
+    }
+
     @Test func followingLinksDetectsTheLoop() throws {
         let library = try Library()
         defer { library.remove() }
