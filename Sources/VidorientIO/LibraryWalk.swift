@@ -19,17 +19,13 @@ public enum MediaPaths {
         "jxl",
     ]
 
-    private static let longestExtension = mediaExtensions.map(\.utf8.count).max() ?? 0
-
     public static func isMedia(_ path: String) -> Bool {
         // On the UTF-8 bytes: asked of every file a walk lists, and characters cost more.
         let bytes = path.utf8
         guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")),
             !bytes[dot...].contains(UInt8(ascii: "/"))
         else { return false }
-        let suffix = bytes[bytes.index(after: dot)...]
-        guard suffix.count <= longestExtension else { return false }
-        return mediaExtensions.contains(String(decoding: suffix, as: UTF8.self).lowercased())
+        return mediaExtensions.contains(String(decoding: bytes[bytes.index(after: dot)...], as: UTF8.self).lowercased())
     }
 }
 
