@@ -167,7 +167,7 @@ public final class AuditCache: Sendable {
             // ctime, so its stored row will not match next time.
             guard let key = known ?? FileKey(path: path) else { return audit(path) }
             // Absent is fine: a stored row that does not decode is a cache miss; the file is audited again.
-            if let stored = lookup(path, key: key), var record = try? replay(stored, path: path), record.path == path {
+            if let stored = lookup(path, key: key), var record = try? decoded(stored, path: path), record.path == path {
                 record.cached = CachedLine(line: stored.line)
                 counters.hits += 1
                 return record
@@ -237,7 +237,7 @@ public final class AuditCache: Sendable {
         }
 
         /// A hit as a record: its findings (or, with `fullRecords`, everything) decoded.
-        private func replay(_ stored: StoredResult, path: String) throws -> AuditRecord {
+        private func decoded(_ stored: StoredResult, path: String) throws -> AuditRecord {
             // `--where` reads a record's video and photo, which are not decoded otherwise.
             if cache.fullRecords || !options.conditions.isEmpty {
                 return try JSONDecoder().decode(AuditRecord.self, from: Data(stored.line.utf8))

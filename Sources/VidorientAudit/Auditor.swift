@@ -580,8 +580,7 @@ public struct AuditChunk: Sendable {
     static let textCapacity = (1 << 16) + (1 << 13)
 
     mutating func reset() {
-        if text.capacity > AuditChunk.textCapacity { text = [] }
-        text.removeAll(keepingCapacity: true)
+        if text.capacity > AuditChunk.textCapacity { text = [] } else { text.removeAll(keepingCapacity: true) }
         text.reserveCapacity(AuditChunk.textCapacity)
         records.removeAll(keepingCapacity: true)
         marks.removeAll(keepingCapacity: true)
