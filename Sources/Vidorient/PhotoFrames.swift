@@ -57,16 +57,21 @@ struct PhotoFrames {
         }
         // The decode's memory reserved first from the process's budget: several workers each
         // decoding a phone photo whole must not add up past it (issue 32); a job waits instead.
+        // The reservation lasts until the decoded picture is shrunk and freed: a 12 MP AVIF is
+        // 36 MB of RGB after its decoder's buffers are gone, and sixteen workers each holding one
+        // while they shrink it took 619 MB.
         let cost = decodeCost(
             storedWidth: storedWidth, storedHeight: storedHeight, minimumWidth: geometry.scaledWidth,
             minimumHeight: geometry.scaledHeight, preview: preview)
-        var (stored, warning) = try MemoryBudget.decoding.withReservation(cost) { () throws(InputError) in
-            try decodeStored(
+        let (stored, warning) = try MemoryBudget.decoding.withReservation(cost) { () throws(InputError) in
+            let (decoded, warning) = try decodeStored(
                 minimumWidth: geometry.scaledWidth, minimumHeight: geometry.scaledHeight, crop: crop, preview: preview)
-        }
-        if stored.width != geometry.scaledWidth || stored.height != geometry.scaledHeight {
-            stored = try PictureScaler.scale(
-                stored, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
+            guard decoded.width != geometry.scaledWidth || decoded.height != geometry.scaledHeight else {
+                return (decoded, warning)
+            }
+            let scaled = try PictureScaler.scale(
+                decoded, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
+            return (scaled, warning)
         }
         return Thumbnailer.Frame(
             picture: geometry.orient(stored), stored: stored, time: nil, report: report,
@@ -84,11 +89,13 @@ struct PhotoFrames {
     }
 
     /// About the most memory decoding takes, by the decoder `decodeStored` picks, measured on
-    /// phone photos (peak RSS less the process's own): libheif's whole-picture decode (AVIF,
-    /// 10-bit HEIC) about 24 bytes a stored pixel, FFmpeg's tiles of a HEVC grid pasted into one
-    /// 4:2:0 picture about 3, libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file
-    /// read whole, FFmpeg's still decoders 8. Over rather than under: a reservation too large
-    /// only makes a job wait.
+    /// 12 MP photos (peak RSS less the process's own, each decoder's large buffers unmapped when
+    /// freed: `System.mapLargeBlocks`): libheif's whole-picture decode about 5.3 bytes a stored
+    /// pixel at 8 bits (AVIF) and 10 at 10 bits (HEIC), counted as 8 and 16; FFmpeg decoding one
+    /// HEVC item whole 4.5, counted as 6, and a grid's tiles pasted into one 4:2:0 picture about
+    /// 3; libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file read whole,
+    /// FFmpeg's still decoders 8. Over rather than under: a reservation too large only makes a
+    /// job wait, and two 12 MP 8-bit AVIFs still fit the budget at once.
     func decodeCost(storedWidth: Int, storedHeight: Int, minimumWidth: Int, minimumHeight: Int, preview: EmbeddedImage?)
         -> Int
     {
@@ -100,7 +107,9 @@ struct PhotoFrames {
                 ["hvc1", "grid"].contains(evidence.heif?.itemType) && storedWidth >= 2 * minimumWidth
                 && storedHeight >= 2 * minimumHeight
             let (width, height) = (evidence.storedWidth ?? storedWidth, evidence.storedHeight ?? storedHeight)
-            return tiled ? 3 * width * height + file : 24 * width * height + file
+            let perPixel =
+                tiled ? (evidence.heif?.itemType == "grid" ? 3 : 6) : ((evidence.bitDepth ?? 16) > 8 ? 16 : 8)
+            return perPixel * width * height + file
         case .jpeg,
             .tiff where preview != nil, .raw where preview != nil:
             // libjpeg-turbo's DCT scaling: 1/2, 1/4 or 1/8 while it still covers the request.

@@ -11,7 +11,12 @@ public final class MemoryBudget: @unchecked Sendable {
     /// Decoded pictures: every photo decoded for a thumbnail, a comparison, a content verdict
     /// or the HTML report, whatever the number of workers. With the process itself (about 20 MB,
     /// 45 MB with FFmpeg loaded) and the encoded outputs, a batch stays under 300 MB.
-    public static let decoding = MemoryBudget(bytes: 192 << 20)
+    /// Each decoder's large buffers are unmapped when freed (`System.mapLargeBlocks`), so that
+    /// what a batch holds follows what its jobs reserve.
+    public static let decoding: MemoryBudget = {
+        System.mapLargeBlocks()
+        return MemoryBudget(bytes: 192 << 20)
+    }()
 
     /// The most bytes reserved at once.
     public let bytes: Int
@@ -33,9 +38,7 @@ public final class MemoryBudget: @unchecked Sendable {
     }
 
     /// Runs `body` once `bytes` (at most the whole budget) are reserved for it, and gives them
-    /// back after. Large reservations also give the C library's freed memory back to the system
-    /// when they end: decoders' buffers of tens of megabytes, freed in another thread's arena,
-    /// would otherwise stay in the process and add up over a batch.
+    /// back after.
     public func withReservation<T, Failure: Error>(_ bytes: Int, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         let amount = min(max(0, bytes), self.bytes)
         pthread_mutex_lock(mutex)
@@ -43,7 +46,6 @@ public final class MemoryBudget: @unchecked Sendable {
         reserved += amount
         pthread_mutex_unlock(mutex)
         defer {
-            if amount >= 16 << 20 { System.releaseFreedMemory() }
             pthread_mutex_lock(mutex)
             reserved -= amount
             pthread_cond_broadcast(freed)

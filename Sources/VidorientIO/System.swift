@@ -113,19 +113,20 @@ package enum System {
     }
 
     private typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
-    private typealias MallocTrim = @convention(c) (Int) -> Int32
 
-    /// glibc's `malloc_trim`, looked up at run time as `mallopt` is; nil where the C library lacks it.
-    private static let mallocTrim: MallocTrim? = dlsym(nil, "malloc_trim").map {
-        unsafeBitCast($0, to: MallocTrim.self)
-    }
+    /// Blocks of this many bytes or more each get their own `mmap` once `mapLargeBlocks` has run,
+    /// and go back to the system when freed.
+    package static let largeBlock: Int32 = 1 << 20
 
-    /// Gives the C library's freed heap memory back to the system (glibc's `malloc_trim(0)`:
-    /// every arena, not only the main one): after a decoder's large buffers are freed, so that
-    /// a batch's resident memory follows what it holds, not the most it ever held in each thread's
-    /// arena. Nothing where the C library has no such call.
-    package static func releaseFreedMemory() {
-        _ = mallocTrim?(0)
+    /// Makes glibc serve every block of `largeBlock` bytes or more with its own `mmap`, unmapped
+    /// when freed (`M_MMAP_THRESHOLD`, which also stops glibc from raising that threshold by
+    /// itself). By default, once a decoder frees one of its tens of megabytes of buffers, glibc
+    /// raises the threshold to that size (up to 32 MiB) and serves the next such buffers from the
+    /// heap of whichever thread asked, keeping them when freed: forty 12 MP AVIFs thumbnailed one
+    /// at a time held 263 MB at `--jobs 1` and 555 MB at `--jobs 16`, though only one was decoded
+    /// at a time; with this, 130 MB and 133 MB (issue 32). Nothing where the C library has no `mallopt`.
+    package static func mapLargeBlocks() {
+        _ = mallocOption?(-3, largeBlock)  // M_MMAP_THRESHOLD
     }
 
     /// glibc's `mallopt`, looked up at run time: Swift's Glibc module leaves out `malloc.h`.
@@ -144,8 +145,8 @@ package enum System {
     /// How: while `body` runs, glibc serves allocations up to 32 MiB from the heap (not one
     /// `mmap` each) and keeps freed heap memory; before it, the heap is grown by `bytes` untouched
     /// and that stretch is marked `MADV_HUGEPAGE`. Afterwards glibc's documented defaults are put
-    /// back (128 KiB for the mmap threshold, the trim threshold and the top pad; glibc then no
-    /// longer moves the mmap threshold by itself, which only changes where large blocks come from).
+    /// back (128 KiB for the trim threshold and the top pad) and the mmap threshold is
+    /// `largeBlock`, as `mapLargeBlocks` sets it (glibc then no longer moves it by itself).
     /// Only a hint, like `preferHugePages`: where the heap cannot be grown that way (another
     /// thread's arena, no `mallopt`), `body` runs as it would have.
     package static func withHugePageHeap<Result, Failure: Error>(
@@ -163,7 +164,7 @@ package enum System {
         _ = mallocOption(trimThreshold, Int32(probeSize + 2 * bytes + huge))
         _ = mallocOption(topPad, Int32(bytes))
         defer {
-            _ = mallocOption(mmapThreshold, glibcDefault)
+            _ = mallocOption(mmapThreshold, largeBlock)
             _ = mallocOption(topPad, glibcDefault)
             _ = mallocOption(trimThreshold, glibcDefault)
         }
