@@ -154,10 +154,7 @@ public struct Prober: Sendable {
                 report.findings.append(warning)
             }
         } catch {
-            report.findings.append(
-                Finding(
-                    .firstFrameUnreadable, severity: .warning,
-                    message: "could not decode the picture (\(error.reason))"))
+            report.findings.append(.firstFrameUnreadable, .warning, "could not decode the picture (\(error.reason))")
         }
         inspected.report = report
         return inspected

@@ -531,10 +531,7 @@ extension Auditor {
             }
             report.judgeContent(verdict)
         } catch {
-            report.findings.append(
-                Finding(
-                    .contentUnreadable, severity: .warning,
-                    message: "the pixels could not be judged: \(error.reason)"))
+            report.findings.append(.contentUnreadable, .warning, "the pixels could not be judged: \(error.reason)")
         }
     }
 }

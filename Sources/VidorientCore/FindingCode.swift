@@ -71,3 +71,11 @@ extension Finding {
     /// The code as the enum; nil for a code this version does not know (a record written by another).
     public var kind: FindingCode? { FindingCode(rawValue: code) }
 }
+
+extension [Finding] {
+    /// Appends a finding of a known kind that suggests no action and no fix: how a reader notes
+    /// what it saw (`findings.append(.fileTruncated, .warning, "…")`).
+    public mutating func append(_ code: FindingCode, _ severity: Severity, _ message: String) {
+        append(Finding(code, severity: severity, message: message))
+    }
+}

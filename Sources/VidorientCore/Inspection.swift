@@ -99,17 +99,14 @@ extension MediaReport {
         var findings: [Finding] = []
         if let truncation = probe.truncation {
             findings.append(
-                Finding(
-                    .fileTruncated, severity: .error,
-                    message:
-                        "the file is truncated: \(truncation): the media data is cut short (players and ffmpeg stop where it ends)"
-                ))
+                .fileTruncated, .error,
+                "the file is truncated: \(truncation): the media data is cut short (players and ffmpeg stop where it ends)"
+            )
         }
         guard let evidence = probe.video,
             let stream = probe.streams.first(where: { $0.index == evidence.streamIndex })
         else {
-            findings.append(
-                Finding(.noVideo, severity: .info, message: "no video stream: there is no picture to orient"))
+            findings.append(.noVideo, .info, "no video stream: there is no picture to orient")
             self.init(path: probe.path, format: probe.format, streams: probe.streams, video: nil, findings: findings)
             return
         }
@@ -174,9 +171,7 @@ extension VideoReport {
             exifTag = Int(raw).flatMap(Orientation.init(exif:))
             if exifTag == nil {
                 findings.append(
-                    Finding(
-                        .exifInvalid, severity: .warning,
-                        message: "EXIF Orientation is '\(raw)', not 1-8: viewers disagree on such files"))
+                    .exifInvalid, .warning, "EXIF Orientation is '\(raw)', not 1-8: viewers disagree on such files")
             }
         }
         return evidence.frameMatrix ?? exifTag.map { DisplayMatrix($0, width: 0, height: 0) }
@@ -285,11 +280,9 @@ extension VideoReport {
         }
         if let heuristic, heuristic.0 != stated.0 {
             findings.append(
-                Finding(
-                    .cameraConflict, severity: .info,
-                    message:
-                        "metadata says the \(stated.0.rawValue) camera but the matrix heuristic says \(heuristic.0.rawValue); metadata decides"
-                ))
+                .cameraConflict, .info,
+                "metadata says the \(stated.0.rawValue) camera but the matrix heuristic says \(heuristic.0.rawValue); metadata decides"
+            )
         }
         return (stated.0, stated.1)
     }
@@ -319,50 +312,41 @@ extension VideoReport {
         let name = source == .exif ? "EXIF orientation" : "\(source.rawValue) display matrix"
         switch analysis.validity {
         case .nonFinite:
-            findings.append(
-                Finding(.matrixInvalid, severity: .error, message: "the \(name) has a non-finite entry"))
+            findings.append(.matrixInvalid, .error, "the \(name) has a non-finite entry")
         case .singular:
             findings.append(
-                Finding(
-                    .matrixInvalid, severity: .error,
-                    message: "the \(name) is singular: it collapses the picture; players show nothing or ignore it"))
+                .matrixInvalid, .error,
+                "the \(name) is singular: it collapses the picture; players show nothing or ignore it")
         case .valid:
             break
         }
         if analysis.isProjective {
             findings.append(
-                Finding(
-                    .matrixProjective, severity: .warning,
-                    message: "the \(name) has a perspective term (u, v not 0 or w not 1), which QuickTime forbids"))
+                .matrixProjective, .warning,
+                "the \(name) has a perspective term (u, v not 0 or w not 1), which QuickTime forbids")
         }
         if analysis.mirrored == true {
             let blind =
                 source == .exif
                 ? "viewers that ignore EXIF, and tools that report only a rotation, miss it"
                 : "ffprobe, exiftool and mediainfo report only a rotation and miss it"
-            findings.append(
-                Finding(.mirrored, severity: .warning, message: "the \(name) mirrors the picture; \(blind)"))
+            findings.append(.mirrored, .warning, "the \(name) mirrors the picture; \(blind)")
         }
         if analysis.isSheared, let shear = analysis.shear {
             findings.append(
-                Finding(
-                    .matrixShear, severity: .warning,
-                    message: "the \(name) shears the picture by \(VideoReport.tidyDegrees(shear).formatted)°"))
+                .matrixShear, .warning, "the \(name) shears the picture by \(VideoReport.tidyDegrees(shear).formatted)°"
+            )
         } else if analysis.isOddAngle, let rotation = analysis.rotation {
             findings.append(
-                Finding(
-                    .oddAngle, severity: .warning,
-                    message:
-                        "the \(name) rotates by \(VideoReport.tidyDegrees(rotation).formatted)° clockwise, not a multiple of 90: there is no EXIF orientation for it"
-                ))
+                .oddAngle, .warning,
+                "the \(name) rotates by \(VideoReport.tidyDegrees(rotation).formatted)° clockwise, not a multiple of 90: there is no EXIF orientation for it"
+            )
         }
         if analysis.hasNonUnitScale, let scale = analysis.scale {
             findings.append(
-                Finding(
-                    .matrixScale, severity: .warning,
-                    message:
-                        "the \(name) scales the picture by \(VideoReport.tidy(scale[0]).formatted)×\(VideoReport.tidy(scale[1]).formatted); players disagree on honouring it"
-                ))
+                .matrixScale, .warning,
+                "the \(name) scales the picture by \(VideoReport.tidy(scale[0]).formatted)×\(VideoReport.tidy(scale[1]).formatted); players disagree on honouring it"
+            )
         }
         return findings
     }
@@ -380,50 +364,37 @@ extension VideoReport {
                 != (frame.exifOrientation, frame.rotation, frame.mirrored)
             {
                 findings.append(
-                    Finding(
-                        .orientationConflict, severity: .warning,
-                        message:
-                            "the container says \(describe(container)) but the \(frame.source.rawValue) says \(describe(frame)); the container decides, players that read the codec disagree"
-                    ))
+                    .orientationConflict, .warning,
+                    "the container says \(describe(container)) but the \(frame.source.rawValue) says \(describe(frame)); the container decides, players that read the codec disagree"
+                )
             } else if containerRotates && frameRotates {
                 findings.append(
-                    Finding(
-                        .orientationDuplicated, severity: .info,
-                        message:
-                            "both the container and the \(frame.source.rawValue) carry \(describe(container)); a pipeline that applies both rotates twice"
-                    ))
+                    .orientationDuplicated, .info,
+                    "both the container and the \(frame.source.rawValue) carry \(describe(container)); a pipeline that applies both rotates twice"
+                )
             }
         }
         if let frame, frame.source == .sei, frameRotates, !containerRotates {
             findings.append(
-                Finding(
-                    .codecOrientation, severity: .info,
-                    message:
-                        "only the SEI carries the orientation (\(describe(frame))); players that read only the container show the picture as stored"
-                ))
+                .codecOrientation, .info,
+                "only the SEI carries the orientation (\(describe(frame))); players that read only the container show the picture as stored"
+            )
         }
         if let reason = evidence.boxLayerError {
             findings.append(
-                Finding(
-                    .boxLayerUnreadable, severity: .warning,
-                    message:
-                        "the MP4/QuickTime boxes could not be read in full (\(reason)): what is shown is FFmpeg's reading"
-                ))
+                .boxLayerUnreadable, .warning,
+                "the MP4/QuickTime boxes could not be read in full (\(reason)): what is shown is FFmpeg's reading")
         }
         if let reason = evidence.firstFrameError {
             findings.append(
-                Finding(
-                    .firstFrameUnreadable, severity: .warning,
-                    message: "could not decode the first frame (\(reason)): an orientation in the codec would be missed"
-                ))
+                .firstFrameUnreadable, .warning,
+                "could not decode the first frame (\(reason)): an orientation in the codec would be missed")
         }
         if let title = stream.title ?? stream.tags["title"], let hint = htcRotationHint(title) {
             findings.append(
-                Finding(
-                    .trackTitleRotation, severity: .info,
-                    message:
-                        "the track title '\(title)' asks for \(hint)° clockwise (an HTC convention some players honour); the container carries no rotation"
-                ))
+                .trackTitleRotation, .info,
+                "the track title '\(title)' asks for \(hint)° clockwise (an HTC convention some players honour); the container carries no rotation"
+            )
         }
         return findings
     }

@@ -300,28 +300,22 @@ extension PhotoReport {
         for statement in evidence.statements where statement.kind != .heif && statement.orientation == nil {
             let raw = statement.rawValue.map(String.init) ?? "?"
             findings.append(
-                Finding(
-                    .exifInvalid, severity: .warning,
-                    message:
-                        "\(statement.kind == .exif ? "EXIF" : "XMP") Orientation (\(statement.location)) is '\(raw)', not 1-8: viewers disagree on such files"
-                ))
+                .exifInvalid, .warning,
+                "\(statement.kind == .exif ? "EXIF" : "XMP") Orientation (\(statement.location)) is '\(raw)', not 1-8: viewers disagree on such files"
+            )
         }
         if let decider = decision.decider, decider.kind == .heif, decider.orientation == nil {
             findings.append(
-                Finding(
-                    .heifTransformInvalid, severity: .error,
-                    message: "the HEIF transformative properties (\(decider.location)) are not valid: readers disagree")
-            )
+                .heifTransformInvalid, .error,
+                "the HEIF transformative properties (\(decider.location)) are not valid: readers disagree")
         }
         if shown.isMirrored {
             let name =
                 decision.source == .heif ? "HEIF imir" : "\(decision.source == .xmp ? "XMP" : "EXIF") orientation"
             findings.append(
-                Finding(
-                    .mirrored, severity: .warning,
-                    message:
-                        "the \(name) mirrors the picture (orientation \(shown.exif)); viewers that ignore it, and tools that report only a rotation, miss it"
-                ))
+                .mirrored, .warning,
+                "the \(name) mirrors the picture (orientation \(shown.exif)); viewers that ignore it, and tools that report only a rotation, miss it"
+            )
         }
         let others = evidence.statements.filter {
             $0.kind != .sidecar && $0 != decision.decider && $0.orientation != nil
@@ -336,29 +330,23 @@ extension PhotoReport {
                         ? "HEIF readers obey irot/imir; tools that apply EXIF show it as orientation \(stated.exif)"
                         : "\(name(of: decider.kind)) decides; tools that read \(name(of: other.kind)) disagree"
                     findings.append(
-                        Finding(
-                            .orientationConflict, severity: .warning,
-                            message:
-                                "\(deciderName) says orientation \(shown.exif) but \(describe(other)) says \(stated.exif): \(consequence)"
-                        ))
+                        .orientationConflict, .warning,
+                        "\(deciderName) says orientation \(shown.exif) but \(describe(other)) says \(stated.exif): \(consequence)"
+                    )
                 } else if decider.kind == .heif, shown != .up {
                     findings.append(
-                        Finding(
-                            .orientationDuplicated, severity: .info,
-                            message:
-                                "both \(deciderName) and \(describe(other)) carry orientation \(shown.exif); a pipeline that applies both rotates twice"
-                        ))
+                        .orientationDuplicated, .info,
+                        "both \(deciderName) and \(describe(other)) carry orientation \(shown.exif); a pipeline that applies both rotates twice"
+                    )
                 }
             }
         }
         for sidecar in evidence.statements where sidecar.kind == .sidecar {
             guard let stated = sidecar.orientation, stated != shown else { continue }
             findings.append(
-                Finding(
-                    .sidecarConflict, severity: .warning,
-                    message:
-                        "the sidecar \(sidecar.location) says orientation \(stated.exif) but the file itself is shown as \(shown.exif): the application that wrote the sidecar shows it differently"
-                ))
+                .sidecarConflict, .warning,
+                "the sidecar \(sidecar.location) says orientation \(stated.exif) but the file itself is shown as \(shown.exif): the application that wrote the sidecar shows it differently"
+            )
         }
         return findings
     }

@@ -46,27 +46,8 @@ public struct Picture: Sendable, Hashable, CustomStringConvertible {
     public func oriented(_ orientation: Orientation) -> Picture {
         if orientation == .up { return self }
         let size = orientation.displaySize(width: width, height: height)
-        var out = [UInt8](repeating: 0, count: pixels.count)
-        let m = orientation.linear
-        let offsetX = (m.a < 0 ? width - 1 : 0) + (m.c < 0 ? height - 1 : 0)
-        let offsetY = (m.b < 0 ? width - 1 : 0) + (m.d < 0 ? height - 1 : 0)
-        pixels.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer { target in
-                for y in 0..<height {
-                    for x in 0..<width {
-                        // Same mapping as Orientation.displayPixel, inlined for speed.
-                        let dx = m.a * x + m.c * y + offsetX
-                        let dy = m.b * x + m.d * y + offsetY
-                        let s = (y * width + x) * 3
-                        let t = (dy * size.width + dx) * 3
-                        target[t] = source[s]
-                        target[t + 1] = source[s + 1]
-                        target[t + 2] = source[s + 2]
-                    }
-                }
-            }
-        }
-        return Picture(width: size.width, height: size.height, pixels: out)
+        let moved = UprightTransform(orientation).apply(to: pixels, width: width, height: height, bytesPerPixel: 3)
+        return Picture(width: size.width, height: size.height, pixels: moved)
     }
 
     /// The picture turned `degrees` clockwise about its centre onto its bounding box, sampled

@@ -88,26 +88,14 @@ final class VideoDecoder {
     {
         if try receive() { return true }
         if drained { return false }
-        var sent = 0
-        while sent < packetLimit {
-            guard try file.read(into: packet) else { break }
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.stream_index == streamIndex else { continue }
-            sent += 1
+        let received = try sendPackets(from: file, limit: packetLimit) { () throws(FFmpegError) -> Bool in
             let early = skippingBefore.flatMap { before in packetTime.map { $0 + 1e-6 < before } } ?? false
             context.pointee.skip_frame = early ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
-            let code = avcodec_send_packet(context, packet)
-            // A damaged packet is skipped: the next keyframe may still decode.
-            if code < 0 && code != FFmpegError.tryAgain.code {
-                noteRefused(code)
-                continue
-            }
-            if try receive() { return true }
+            guard send() else { return false }
+            return try receive()
         }
-        // Drain: the decoder may hold frames back until it knows no more are coming.
-        _ = avcodec_send_packet(context, nil)
-        drained = true
-        return try receive()
+        if received { return true }
+        return try drain()
     }
 
     /// Decodes the first keyframe from where the file is (just after a seek) into `frame`, and
@@ -120,21 +108,48 @@ final class VideoDecoder {
         if try receive() { return true }
         if drained { return false }
         context.pointee.skip_frame = AVDISCARD_DEFAULT
+        var keyframeSent = false
+        let received = try sendPackets(from: file, limit: packetLimit) { () throws(FFmpegError) -> Bool in
+            let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
+            guard send() else { return false }
+            keyframeSent = isKeyframe
+            if isKeyframe { return true }
+            return try receive()
+        }
+        // Once the keyframe is in, the decoder is told the stream ends (below), so it gives that picture now.
+        if received && !keyframeSent { return true }
+        return try drain()
+    }
+
+    /// Reads this stream's packets from `file` into `packet`, at most `limit` of them, and hands
+    /// each to `body` until it returns true (then true); false when the file or the limit ends
+    /// first. Each packet is let go after `body`.
+    private func sendPackets(from file: MediaFile, limit: Int, _ body: () throws(FFmpegError) -> Bool)
+        throws(FFmpegError) -> Bool
+    {
         var sent = 0
-        while sent < packetLimit {
-            guard try file.read(into: packet) else { break }
+        while sent < limit {
+            guard try file.read(into: packet) else { return false }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
             sent += 1
-            let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
-            let code = avcodec_send_packet(context, packet)
-            if code < 0 && code != FFmpegError.tryAgain.code {
-                noteRefused(code)
-                continue
-            }
-            if isKeyframe { break }
-            if try receive() { return true }
+            if try body() { return true }
         }
+        return false
+    }
+
+    /// Sends `packet` to the decoder; false when it refused it as damaged (noted), so that the
+    /// caller skips it: the next keyframe may still decode.
+    private func send() -> Bool {
+        let code = avcodec_send_packet(context, packet)
+        guard code < 0 && code != FFmpegError.tryAgain.code else { return true }
+        noteRefused(code)
+        return false
+    }
+
+    /// Tells the decoder no more packets are coming, so that it gives the frames it held back
+    /// (reordering), and takes the next of them.
+    private func drain() throws(FFmpegError) -> Bool {
         _ = avcodec_send_packet(context, nil)
         drained = true
         return try receive()

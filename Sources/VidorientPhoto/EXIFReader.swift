@@ -207,27 +207,18 @@ struct IFDWalk {
     mutating func visit(_ offset: Int, name: String, required: Bool) throws(PhotoFormatError) -> TIFFDirectory? {
         guard required else { return visitOptional(offset, name: name) }
         guard visited.insert(offset).inserted else {
-            findings.append(
-                Finding(
-                    .exifIfdLoop, severity: .warning,
-                    message: "\(name) at offset \(offset) was already read: the ifd links loop"))
+            findings.append(.exifIfdLoop, .warning, "\(name) at offset \(offset) was already read: the ifd links loop")
             return nil
         }
         guard visited.count <= IFDWalk.maximumIFDs else {
-            findings.append(
-                Finding(
-                    .exifIfdLimit, severity: .warning,
-                    message: "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read"))
+            findings.append(.exifIfdLimit, .warning, "more than \(IFDWalk.maximumIFDs) ifds; \(name) not read")
             return nil
         }
         let directory = try tiff.directory(at: offset)
         if directory.skippedEntries > 0 {
             findings.append(
-                Finding(
-                    .exifBadEntry, severity: .info,
-                    message: "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)"
-                )
-            )
+                .exifBadEntry, .info,
+                "\(name): \(directory.skippedEntries) entries skipped (unknown type or value past the end)")
         }
         return directory
     }
@@ -238,7 +229,7 @@ struct IFDWalk {
         do throws(PhotoFormatError) {
             return try visit(offset, name: name, required: true)
         } catch {
-            findings.append(Finding(.exifIfdUnreadable, severity: .warning, message: "\(name): \(error.reason)"))
+            findings.append(.exifIfdUnreadable, .warning, "\(name): \(error.reason)")
             return nil
         }
     }

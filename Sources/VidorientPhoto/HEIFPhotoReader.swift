@@ -17,19 +17,15 @@ package enum HEIFPhotoReader {
         evidence.bitDepth = structure.bitDepth
         if !structure.ignoredReferences.isEmpty {
             evidence.readerFindings.append(
-                Finding(
-                    .heifReferenceIgnored, severity: .info,
-                    message:
-                        "\(structure.ignoredReferences.joined(separator: "; ")): passed over, as libheif passes it over (it decodes the file)"
-                ))
+                .heifReferenceIgnored, .info,
+                "\(structure.ignoredReferences.joined(separator: "; ")): passed over, as libheif passes it over (it decodes the file)"
+            )
         }
         if structure.repeatedEntries.contains(structure.primaryItemID) {
             evidence.readerFindings.append(
-                Finding(
-                    .heifRepeatedAssociation, severity: .warning,
-                    message:
-                        "'ipma' lists the primary item \(structure.primaryItemID) in more than one entry: libheif (and so what decodes with it) reads the first entry only, and so does vidorient; exiftool reads every entry, its irot/imir may differ"
-                ))
+                .heifRepeatedAssociation, .warning,
+                "'ipma' lists the primary item \(structure.primaryItemID) in more than one entry: libheif (and so what decodes with it) reads the first entry only, and so does vidorient; exiftool reads every entry, its irot/imir may differ"
+            )
         }
         evidence.hasAlpha = heif.auxiliary.contains("alpha")
         if let columns = heif.gridColumns, let rows = heif.gridRows {
@@ -46,16 +42,14 @@ package enum HEIFPhotoReader {
                     exif.bytes, fileOffset: exif.offset.map(Int.init), location: "Exif item", to: &evidence)
             }
         } catch {
-            evidence.readerFindings.append(
-                Finding(.exifUnreadable, severity: .warning, message: "Exif item: \(error.reason)"))
+            evidence.readerFindings.append(.exifUnreadable, .warning, "Exif item: \(error.reason)")
         }
         do {
             if let xmp = try structure.xmp(in: source) {
                 PhotoBytes.addXMP(xmp, location: "XMP item", to: &evidence)
             }
         } catch {
-            evidence.readerFindings.append(
-                Finding(.xmpUnreadable, severity: .warning, message: "XMP item: \(error.reason)"))
+            evidence.readerFindings.append(.xmpUnreadable, .warning, "XMP item: \(error.reason)")
         }
         evidence.motionVideo = structure.motionVideoProbe(path: path, source: source)
         if let truncation = structure.truncation {

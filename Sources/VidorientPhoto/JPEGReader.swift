@@ -336,9 +336,8 @@ package enum JPEGReader {
                     if sawEXIF {
                         // exiftool and decoders read the first; a second one is worth knowing about.
                         evidence.readerFindings.append(
-                            Finding(
-                                .jpegSecondExif, severity: .info,
-                                message: "a second exif app1 at offset \(segment.payloadOffset - 4) is ignored"))
+                            .jpegSecondExif, .info,
+                            "a second exif app1 at offset \(segment.payloadOffset - 4) is ignored")
                         continue
                     }
                     sawEXIF = true
@@ -423,8 +422,7 @@ enum PhotoBytes {
             if let statement = block.statement(location: location) { evidence.statements.append(statement) }
             evidence.readerFindings += block.findings
         } catch {
-            evidence.readerFindings.append(
-                Finding(.exifUnreadable, severity: .warning, message: "\(location): \(error.reason)"))
+            evidence.readerFindings.append(.exifUnreadable, .warning, "\(location): \(error.reason)")
         }
     }
 

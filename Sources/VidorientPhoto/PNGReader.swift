@@ -69,9 +69,7 @@ package enum PNGReader {
                 damage.append("chunk '\(type)' at offset \(dataOffset - 8) has a bad crc")
             } else if !crcGood {
                 evidence.readerFindings.append(
-                    Finding(
-                        .pngBadCrc, severity: .warning,
-                        message: "chunk '\(type)' at offset \(dataOffset - 8) has a bad crc and is ignored"))
+                    .pngBadCrc, .warning, "chunk '\(type)' at offset \(dataOffset - 8) has a bad crc and is ignored")
                 continue
             }
             switch type {
@@ -94,9 +92,8 @@ package enum PNGReader {
                 if sawIDAT {
                     // exiftool reads it; libpng before 1.6.32 and some viewers ignore it there.
                     evidence.readerFindings.append(
-                        Finding(
-                            .pngExifAfterIdat, severity: .info,
-                            message: "the 'eXIf' chunk comes after the image data, where some decoders ignore it"))
+                        .pngExifAfterIdat, .info,
+                        "the 'eXIf' chunk comes after the image data, where some decoders ignore it")
                 }
                 guard data.starts(with: EXIFReader.exifPrefix) else {
                     PhotoBytes.addEXIF(data, fileOffset: dataOffset, location: "eXIf chunk", to: &evidence)
@@ -112,11 +109,9 @@ package enum PNGReader {
                 evidence.readerFindings += prefixed.readerFindings
                 if let stated = prefixed.statements.first?.rawValue {
                     evidence.readerFindings.append(
-                        Finding(
-                            .pngExifPrefix, severity: .warning,
-                            message:
-                                "the 'eXIf' chunk starts with 'Exif\\0\\0', which the png specification does not have: browsers ignore its Orientation \(stated) and show the picture as stored (1), while exiftool reports \(stated); vidorient reports 1 (fix writes the chunk without the prefix)"
-                        ))
+                        .pngExifPrefix, .warning,
+                        "the 'eXIf' chunk starts with 'Exif\\0\\0', which the png specification does not have: browsers ignore its Orientation \(stated) and show the picture as stored (1), while exiftool reports \(stated); vidorient reports 1 (fix writes the chunk without the prefix)"
+                    )
                 }
             case "iTXt", "zTXt", "tEXt":
                 readText(type: type, data, to: &evidence)
@@ -223,10 +218,8 @@ package enum PNGReader {
 
     static func noteInflateFailure(_ type: String, _ keyword: String, _ evidence: inout PhotoEvidence) {
         evidence.readerFindings.append(
-            Finding(
-                .pngInflateFailed, severity: .warning,
-                message:
-                    "\(type) '\(keyword)' could not be decompressed (or exceeds \(maximumInflatedLength >> 20) MiB)"))
+            .pngInflateFailed, .warning,
+            "\(type) '\(keyword)' could not be decompressed (or exceeds \(maximumInflatedLength >> 20) MiB)")
     }
 
     /// ImageMagick's text form of a profile: `\nexif\n   <length>\n` then hex digits in lines.
@@ -235,8 +228,7 @@ package enum PNGReader {
         _ text: [UInt8], type: String, keyword: String, into evidence: inout PhotoEvidence
     ) -> [UInt8]? {
         if let bytes = rawProfile(text) { return bytes }
-        evidence.readerFindings.append(
-            Finding(.pngRawProfileUnreadable, severity: .warning, message: "\(type) '\(keyword)' is not a hex profile"))
+        evidence.readerFindings.append(.pngRawProfileUnreadable, .warning, "\(type) '\(keyword)' is not a hex profile")
         return nil
     }
 

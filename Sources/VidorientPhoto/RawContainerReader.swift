@@ -131,11 +131,9 @@ package enum RawContainerReader {
         evidence.readerFindings = block.findings
         if !layout.repeated.isEmpty {
             evidence.readerFindings.append(
-                Finding(
-                    .cr3RepeatedMetadata, severity: .info,
-                    message:
-                        "the canon metadata boxes repeat: the first of each is read, as exiftool reads it; ignored: \(layout.repeated.joined(separator: ", "))"
-                ))
+                .cr3RepeatedMetadata, .info,
+                "the canon metadata boxes repeat: the first of each is read, as exiftool reads it; ignored: \(layout.repeated.joined(separator: ", "))"
+            )
         }
         // CMT2 is the Exif IFD as a TIFF of its own: its IFD0 holds what the Exif IFD holds elsewhere.
         // Absent is fine: it holds no orientation (CMT1 does); only the dates, sizes and lens are lost.

@@ -48,9 +48,7 @@ package enum WebPReader {
         }
         if 8 + riffSize < size {
             evidence.readerFindings.append(
-                Finding(
-                    .webpTrailingData, severity: .info,
-                    message: "\(size - 8 - riffSize) bytes follow the riff chunk"))
+                .webpTrailingData, .info, "\(size - 8 - riffSize) bytes follow the riff chunk")
         }
         return 8 + riffSize
     }
@@ -110,9 +108,7 @@ package enum WebPReader {
             let payload = try PhotoBytes.read(source, at: dataOffset, count: length)
             if evidence.exif != nil {
                 evidence.readerFindings.append(
-                    Finding(
-                        .webpSecondExif, severity: .info,
-                        message: "a second 'EXIF' chunk at offset \(dataOffset - 8) is ignored"))
+                    .webpSecondExif, .info, "a second 'EXIF' chunk at offset \(dataOffset - 8) is ignored")
             } else {
                 PhotoBytes.addEXIF(payload, fileOffset: dataOffset, location: "EXIF chunk", to: &evidence)
             }

@@ -123,6 +123,10 @@ import VidorientTestSupport
                 for literal in first.matches(of: /"([a-z0-9-]+)"/) { strings.append("\(name): \(literal.output.1)") }
                 for member in first.matches(of: /\.([a-zA-Z0-9]+)/) { cases.insert(String(member.output.1)) }
             }
+            // `findings.append(.code, .severity, message)`: [Finding]'s own append.
+            for made in text.matches(of: /\.append\(\s*\.([a-zA-Z0-9]+),\s*\.(info|warning|error),/) {
+                cases.insert(String(made.output.1))
+            }
         }
         return (cases, strings)
     }
