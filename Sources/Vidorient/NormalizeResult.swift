@@ -97,14 +97,9 @@ extension NormalizeResult {
         case .dropped(let reason): block.row("thumbnail", "dropped: \(reason)")
         }
         for change in plan.changes.dropFirst() { block.row(result.dryRun ? "to change" : "changed", change) }
-        if result.dryRun {
-            block.row("dry run", "\(result.sizeAfter ?? 0) bytes would be written; nothing written")
-        } else if let written = result.writtenPath {
-            block.row(
-                "written",
-                "\(written.escapingControlCharacters) (\(result.sizeAfter ?? 0) bytes\(result.verified ? ", verified" : ""))"
-            )
-        }
+        block.outcome(
+            dryRun: result.dryRun, written: result.writtenPath, verified: result.verified,
+            would: "\(result.sizeAfter ?? 0) bytes would be written", done: "\(result.sizeAfter ?? 0) bytes")
         return block.text
     }
 }

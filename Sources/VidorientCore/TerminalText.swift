@@ -100,5 +100,18 @@ public struct TextBlock {
         lines.append(painter.row(label, value, width: labelWidth, style: style))
     }
 
+    /// The row that ends the report of a change: a dry run's "`would`; nothing written", the file
+    /// written and what was `done` (", verified" when read back), or, when nothing needed
+    /// writing, "already as asked" (fix's and normalize's reports).
+    public mutating func outcome(dryRun: Bool, written: String?, verified: Bool, would: String, done: String) {
+        if dryRun {
+            row("dry run", "\(would); nothing written")
+        } else if let written {
+            row("written", "\(written.escapingControlCharacters) (\(done)\(verified ? ", verified" : ""))")
+        } else {
+            row("unchanged", "already as asked; nothing written")
+        }
+    }
+
     public var text: String { lines.joined(separator: "\n") + "\n" }
 }

@@ -22,16 +22,10 @@ struct PhotoFixReport {
         for place in result.places { block.row("changes", place.escapingControlCharacters) }
         let plural = result.bytesChanged == 1 ? "" : "s"
         let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
-        if result.dryRun {
-            block.row("dry run", "\(result.bytesChanged) byte\(plural) would change\(inserted); nothing written")
-        } else if let written = result.writtenPath {
-            block.row(
-                "written",
-                "\(written.escapingControlCharacters) (\(result.bytesChanged) byte\(plural) changed\(inserted)\(result.verified ? ", verified" : ""))"
-            )
-        } else {
-            block.row("unchanged", "already as asked; nothing written")
-        }
+        block.outcome(
+            dryRun: result.dryRun, written: result.writtenPath, verified: result.verified,
+            would: "\(result.bytesChanged) byte\(plural) would change\(inserted)",
+            done: "\(result.bytesChanged) byte\(plural) changed\(inserted)")
         return block.text
     }
 
@@ -59,17 +53,11 @@ struct FixReport {
             block.row(
                 "matrix", "\(DisplayMatrix.text(change.before.matrix)) -> \(DisplayMatrix.text(change.after.matrix))")
         }
-        let changed = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") changed"
-        if result.dryRun {
-            block.row(
-                "dry run",
-                "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s") would change; nothing written")
-        } else if let written = result.writtenPath {
-            block.row(
-                "written", "\(written.escapingControlCharacters) (\(changed)\(result.verified ? ", verified" : ""))")
-        } else {
-            block.row("unchanged", "already as asked; nothing written")
-        }
+        let bytes = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s")"
+        block.outcome(
+            dryRun: result.dryRun, written: result.writtenPath, verified: result.verified,
+            would: "\(bytes) would change",
+            done: "\(bytes) changed")
         return block.text
     }
 
