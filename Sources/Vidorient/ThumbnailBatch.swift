@@ -149,7 +149,9 @@ public struct ThumbnailBatch: Sendable {
 
     /// Renders one job's picture and writes it; the error names the file (its description is
     /// the whole line to print).
-    public func make(_ job: Job, request: ThumbnailRequest, quality: Int) throws(VidorientError) -> Written {
+    public func make(_ job: Job, request: ThumbnailRequest, quality: Int, flush: OutputFile.Flush = .now)
+        throws(VidorientError) -> Written
+    {
         let thumbnailer = Thumbnailer()
         let picture: Picture
         var time: Double?
@@ -177,7 +179,7 @@ public struct ThumbnailBatch: Sendable {
         do { bytes = try format.encode(picture, quality: quality) } catch {
             throw error.at(path: job.input, action: "render")
         }
-        try OutputFile.write(bytes, to: job.output)
+        try OutputFile.write(bytes, to: job.output, flush: flush)
         return Written(
             input: job.input, output: job.output, width: picture.width, height: picture.height, time: time,
             exifOrientation: exif, findings: damage, note: note)
@@ -186,16 +188,24 @@ public struct ThumbnailBatch: Sendable {
     /// Makes every job's thumbnail, `jobs` at once (`forEachConcurrently`): the thumbnails
     /// written, in the jobs' order, and how many failed. `finished` hears each job as it ends, with
     /// its thumbnail or its error (whose description is the whole line to print).
+    ///
+    /// Two or more thumbnails are put on the disk once, at the end (`OutputFile.Flush.later`: one
+    /// `syncfs` a file system), before any is returned as written: two `fsync`s each serialized
+    /// the workers on the file system's journal (1.65× at two jobs; 1.95× without them). A
+    /// folder that cannot be flushed fails its thumbnails, each heard by `finished`.
     public func makeAll(
         request: ThumbnailRequest, quality: Int, jobs workers: Int,
         finished: @Sendable (Job, Result<Written, VidorientError>) -> Void
     ) -> (written: [Written], failed: Int) {
         let results = Mutex<[Written?]>(Array(repeating: nil, count: jobs.count))
         let failures = Atomic<Int>(0)
+        // One thumbnail is flushed exactly (its file and folder): `syncfs` flushes all the file
+        // system holds, other programs' writes too.
+        let flush: OutputFile.Flush = jobs.count > 1 ? .later : .now
         withoutActuallyEscaping(finished) { finished in
             forEachConcurrently(jobs.count, jobs: workers) { index in
                 let result = Result { () throws(VidorientError) in
-                    try make(jobs[index], request: request, quality: quality)
+                    try make(jobs[index], request: request, quality: quality, flush: flush)
                 }
                 if case .success(let written) = result {
                     results.withLock { $0[index] = written }
@@ -205,7 +215,30 @@ public struct ThumbnailBatch: Sendable {
                 finished(jobs[index], result)
             }
         }
-        return (results.withLock { $0.compactMap { $0 } }, failures.load(ordering: .relaxed))
+        var written = results.withLock { $0 }
+        var failed = failures.load(ordering: .relaxed)
+        guard flush == .later else { return (written.compactMap { $0 }, failed) }
+        let folders = written.indices.map { written[$0] == nil ? nil : folder(of: $0) }
+        let unflushed = OutputFile.flushFileSystems(of: Set(folders.compactMap { $0 }))
+        for index in written.indices {
+            guard let folder = folders[index], let error = unflushed[folder] else { continue }
+            written[index] = nil
+            failed += 1
+            finished(jobs[index], .failure(error))
+        }
+        return (written.compactMap { $0 }, failed)
+    }
+
+    /// The folder job `index`'s thumbnail was written into (through a symbolic link, the target's);
+    /// nil for standard output, a FIFO or a device.
+    private func folder(of index: Int) -> String? {
+        let output = jobs[index].output
+        do {
+            guard case .file(let target) = try OutputDestination(path: output) else { return nil }
+            return SafeWrite.split(target).folder
+        } catch {
+            return SafeWrite.split(output).folder
+        }
     }
 }
 
