@@ -277,8 +277,9 @@ package final class PendingFile {
 
     /// Renamed over `destination` (atomic on one file system), then the folder flushed so that
     /// the new name survives a crash. Flush first: nothing is renamed before it is on the disk.
-    /// `flushingFolder` false leaves the folder to the caller, which flushes its file system
-    /// once a batch is written (`SafeWrite.synchronizeFileSystem`).
+    /// `flushingFolder` false is for a batch's file that was not flushed either
+    /// (`OutputFile.Flush.later`): the caller puts the whole batch on the disk once it is
+    /// written (`SafeWrite.synchronizeFileSystem`).
     package func commit(_ what: String?, flushingFolder: Bool = true) throws(VidorientError) {
         try System.call(what.map { "could not rename \($0) into place" }) {
             path.withPathCString { from in destination.withPathCString { rename(from, $0) } }
