@@ -128,6 +128,9 @@ public struct ThumbnailBatch: Sendable {
         /// What the output is not, for stderr (not in the JSON): a photo's contact sheet is the
         /// picture once.
         public var note: String? = nil
+        /// The folder the output went into (through a symbolic link, the target's), which a batch
+        /// flushes at its end (not in the JSON); nil for standard output, a FIFO or a device.
+        public var folder: String? = nil
 
         enum CodingKeys: String, CodingKey {
             case input, inputBytes = "input_bytes", output, outputBytes = "output_bytes", width, height, time
@@ -179,10 +182,10 @@ public struct ThumbnailBatch: Sendable {
         do { bytes = try format.encode(picture, quality: quality) } catch {
             throw error.at(path: job.input, action: "render")
         }
-        try OutputFile.write(bytes, to: job.output, flush: flush)
+        let folder = try OutputFile.write(bytes, to: job.output, flush: flush)
         return Written(
             input: job.input, output: job.output, width: picture.width, height: picture.height, time: time,
-            exifOrientation: exif, findings: damage, note: note)
+            exifOrientation: exif, findings: damage, note: note, folder: folder)
     }
 
     /// Makes every job's thumbnail, `jobs` at once (`forEachConcurrently`): the thumbnails
@@ -218,27 +221,14 @@ public struct ThumbnailBatch: Sendable {
         var written = results.withLock { $0 }
         var failed = failures.load(ordering: .relaxed)
         guard flush == .later else { return (written.compactMap { $0 }, failed) }
-        let folders = written.indices.map { written[$0] == nil ? nil : folder(of: $0) }
-        let unflushed = OutputFile.flushFileSystems(of: Set(folders.compactMap { $0 }))
+        let unflushed = OutputFile.flushFileSystems(of: Set(written.compactMap { $0?.folder }))
         for index in written.indices {
-            guard let folder = folders[index], let error = unflushed[folder] else { continue }
+            guard let folder = written[index]?.folder, let error = unflushed[folder] else { continue }
             written[index] = nil
             failed += 1
             finished(jobs[index], .failure(error))
         }
         return (written.compactMap { $0 }, failed)
-    }
-
-    /// The folder job `index`'s thumbnail was written into (through a symbolic link, the target's);
-    /// nil for standard output, a FIFO or a device.
-    private func folder(of index: Int) -> String? {
-        let output = jobs[index].output
-        do {
-            guard case .file(let target) = try OutputDestination(path: output) else { return nil }
-            return SafeWrite.split(target).folder
-        } catch {
-            return SafeWrite.split(output).folder
-        }
     }
 }
 

@@ -206,7 +206,7 @@ public final class ReaderCrashes: @unchecked Sendable {
         // Absent is fine: the list is kept best effort, as the audit cache is; unwritten, the next
         // audit reads those files again, and one that kills the reader again is found in its slot
         // and listed by the audit after it.
-        try? OutputFile.write(Array(text.utf8), to: path)
+        _ = try? OutputFile.write(Array(text.utf8), to: path)
     }
 }
 

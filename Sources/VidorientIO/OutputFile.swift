@@ -19,15 +19,20 @@ public enum OutputFile {
     /// Writes `bytes` where `path` leads (`OutputDestination`): a regular file, or a new one, is
     /// replaced through a temporary file and a rename (through a symbolic link, the target is);
     /// standard output (`-`, `/dev/stdout`), a FIFO or a device is written to as a stream and never
-    /// replaced. The error names the path (`could not write 'PATH': …`).
-    public static func write(_ bytes: [UInt8], to path: String, flush: Flush = .now) throws(VidorientError) {
+    /// replaced. The error names the path (`could not write 'PATH': …`). Returns the folder the
+    /// file went into (through a symbolic link, the target's), the one to flush for `.later`; nil
+    /// for a stream.
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to path: String, flush: Flush = .now) throws(VidorientError)
+        -> String?
+    {
         do throws(VidorientError) {
             let destination = try OutputDestination(path: path)
             guard case .file(let target) = destination else {
                 let (descriptor, owned) = try destination.openStream()
                 defer { if owned { close(descriptor) } }
                 try System.write(descriptor, bytes, at: nil)
-                return
+                return nil
             }
             // A new file: its mode is 0644 less the umask, as a file any program creates.
             // No sweep for abandoned temporary files: a folder of thousands of outputs would be listed
@@ -40,6 +45,7 @@ public enum OutputFile {
             // The error names the path (below): the system's reason alone.
             if case .now = flush { try pending.flush(nil) }
             try pending.commit(nil, flushingFolder: flush == .now)
+            return pending.folder
         } catch {
             throw error.at(path: path, action: "write")
         }
