@@ -44,9 +44,13 @@ struct PhotoFrames {
             throw InputError(path: path, reason: "the photo states no size\(cut)")
         }
         // Every decoder here makes the whole stored picture (or a DCT-scaled one) first: a size the
-        // header merely claims must not become gigabytes.
+        // header merely claims must not become gigabytes. A clean aperture's crop is cut from the
+        // whole picture, so that is what is checked (a 100x100 crop of a HEIF claiming
+        // 4294967295x4294967295 overflowed the decode's cost and trapped).
+        let (decodedWidth, decodedHeight) =
+            crop == nil ? (storedWidth, storedHeight) : (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
         try refuseOver(
-            PhotoFrames.maximumStoredPixels, storedWidth, storedHeight, path: path, what: "the photo",
+            PhotoFrames.maximumStoredPixels, decodedWidth, decodedHeight, path: path, what: "the photo",
             purpose: "decoded for a thumbnail")
         let geometry: ThumbnailGeometry
         do {

@@ -218,6 +218,33 @@ struct MemoryBoundTests {
         #expect(engineAbsent || lines.first?.contains("12000x12000 pixels") == true, "\(lines)")
     }
 
+    /// A HEIF whose `ispe` claims 4294967295x4294967295 and whose clean aperture keeps 100x100:
+    /// the crop passed the size check, and the decode's memory estimate (the whole picture's
+    /// pixels times its bytes a pixel) overflowed and trapped (SIGILL). Now refused in one line
+    /// naming the file and the whole picture's size.
+    @Test(arguments: ["thumbnail", "inspect --content"])
+    func aCleanApertureOfAHugeHEIFIsRefused(command: String) throws {
+        let folder = try TemporaryFolder("memory-clap")
+        defer { folder.remove() }
+        let path = folder.path("clap.heic")
+        try Data(base64Encoded: Self.hugeCleanApertureHEIF)!.write(to: URL(fileURLWithPath: path))
+        let arguments =
+            command == "thumbnail"
+            ? ["thumbnail", path, "-o", folder.path("out.png")] : ["inspect", "--content", "--json", path]
+        let (run, peak) = try Self.timed(arguments)
+        #expect(peak < Self.boundKilobytes, "\(command): \(peak) KB")
+        let lines = run.stderrLines.dropLast().filter { !$0.isEmpty && !$0.hasPrefix("Command exited") }
+        #expect(run.status == 2, "\(lines)")
+        #expect(lines.count == 1 && lines.first?.contains(path) == true, "\(lines)")
+        let engineAbsent = command == "inspect --content" && lines.first?.contains("content model") == true
+        #expect(engineAbsent || lines.first?.contains("4294967295x4294967295 pixels") == true, "\(lines)")
+    }
+
+    /// One hvc1 item (its `hvcC` and data a stub), `ispe` 4294967295x4294967295, `clap` 100x100
+    /// (made by a short script: boxes as ISO/IEC 23008-12 lays them out).
+    static let hugeCleanApertureHEIF =
+        "AAAAGGZ0eXBoZWljAAAAAG1pZjFoZWljAAAA/W1ldGEAAAAAAAAAIWhkbHIAAAAAAAAAAHBpY3QAAAAAAAAAAAAAAAAAAAAADnBpdG0AAAAAAAEAAAAjaWluZgAAAAAAAQAAABVpbmZlAgAAAAABAABodmMxAAAAAB5pbG9jAAAAAEQAAAEAAQAAAAEAAAEdAAAAFAAAAIFpcHJwAAAAY2lwY28AAAAUaXNwZQAAAAD//////////wAAAB9odmNDAQFgAAAAAAAAAAAAAPAA/P34+AAADwAAAAAoY2xhcAAAAGQAAAABAAAAZAAAAAEAAAAAAAAAAQAAAAAAAAABAAAAFmlwbWEAAAAAAAAAAQABA4ECAwAAABxtZGF0AAAAECYBr6+vr6+vr6+vr6+vr68="
+
     /// A folder of photos thumbnailed by many workers stays under 300 MB however many work at
     /// once (issue 32): each decode reserves its memory from one budget first
     /// (`MemoryBudget.decoding`) and waits while it is taken. Sixteen copies of a phone AVIF,
