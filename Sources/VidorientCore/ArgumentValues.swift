@@ -105,11 +105,6 @@ public struct RotationChoice: Sendable, Hashable, CustomStringConvertible {
     /// Signed: composes with the current orientation instead of replacing it.
     public let isRelative: Bool
 
-    public init(degrees: Int, isRelative: Bool) {
-        self.degrees = degrees
-        self.isRelative = isRelative
-    }
-
     public static func parse(_ text: String) throws(ValueError) -> RotationChoice {
         guard let degrees = Int(text), degrees % 90 == 0 else {
             throw ValueError("takes a multiple of 90 degrees, such as 90, 270, +90 or -90")

@@ -10,12 +10,6 @@ public struct DisplayOrientationSEI: Sendable, Hashable {
     /// Anticlockwise rotation in 1/65536 of a turn.
     public var anticlockwiseRotation: UInt16
 
-    public init(horizontalFlip: Bool, verticalFlip: Bool, anticlockwiseRotation: UInt16) {
-        self.horizontalFlip = horizontalFlip
-        self.verticalFlip = verticalFlip
-        self.anticlockwiseRotation = anticlockwiseRotation
-    }
-
     public enum Codec: Sendable {
         case h264, hevc
     }

@@ -123,13 +123,6 @@ public enum Orientation: Int, CaseIterable, Sendable, Hashable, Codable {
 public struct LinearMap: Sendable, Hashable {
     public var a: Int, b: Int, c: Int, d: Int
 
-    public init(a: Int, b: Int, c: Int, d: Int) {
-        self.a = a
-        self.b = b
-        self.c = c
-        self.d = d
-    }
-
     public static let identity = LinearMap(a: 1, b: 0, c: 0, d: 1)
     /// `x' = -x`: the horizontal mirror.
     public static let mirror = LinearMap(a: -1, b: 0, c: 0, d: 1)

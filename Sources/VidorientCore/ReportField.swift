@@ -115,12 +115,6 @@ public struct ReportCondition: Sendable, Hashable, CustomStringConvertible {
     public let comparison: Operator
     public let value: String
 
-    public init(field: ReportField, comparison: Operator, value: String) {
-        self.field = field
-        self.comparison = comparison
-        self.value = value
-    }
-
     /// `FIELD OP VALUE`, spaces around the operator allowed: `rotation>0`, `make = Apple`,
     /// `path~*/2019/*`.
     public static func parse(_ text: String) throws(ValueError) -> ReportCondition {

@@ -20,12 +20,9 @@ struct PhotoFixReport {
         var block = TextBlock(result.path, painter: painter, labelWidth: 10)
         block.row(result.format, "\(orientation(result.before)) -> \(painter.paint(orientation(result.after), .green))")
         for place in result.places { block.row("changes", place.escapingControlCharacters) }
-        let plural = result.bytesChanged == 1 ? "" : "s"
-        let inserted = result.sizeChange > 0 ? ", \(result.sizeChange) inserted" : ""
-        block.outcome(
+        block.fixOutcome(
             dryRun: result.dryRun, written: result.writtenPath, verified: result.verified,
-            would: "\(result.bytesChanged) byte\(plural) would change\(inserted)",
-            done: "\(result.bytesChanged) byte\(plural) changed\(inserted)")
+            bytesChanged: result.bytesChanged, inserted: Int(max(result.sizeChange, 0)))
         return block.text
     }
 
@@ -53,11 +50,9 @@ struct FixReport {
             block.row(
                 "matrix", "\(DisplayMatrix.text(change.before.matrix)) -> \(DisplayMatrix.text(change.after.matrix))")
         }
-        let bytes = "\(result.bytesChanged) byte\(result.bytesChanged == 1 ? "" : "s")"
-        block.outcome(
+        block.fixOutcome(
             dryRun: result.dryRun, written: result.writtenPath, verified: result.verified,
-            would: "\(bytes) would change",
-            done: "\(bytes) changed")
+            bytesChanged: result.bytesChanged, inserted: 0)
         return block.text
     }
 
@@ -84,5 +79,16 @@ extension Undo {
             "\(name): already undone (it is the original: \(entry.before.size) bytes, crc-32 \(entry.before.crc32Hex))"
         case .wouldRestore: "\(name): would restore (\(turn), \(entry.before.size) bytes)"
         }
+    }
+}
+
+extension TextBlock {
+    /// A fix's last row: how many bytes change, and how many of them are inserted.
+    mutating func fixOutcome(dryRun: Bool, written: String?, verified: Bool, bytesChanged: Int, inserted: Int) {
+        let bytes = "\(bytesChanged) byte\(bytesChanged == 1 ? "" : "s")"
+        let added = inserted > 0 ? ", \(inserted) inserted" : ""
+        outcome(
+            dryRun: dryRun, written: written, verified: verified, would: "\(bytes) would change\(added)",
+            done: "\(bytes) changed\(added)")
     }
 }

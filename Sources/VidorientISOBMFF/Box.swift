@@ -1,19 +1,25 @@
 import VidorientIO
 
 /// Where one box sits in the file: its header, read and checked, and nothing of its payload.
-struct BoxHeader: Sendable, Hashable {
-    var type: FourCC
+/// The one type for a box's place, whether a parser reads on from it or an editor rewrites its size.
+package struct BoxHeader: Sendable, Hashable {
+    package var type: FourCC
     /// Absolute file offset of the first byte of the size field.
-    var offset: Int64
+    package var offset: Int64
     /// 8, 16 with a 64-bit size, and 16 more for a `uuid` box's extended type.
-    var headerSize: Int64
-    var size: Int64
+    package var headerSize: Int64
+    package var size: Int64
+    /// 4 for a 32-bit size, 8 for a 64-bit one (at `offset + 8`), 0 for a size of 0 ("to the
+    /// end"), which never needs changing.
+    package var sizeFieldWidth: Int
     /// The extended type of a `uuid` box.
-    var userType: [UInt8]?
+    package var userType: [UInt8]?
 
-    var payloadOffset: Int64 { offset + headerSize }
-    var payloadSize: Int64 { size - headerSize }
-    var end: Int64 { offset + size }
+    package var payloadOffset: Int64 { offset + headerSize }
+    package var payloadSize: Int64 { size - headerSize }
+    package var end: Int64 { offset + size }
+    /// Where the size field is.
+    package var sizeFieldOffset: Int64 { sizeFieldWidth == 8 ? offset + 8 : offset }
 }
 
 /// Lists boxes one level at a time, reading only their headers. Each box's size is checked
@@ -84,6 +90,7 @@ struct BoxWalker<Source: ByteSource> {
             var size = Int64(try header.uint32())
             let type = try header.fourCC()
             var headerSize: Int64 = 8
+            let sizeFieldWidth = size == 1 ? 8 : size == 0 ? 0 : 4
             if size == 1 {
                 guard remaining >= 16 else {
                     throw .malformed("truncated 64-bit size of the '\(type)' box at \(position)")
@@ -114,13 +121,16 @@ struct BoxWalker<Source: ByteSource> {
                     "'\(type)' box at \(position) has size \(size) but \(container) has only \(remaining) bytes left"
                 guard cutEnd else { throw .malformed(reason) }
                 let header = BoxHeader(
-                    type: type, offset: position, headerSize: headerSize, size: remaining, userType: userType)
+                    type: type, offset: position, headerSize: headerSize, size: remaining,
+                    sizeFieldWidth: sizeFieldWidth, userType: userType)
                 cut = Cut(box: header, reason: reason)
                 found.append(header)
                 break
             }
             found.append(
-                BoxHeader(type: type, offset: position, headerSize: headerSize, size: size, userType: userType))
+                BoxHeader(
+                    type: type, offset: position, headerSize: headerSize, size: size, sizeFieldWidth: sizeFieldWidth,
+                    userType: userType))
             position += size
         }
         return found

@@ -6,22 +6,6 @@ package import VidorientIO
 /// boxes mean; this says where to write, for a byte-level editor (the HEIF orientation fix).
 /// Read with the same bounded box walker, so hostile sizes and counts end in one `ISOBMFFError`.
 package struct HEIFLayout: Sendable, Hashable {
-    /// One box: where it starts, how long it is, and where its size is written.
-    package struct BoxPlace: Sendable, Hashable {
-        package var type: FourCC
-        package var offset: Int64
-        package var headerSize: Int64
-        package var size: Int64
-        /// 4 for a 32-bit size, 8 for a 64-bit one (at `offset + 8`), 0 for a size of 0 ("to
-        /// the end"), which never needs changing.
-        package var sizeFieldWidth: Int
-
-        package var payloadOffset: Int64 { offset + headerSize }
-        package var end: Int64 { offset + size }
-        /// Where the size field is.
-        package var sizeFieldOffset: Int64 { sizeFieldWidth == 8 ? offset + 8 : offset }
-    }
-
     /// One property index of an `ipma` entry, where it is written.
     package struct Association: Sendable, Hashable {
         /// 1-based index into `ipco`'s children; 0 means "no property".
@@ -43,7 +27,7 @@ package struct HEIFLayout: Sendable, Hashable {
 
     /// One `ipma` box.
     package struct AssociationBox: Sendable, Hashable {
-        package var box: BoxPlace
+        package var box: BoxHeader
         package var version: Int
         package var flags: Int
         /// 1, or 2 when flags bit 0 is set; the essential bit is the field's top bit.
@@ -80,11 +64,11 @@ package struct HEIFLayout: Sendable, Hashable {
         package var length: UInt64
     }
 
-    package var meta: BoxPlace
-    package var iprp: BoxPlace
-    package var ipco: BoxPlace
+    package var meta: BoxHeader
+    package var iprp: BoxHeader
+    package var ipco: BoxHeader
     /// `ipco`'s children in order: property index `n` is `properties[n - 1]`.
-    package var properties: [BoxPlace]
+    package var properties: [BoxHeader]
     package var associationBoxes: [AssociationBox]
     package var locations: [Location]
 
@@ -96,7 +80,7 @@ package struct HEIFLayout: Sendable, Hashable {
     }
 
     init(
-        meta: BoxPlace, iprp: BoxPlace, ipco: BoxPlace, properties: [BoxPlace], associationBoxes: [AssociationBox],
+        meta: BoxHeader, iprp: BoxHeader, ipco: BoxHeader, properties: [BoxHeader], associationBoxes: [AssociationBox],
         locations: [Location]
     ) {
         self.meta = meta
@@ -109,14 +93,6 @@ package struct HEIFLayout: Sendable, Hashable {
 }
 
 extension HEIFParser {
-    func place(_ box: BoxHeader) throws(ISOBMFFError) -> HEIFLayout.BoxPlace {
-        var head = ByteCursor(try source.read(at: box.offset, count: 4), box: box.type, at: box.offset)
-        let raw = try head.uint32()
-        let width = raw == 1 ? 8 : raw == 0 ? 0 : 4
-        return HEIFLayout.BoxPlace(
-            type: box.type, offset: box.offset, headerSize: box.headerSize, size: box.size, sizeFieldWidth: width)
-    }
-
     mutating func layout() throws(ISOBMFFError) -> HEIFLayout {
         let top = try walker.boxes(from: 0, to: source.size, depth: 0, in: nil)
         let metas = top.filter { $0.type == "meta" }
@@ -172,7 +148,7 @@ extension HEIFParser {
                         end: base + Int64(cursor.position)))
             }
             associationBoxes.append(
-                .init(box: try place(ipma), version: version, flags: flags, indexWidth: indexWidth, entries: entries))
+                .init(box: ipma, version: version, flags: flags, indexWidth: indexWidth, entries: entries))
         }
 
         var locations: [HEIFLayout.Location] = []
@@ -182,8 +158,8 @@ extension HEIFParser {
             locations = try readLocationFields(iloc)
         }
         return HEIFLayout(
-            meta: try place(meta), iprp: try place(iprp), ipco: try place(ipco),
-            properties: try properties.map { box throws(ISOBMFFError) in try place(box) },
+            meta: meta, iprp: iprp, ipco: ipco,
+            properties: properties,
             associationBoxes: associationBoxes,
             locations: locations)
     }

@@ -5,7 +5,6 @@ import VidorientIO
 /// every item, property and reference it names is checked to exist, so a hostile file ends in
 /// one `ISOBMFFError` after bounded work.
 struct HEIFParser<Source: ByteSource> {
-    typealias TopLevelBox = MovieStructure.TopLevelBox
 
     let source: Source
     var walker: BoxWalker<Source>
@@ -87,13 +86,10 @@ struct HEIFParser<Source: ByteSource> {
             }
         }
 
-        func box(_ header: BoxHeader) -> TopLevelBox {
-            TopLevelBox(type: header.type, offset: header.offset, size: header.size)
-        }
         var structure = HEIFStructure(
-            fileSize: source.size, majorBrand: major, compatibleBrands: compatible, topLevelBoxes: top.map(box),
-            meta: box(meta), metaAfterMediaData: firstMdat.map { $0.offset < meta.offset } ?? false,
-            primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd.map(box),
+            fileSize: source.size, majorBrand: major, compatibleBrands: compatible, topLevelBoxes: top,
+            meta: meta, metaAfterMediaData: firstMdat.map { $0.offset < meta.offset } ?? false,
+            primaryItemID: primaryID, items: items, references: references, grid: nil, motionVideoBox: mpvd,
             motionVideoRange: mpvd.map { $0.payloadOffset..<$0.end })
         structure.truncation = walker.cut?.reason ?? cutExtent
         structure.repeatedEntries = repeatedEntries

@@ -101,8 +101,8 @@ package struct HEIFStructure: Sendable, Hashable {
     package var majorBrand: FourCC?
     package var compatibleBrands: [FourCC]
     /// Every top-level box in file order.
-    package var topLevelBoxes: [MovieStructure.TopLevelBox]
-    package var meta: MovieStructure.TopLevelBox
+    package var topLevelBoxes: [BoxHeader]
+    package var meta: BoxHeader
     /// Whether `meta` comes after the first `mdat` (Samsung, `exif-at-eof` writers).
     package var metaAfterMediaData: Bool
     package var primaryItemID: UInt32
@@ -112,7 +112,7 @@ package struct HEIFStructure: Sendable, Hashable {
     /// The primary item's grid, when it is one.
     package var grid: Grid?
     /// A Samsung motion photo's top-level `mpvd` box, which holds a whole MP4.
-    package var motionVideoBox: MovieStructure.TopLevelBox?
+    package var motionVideoBox: BoxHeader?
     /// The absolute byte range of the motion photo's video: the `mpvd` box's payload.
     package var motionVideoRange: Range<Int64>?
     /// Why the file ends before its data does (its last box, or an item's `iloc` extent, runs
@@ -137,9 +137,9 @@ package struct HEIFStructure: Sendable, Hashable {
     }
 
     init(
-        fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [MovieStructure.TopLevelBox],
-        meta: MovieStructure.TopLevelBox, metaAfterMediaData: Bool, primaryItemID: UInt32, items: [Item],
-        references: [Reference], grid: Grid?, motionVideoBox: MovieStructure.TopLevelBox?,
+        fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [BoxHeader],
+        meta: BoxHeader, metaAfterMediaData: Bool, primaryItemID: UInt32, items: [Item],
+        references: [Reference], grid: Grid?, motionVideoBox: BoxHeader?,
         motionVideoRange: Range<Int64>?
     ) {
         self.fileSize = fileSize

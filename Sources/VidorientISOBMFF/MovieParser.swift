@@ -79,9 +79,9 @@ struct MovieParser<Source: ByteSource> {
         let firstMdat = top.first { $0.type == "mdat" }
         var structure = MovieStructure(
             fileSize: size, majorBrand: majorBrand, compatibleBrands: compatibleBrands,
-            topLevelBoxes: top.map { MovieStructure.TopLevelBox(type: $0.type, offset: $0.offset, size: $0.size) },
+            topLevelBoxes: top,
             isFragmented: top.contains { $0.type == "moof" } || children.contains { $0.type == "mvex" },
-            moov: MovieStructure.TopLevelBox(type: moov.type, offset: moov.offset, size: moov.size),
+            moov: moov,
             moovPrecedesMdat: firstMdat.map { moov.offset < $0.offset }, movieHeader: movieHeader, tracks: tracks,
             metadata: metadata)
         structure.movieBoxes = movieBoxes

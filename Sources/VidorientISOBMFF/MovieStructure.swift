@@ -6,22 +6,15 @@ package import VidorientIO
 /// alone: the facts FFmpeg 5.1 hides (the movie and track matrices separately, where they sit in
 /// the file, track-level metadata, the keys of timed-metadata tracks) and the ones `fix` needs.
 package struct MovieStructure: Sendable, Hashable {
-    /// One box at the top level of the file.
-    package struct TopLevelBox: Sendable, Hashable {
-        package var type: FourCC
-        package var offset: Int64
-        package var size: Int64
-    }
-
     package var fileSize: Int64
     /// `ftyp`'s major brand (`isom`, `mp42`, `qt  `…); nil for old QuickTime files without `ftyp`.
     package var majorBrand: FourCC?
     package var compatibleBrands: [FourCC]
     /// Every top-level box in file order.
-    package var topLevelBoxes: [TopLevelBox]
+    package var topLevelBoxes: [BoxHeader]
     /// A `moov/mvex` or any top-level `moof`: samples live in movie fragments.
     package var isFragmented: Bool
-    package var moov: TopLevelBox
+    package var moov: BoxHeader
     /// Whether `moov` comes before the first `mdat` ("faststart"); nil without an `mdat`.
     package var moovPrecedesMdat: Bool?
     package var movieHeader: MovieHeader
@@ -50,8 +43,8 @@ package struct MovieStructure: Sendable, Hashable {
     }
 
     init(
-        fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [TopLevelBox],
-        isFragmented: Bool, moov: TopLevelBox, moovPrecedesMdat: Bool?, movieHeader: MovieHeader, tracks: [Track],
+        fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [BoxHeader],
+        isFragmented: Bool, moov: BoxHeader, moovPrecedesMdat: Bool?, movieHeader: MovieHeader, tracks: [Track],
         metadata: [MetadataItem]
     ) {
         self.fileSize = fileSize

@@ -381,6 +381,18 @@ package enum JPEGReader {
     }
 }
 
+/// Where one chunk of a PNG or a RIFF (WebP) file sits. Both put 8 bytes before the data (PNG
+/// its length then its type, RIFF its FourCC then its length); PNG ends a chunk with a 4-byte
+/// CRC, RIFF with a pad byte when the length is odd.
+struct ChunkPlace {
+    var offset: Int
+    var length: Int
+    var type: String
+    var dataOffset: Int { offset + 8 }
+    /// Where the data ends: a PNG chunk's CRC starts here.
+    var dataEnd: Int { offset + 8 + length }
+}
+
 /// What every reader shares: checked reads, damage said once, and EXIF and XMP payloads turned
 /// into statements.
 enum PhotoBytes {

@@ -14,22 +14,33 @@ package enum WebPReader {
         evidence.fileSize = size
         let end = try riffEnd(source, fileSize: size, evidence: &evidence)
         var picture = PictureFacts()
-        var offset = 12
-        while offset + 8 <= end {
-            let head = try PhotoBytes.read(source, at: offset, count: 8)
-            let type = String(decoding: head[0..<4], as: UTF8.self)
-            let length = littleEndian(head[4..<8])
-            let dataOffset = offset + 8
-            guard length <= end - dataOffset else {
-                throw PhotoFormatError(
-                    "chunk '\(type)' at offset \(offset) has length \(length), past the end of the riff data")
-            }
-            // Chunks are padded to an even length.
-            offset = dataOffset + length + (length & 1)
-            try readChunk(type, at: dataOffset, length: length, in: source, picture: &picture, evidence: &evidence)
+        try forEachChunk(in: source, end: end) { chunk throws(PhotoFormatError) in
+            try readChunk(
+                chunk.type, at: chunk.dataOffset, length: chunk.length, in: source, picture: &picture,
+                evidence: &evidence)
         }
         try picture.describe(in: &evidence)
         return evidence
+    }
+
+    /// The one walk of a WebP's chunks (read, fix and normalize): each in file order from offset
+    /// 12, checked to end before `end` (where the RIFF data ends) before `body` sees it.
+    static func forEachChunk(
+        in source: some ByteSource, end: Int, _ body: (ChunkPlace) throws(PhotoFormatError) -> Void
+    ) throws(PhotoFormatError) {
+        var offset = 12
+        while offset + 8 <= end {
+            let head = try PhotoBytes.read(source, at: offset, count: 8)
+            let chunk = ChunkPlace(
+                offset: offset, length: littleEndian(head[4..<8]), type: String(decoding: head[0..<4], as: UTF8.self))
+            guard chunk.length <= end - chunk.dataOffset else {
+                throw PhotoFormatError(
+                    "chunk '\(chunk.type)' at offset \(offset) has length \(chunk.length), past the end of the riff data"
+                )
+            }
+            try body(chunk)
+            offset = chunk.riffEnd
+        }
     }
 
     /// Where the RIFF chunk's data ends, from a header that must be a RIFF WebP one; bytes after it
@@ -147,4 +158,9 @@ package enum WebPReader {
     static func littleEndian(_ bytes: ArraySlice<UInt8>) -> Int {
         bytes.reversed().reduce(0) { $0 << 8 | Int($1) }
     }
+}
+
+extension ChunkPlace {
+    /// The next RIFF chunk's offset: chunks are padded to an even length.
+    var riffEnd: Int { dataEnd + (length & 1) }
 }

@@ -6,6 +6,27 @@ import VidorientTestSupport
 
 /// `fix --journal`, `fix --undo` and `fix --from-audit`, run as a user runs them.
 enum JournalFixture {
+    /// `fix` (of `problemLibrary`'s audit) fixed the three files whose fix is safe and no other.
+    static func expectTheSafeThreeFixed(by fix: Run, in library: URL, was original: [String: Data]) throws {
+        #expect(fix.status == 0, "\(fix.stderr)")
+        #expect(fix.stderr == "vidorient: fixed 3, already right 0, refused 0, failed 0\n")
+        let fixed = try snapshot(library)
+        #expect(
+            Set(fixed.keys.filter { fixed[$0] != original[$0] }) == [
+                "scaled-2x.mp4", "movie-matrix.mp4", "invalid.jpg",
+            ])
+    }
+
+    /// A fresh folder holding a copy of orient-6.mp4 and one of orient-6.jpg, and the path its
+    /// journal takes.
+    static func clipAndPhoto(_ name: String) throws -> (folder: URL, clip: String, photo: String, journal: String) {
+        let folder = try FixFixture.folder(name)
+        return (
+            folder, try FixFixture.copy("orient-6.mp4", to: folder), try FixFixture.copy("orient-6.jpg", to: folder),
+            folder.appendingPathComponent("fixes.jsonl").path
+        )
+    }
+
     /// orient-1.mp4 with a movie matrix (mvhd) that turns it 90°: the audit's `movie-matrix`.
     static func rotatedMovieMatrix(at path: String) throws {
         try FileManager.default.copyItem(atPath: Run.media("orient-1.mp4"), toPath: path)
@@ -120,12 +141,9 @@ struct FixJournalCommandTests {
     /// undone" for a file that is the original again (issue 24: it said "changed since the fix"
     /// and exited 2), also for a file fixed twice, whose newest fix alone cannot tell.
     @Test func undoDryRunThenUndoTwice() throws {
-        let folder = try FixFixture.folder("undo-twice")
+        let (folder, once, twice, journal) = try JournalFixture.clipAndPhoto("undo-twice")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let once = try FixFixture.copy("orient-6.mp4", to: folder)
-        let twice = try FixFixture.copy("orient-6.jpg", to: folder)
         let original = try JournalFixture.snapshot(folder)
-        let journal = folder.appendingPathComponent("fixes.jsonl").path
         #expect(try Run.vidorient(["fix", "--orientation", "8", "--journal", journal, once, twice]).status == 0)
         #expect(try Run.vidorient(["fix", "--orientation", "3", "--journal", journal, twice]).status == 0)
         let fixed = try JournalFixture.snapshot(folder)
@@ -192,12 +210,9 @@ struct FixJournalCommandTests {
 
     /// A file changed after its fix is refused with one line, the others are restored, exit 2.
     @Test func undoRefusesAFileChangedSinceAndGoesOn() throws {
-        let folder = try FixFixture.folder("undo-changed")
+        let (folder, kept, touched, journal) = try JournalFixture.clipAndPhoto("undo-changed")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let kept = try FixFixture.copy("orient-6.mp4", to: folder)
-        let touched = try FixFixture.copy("orient-6.jpg", to: folder)
         let original = try FixFixture.contents(kept)
-        let journal = folder.appendingPathComponent("fixes.jsonl").path
         #expect(try Run.vidorient(["fix", "--reset", "--journal", journal, kept, touched]).status == 0)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: touched))
         try handle.seekToEnd()
@@ -252,13 +267,7 @@ struct FixJournalCommandTests {
 
         let fix = try JournalFixture.shell(
             "\"$0\" audit '\(library.path)' --jsonl | \"$0\" fix --from-audit - --journal '\(journal)'")
-        #expect(fix.status == 0, "\(fix.stderr)")
-        #expect(fix.stderr == "vidorient: fixed 3, already right 0, refused 0, failed 0\n")
-        let fixed = try JournalFixture.snapshot(library)
-        #expect(
-            Set(fixed.keys.filter { fixed[$0] != original[$0] }) == [
-                "scaled-2x.mp4", "movie-matrix.mp4", "invalid.jpg",
-            ])
+        try JournalFixture.expectTheSafeThreeFixed(by: fix, in: library, was: original)
 
         let again = try Run.vidorient(["audit", library.path, "--jsonl"])
         #expect(JournalFixture.suggestions(again.stdout).isEmpty, "\(again.stdout)")
@@ -312,13 +321,7 @@ struct FixJournalCommandTests {
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("page.html").path))
             return
         }
-        #expect(fix.status == 0, "\(fix.stderr)")
-        #expect(fix.stderr == "vidorient: fixed 3, already right 0, refused 0, failed 0\n")
-        let fixed = try JournalFixture.snapshot(library)
-        #expect(
-            Set(fixed.keys.filter { fixed[$0] != original[$0] }) == [
-                "scaled-2x.mp4", "movie-matrix.mp4", "invalid.jpg",
-            ])
+        try JournalFixture.expectTheSafeThreeFixed(by: fix, in: library, was: original)
         #expect(report.status == 0, "\(report.stderr)")
         let page = String(
             decoding: try FixFixture.contents(folder.appendingPathComponent("page.html").path), as: UTF8.self)

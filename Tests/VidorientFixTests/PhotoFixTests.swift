@@ -140,56 +140,44 @@ enum FixScratch {
         var testDescription: String { name }
     }
 
+    /// `$MEDIA/name` copied with its Orientation removed and other EXIF tags set, which the fix
+    /// must keep readable: `Make` is checked after.
+    static func orientationRemoved(_ name: String, _ format: MediaFormat, from media: String, also: String = "")
+        -> Untagged
+    {
+        Untagged(
+            name: name, format: format,
+            make:
+                "cp \"$MEDIA/\(media)\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \(also)\"$OUT\"",
+            keeps: ("Make", "Testmaker"))
+    }
+
+    /// A 48x32 test pattern, or a 33x21 half-transparent red, drawn by FFmpeg into the path that follows.
+    static let testPattern = "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1"
+    static let halfRed = "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1"
+
     static let untagged = [
         Untagged(name: "jpeg-jfif-no-exif.jpg", format: .jpeg, make: "cp \"$MEDIA/no-exif.jpg\" \"$OUT\""),
         Untagged(
             name: "jpeg-no-jfif-no-exif.jpg", format: .jpeg,
-            make:
-                "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1 \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""
-        ),
-        Untagged(
-            name: "jpeg-exif-no-orientation.jpg", format: .jpeg,
-            make:
-                "cp \"$MEDIA/orient-6.jpg\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker -Software=x \"$OUT\"",
-            keeps: ("Make", "Testmaker")),
+            make: "\(testPattern) \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""),
+        orientationRemoved("jpeg-exif-no-orientation.jpg", .jpeg, from: "orient-6.jpg", also: "-Software=x "),
         Untagged(
             name: "png-no-exif.png", format: .png,
             make: "cp \"$MEDIA/orient-6.png\" \"$OUT\" && exiftool -q -overwrite_original -all= \"$OUT\""),
-        Untagged(
-            name: "png-exif-no-orientation.png", format: .png,
-            make:
-                "cp \"$MEDIA/orient-6.png\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
-            keeps: ("Make", "Testmaker")),
+        orientationRemoved("png-exif-no-orientation.png", .png, from: "orient-6.png"),
         Untagged(
             name: "webp-simple-lossy.webp", format: .webp,
-            make:
-                "ffmpeg -v error -f lavfi -i testsrc=size=48x32:rate=1 -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""
-        ),
+            make: "\(testPattern) \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""),
         Untagged(
             name: "webp-simple-lossless-alpha.webp", format: .webp,
-            make:
-                "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet -lossless \"$OUT.png\" -o \"$OUT\""
-        ),
+            make: "\(halfRed) \"$OUT.png\" && cwebp -quiet -lossless \"$OUT.png\" -o \"$OUT\""),
         Untagged(
             name: "webp-vp8x-no-exif.webp", format: .webp,
-            make:
-                "ffmpeg -v error -f lavfi -i 'color=c=red@0.5:size=33x21,format=rgba' -frames:v 1 -update 1 \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""
-        ),
-        Untagged(
-            name: "webp-exif-no-orientation.webp", format: .webp,
-            make:
-                "cp \"$MEDIA/orient-6.webp\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
-            keeps: ("Make", "Testmaker")),
-        Untagged(
-            name: "tiff-ii-no-orientation.tif", format: .tiff,
-            make:
-                "cp \"$MEDIA/orient-6-ii.tif\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
-            keeps: ("Make", "Testmaker")),
-        Untagged(
-            name: "tiff-mm-no-orientation.tif", format: .tiff,
-            make:
-                "cp \"$MEDIA/orient-6-mm.tif\" \"$OUT\" && exiftool -q -overwrite_original -Orientation= -Make=Testmaker \"$OUT\"",
-            keeps: ("Make", "Testmaker")),
+            make: "\(halfRed) \"$OUT.png\" && cwebp -quiet \"$OUT.png\" -o \"$OUT\""),
+        orientationRemoved("webp-exif-no-orientation.webp", .webp, from: "orient-6.webp"),
+        orientationRemoved("tiff-ii-no-orientation.tif", .tiff, from: "orient-6-ii.tif"),
+        orientationRemoved("tiff-mm-no-orientation.tif", .tiff, from: "orient-6-mm.tif"),
     ]
 
     static let insertionTools = toolsPresent && isInstalled("cwebp")

@@ -46,20 +46,30 @@ import VidorientPhoto
         #expect(findings.map(\.code).contains("file-damaged"))
     }
 
-    /// `FF D8` then stray bytes: libjpeg reads it (libmagic names it a JPEG), so the one place that
-    /// decides what a file is says JPEG too. exiftool does not ("File format error"), and the
-    /// message says so (issue 28: it said exiftool stepped over them, false for 17 corpus files).
-    @Test func strayBytesRightAfterTheStartOfImage() throws {
-        let jpeg = [0xFF, 0xD8, 0x00, 0x00, 0x00] + Self.exifSegment(8) + Self.frame
+    /// Damage libjpeg steps over and exiftool does not, as the message says (issue 28: it said
+    /// exiftool stepped over them, false for 17 corpus files):
+    ///
+    /// - `FF D8` then stray bytes: libjpeg reads it (libmagic names it a JPEG), so the one place
+    ///   that decides what a file is says JPEG too; exiftool says "File format error".
+    /// - An APPn or COM whose length is less than 2: libjpeg reads the length and goes on from
+    ///   there; exiftool stops ("JPEG format error").
+    @Test(arguments: [
+        (
+            [0xFF, 0xD8, 0x00, 0x00, 0x00] + DamagedFileTests.exifSegment(8) + DamagedFileTests.frame, 8,
+            "3 stray bytes at offset 2, after the start of image (libjpeg steps over them; exiftool does not read "
+                + "the file as a JPEG: 'File format error', or only an EXIF block it finds by its header)"
+        ),
+        (
+            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01] + DamagedFileTests.exifSegment(5) + DamagedFileTests.frame, 5,
+            "the app0 segment at offset 2 has length 1, less than its own 2 bytes (libjpeg steps over them; "
+                + "exiftool stops there: 'JPEG format error')"
+        ),
+    ])
+    func damageExiftoolDoesNotStepOver(jpeg: [UInt8], orientation: Int, damage: String) throws {
         #expect(MediaFormat(signature: jpeg) == .jpeg)
         let evidence = try Self.read(jpeg)
-        #expect(evidence.statements.first?.rawValue == 8)
-        #expect(
-            Self.damage(evidence) == [
-                "the file is damaged: 3 stray bytes at offset 2, after the start of image (libjpeg steps over them; "
-                    + "exiftool does not read the file as a JPEG: 'File format error', or only an EXIF block it finds by "
-                    + "its header)"
-            ])
+        #expect(evidence.statements.first?.rawValue == orientation)
+        #expect(Self.damage(evidence) == ["the file is damaged: " + damage])
     }
 
     /// A segment whose length is short of its real end (metadata-extractor-images' `Issue
@@ -75,19 +85,6 @@ import VidorientPhoto
         let evidence = try Self.read(jpeg)
         #expect(evidence.statements == [OrientationStatement(kind: .xmp, location: "XMP in APP1", rawValue: 3)])
         #expect(Self.damage(evidence).first?.contains("2 stray bytes at offset \(2 + 2 + length)") == true)
-    }
-
-    /// An APPn or COM whose length is less than 2: libjpeg reads the length and goes on from there;
-    /// exiftool stops ("JPEG format error"), as the message says (issue 28).
-    @Test func anApplicationSegmentShorterThanItsLength() throws {
-        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01] + Self.exifSegment(5) + Self.frame
-        let evidence = try Self.read(jpeg)
-        #expect(evidence.statements.first?.rawValue == 5)
-        #expect(
-            Self.damage(evidence) == [
-                "the file is damaged: the app0 segment at offset 2 has length 1, less than its own 2 bytes (libjpeg "
-                    + "steps over them; exiftool stops there: 'JPEG format error')"
-            ])
     }
 
     /// What libjpeg cannot read stays an error: no marker after the stray bytes. A segment past

@@ -96,7 +96,7 @@ private struct Planner<Source: ByteSource> {
     }
 
     /// The first payload byte of a transform property: irot's angle, imir's axis.
-    func valueByte(of property: HEIFLayout.BoxPlace) -> UInt8? {
+    func valueByte(of property: BoxHeader) -> UInt8? {
         // Absent is fine: a property whose byte cannot be read is never taken as fixed or reused;
         // an item that names it is refused where its value is needed.
         try? read(property.payloadOffset, 1).first
@@ -357,7 +357,7 @@ private struct Planner<Source: ByteSource> {
     }
 
     /// A box's size field grown by `change` bytes.
-    mutating func resize(_ box: HEIFLayout.BoxPlace, by change: Int64) throws(PhotoFormatError) {
+    mutating func resize(_ box: BoxHeader, by change: Int64) throws(PhotoFormatError) {
         guard change != 0, box.sizeFieldWidth != 0 else { return }
         let size = box.size + change
         guard box.sizeFieldWidth == 8 || size <= Int64(UInt32.max) else {

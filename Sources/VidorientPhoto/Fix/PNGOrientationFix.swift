@@ -10,14 +10,6 @@ import VidorientISOBMFF
 /// A compressed text chunk (`zTXt`, compressed `iTXt`) that states another orientation is refused
 /// rather than re-compressed: the fix changes a few bytes or inserts one chunk, never rewrites one.
 enum PNGOrientationFix {
-    struct Chunk {
-        var offset: Int
-        var length: Int
-        var type: String
-        var dataOffset: Int { offset + 8 }
-        var crcOffset: Int { offset + 8 + length }
-    }
-
     static func plan(_ source: some ByteSource, target: Orientation, xmpDecides: Bool) throws(PhotoFormatError)
         -> PhotoTagFix.Changes
     {
@@ -25,17 +17,17 @@ enum PNGOrientationFix {
         var changes = PhotoTagFix.Changes()
         var offset = 8
         var firstIDAT: Int?
-        var exif: Chunk?
+        var exif: ChunkPlace?
         var profileStatesOrientation = false
         while offset + 12 <= size {
             let head = try PhotoBytes.read(source, at: offset, count: 8)
             let length = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
-            let chunk = Chunk(offset: offset, length: length, type: String(decoding: head[4..<8], as: UTF8.self))
-            guard length <= Int(Int32.max), chunk.crcOffset + 4 <= size else {
+            let chunk = ChunkPlace(offset: offset, length: length, type: String(decoding: head[4..<8], as: UTF8.self))
+            guard length <= Int(Int32.max), chunk.dataEnd + 4 <= size else {
                 throw PhotoFormatError(
                     "chunk '\(chunk.type)' at offset \(offset) has length \(length), past the end of the file")
             }
-            offset = chunk.crcOffset + 4
+            offset = chunk.dataEnd + 4
             switch chunk.type {
             case "IDAT": if firstIDAT == nil { firstIDAT = chunk.offset }
             case "eXIf": if exif == nil { exif = chunk }
@@ -58,12 +50,7 @@ enum PNGOrientationFix {
                     "the eXIf chunk at offset \(exif.offset) has a bad crc (readers ignore it); fix does not edit a "
                         + "damaged chunk")
             }
-            let skip = data.starts(with: EXIFReader.exifPrefix) ? 6 : 0
-            let tiff = Array(data[skip...])
-            try IFD0Editor.refuseLoops(tiff: tiff, location: "eXIf chunk")
-            let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
-            let block = try TIFFBlockEdit(
-                editor, target: target, tiffLength: Int64(tiff.count), location: "eXIf chunk IFD0")
+            let (block, tiff, skip) = try TIFFBlockEdit.chunk(data, named: "eXIf", target: target)
             // Chromium ignores an eXIf that starts `Exif\0\0` (the PNG specification has none):
             // the prefix goes, so that the chunk says the target to every reader.
             guard !block.splices.isEmpty || skip > 0 else { return changes }
@@ -73,7 +60,7 @@ enum PNGOrientationFix {
                 throw error.context("the planned edit of the eXIf chunk is inconsistent")
             }
             let newData = newTIFF
-            let oldCRC = try PhotoBytes.read(source, at: exif.crcOffset, count: 4)
+            let oldCRC = try PhotoBytes.read(source, at: exif.dataEnd, count: 4)
             let newCRC = crc(type: "eXIf", newData)
             let shifted = block.splices.map {
                 ByteSplice(offset: $0.offset + Int64(exif.dataOffset + skip), old: $0.old, new: $0.new)
@@ -87,7 +74,7 @@ enum PNGOrientationFix {
             }
             if block.inserted == 0 {
                 changes.splices += shifted
-                changes.splices.append(ByteSplice(offset: Int64(exif.crcOffset), old: oldCRC, new: newCRC))
+                changes.splices.append(ByteSplice(offset: Int64(exif.dataEnd), old: oldCRC, new: newCRC))
                 changes.places += block.places.map { $0 + " (chunk crc recomputed)" }
                 if skip > 0 {
                     changes.splices.append(lengthSplice)
@@ -98,7 +85,7 @@ enum PNGOrientationFix {
                 // The pointer change stays; the inserted IFD and the new CRC replace the old CRC.
                 let inserted = shifted.first { $0.old.isEmpty }!.new
                 changes.splices += shifted.filter { !$0.old.isEmpty }
-                changes.splices.append(ByteSplice(offset: Int64(exif.crcOffset), old: oldCRC, new: inserted + newCRC))
+                changes.splices.append(ByteSplice(offset: Int64(exif.dataEnd), old: oldCRC, new: inserted + newCRC))
                 changes.splices.append(lengthSplice)
                 changes.places += block.places
                 changes.places.append("eXIf chunk length: \(exif.length) -> \(newData.count) (chunk crc recomputed)")
@@ -115,8 +102,8 @@ enum PNGOrientationFix {
     }
 
     /// The four CRC bytes the file stores after `chunk`'s data.
-    static func storedCRC(of chunk: Chunk, in source: some ByteSource) throws(PhotoFormatError) -> [UInt8] {
-        try PhotoBytes.read(source, at: chunk.crcOffset, count: 4)
+    static func storedCRC(of chunk: ChunkPlace, in source: some ByteSource) throws(PhotoFormatError) -> [UInt8] {
+        try PhotoBytes.read(source, at: chunk.dataEnd, count: 4)
     }
 
     static func crc(type: String, _ data: [UInt8]) -> [UInt8] {
@@ -127,7 +114,7 @@ enum PNGOrientationFix {
     /// A text chunk: XMP, or a raw EXIF profile. Adds the splices that make it say `target`
     /// (its changed bytes and its CRC); returns whether it is a raw EXIF profile that states an
     /// orientation.
-    static func text(_ chunk: Chunk, _ data: [UInt8], target: Orientation, into changes: inout PhotoTagFix.Changes)
+    static func text(_ chunk: ChunkPlace, _ data: [UInt8], target: Orientation, into changes: inout PhotoTagFix.Changes)
         throws(PhotoFormatError) -> Bool
     {
         guard let nul = data.firstIndex(of: 0), nul <= 79 else { return false }
@@ -197,7 +184,7 @@ enum PNGOrientationFix {
         }
         changes.splices.append(
             ByteSplice(
-                offset: Int64(chunk.crcOffset), old: crc(type: chunk.type, data), new: crc(type: chunk.type, newData)))
+                offset: Int64(chunk.dataEnd), old: crc(type: chunk.type, data), new: crc(type: chunk.type, newData)))
         changes.places += edited.places.map { $0 + " (chunk crc recomputed)" }
         return statesOrientation
     }

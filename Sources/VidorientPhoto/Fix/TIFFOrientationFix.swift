@@ -189,6 +189,20 @@ struct TIFFBlockEdit {
             "\(location): new IFD0 (\(editor.entries.count) entries + Orientation \(target.exif)) at the end of the tiff data, header repointed"
         )
     }
+
+    /// The edit of an EXIF chunk's data (PNG `eXIf`, WebP `EXIF`): its TIFF structure, after an
+    /// `Exif\0\0` prefix when it has one (`skip` bytes), with the splices' offsets in it.
+    static func chunk(_ data: [UInt8], named name: String, target: Orientation) throws(PhotoFormatError)
+        -> (edit: TIFFBlockEdit, tiff: [UInt8], skip: Int)
+    {
+        let skip = data.starts(with: EXIFReader.exifPrefix) ? EXIFReader.exifPrefix.count : 0
+        let tiff = Array(data[skip...])
+        try IFD0Editor.refuseLoops(tiff: tiff, location: "\(name) chunk")
+        let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
+        let edit = try TIFFBlockEdit(
+            editor, target: target, tiffLength: Int64(tiff.count), location: "\(name) chunk IFD0")
+        return (edit, tiff, skip)
+    }
 }
 
 /// TIFF files and the TIFF-based raws: IFD0's Orientation, and XMP (tag 700) in IFD0.

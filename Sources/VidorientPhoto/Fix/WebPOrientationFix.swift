@@ -7,15 +7,6 @@ import VidorientISOBMFF
 /// data, before `XMP `), the `VP8X` EXIF flag set, and the RIFF size grown; a simple file
 /// (`VP8 ` or `VP8L` alone) first gets a `VP8X` chunk, its canvas the bitstream's size.
 enum WebPOrientationFix {
-    struct Chunk {
-        var offset: Int
-        var length: Int
-        var type: String
-        var dataOffset: Int { offset + 8 }
-        /// The next chunk's offset: chunks are padded to an even length.
-        var end: Int { offset + 8 + length + (length & 1) }
-    }
-
     static let exifFlag: UInt8 = 0x08
     static let alphaFlag: UInt8 = 0x10
 
@@ -45,47 +36,29 @@ enum WebPOrientationFix {
     }
 
     /// The RIFF size and the chunks it holds, in file order.
-    static func riffChunks(_ source: some ByteSource) throws(PhotoFormatError) -> (riffSize: Int, chunks: [Chunk]) {
+    static func riffChunks(_ source: some ByteSource) throws(PhotoFormatError) -> (riffSize: Int, chunks: [ChunkPlace])
+    {
         let size = Int(source.size)
         let header = try PhotoBytes.read(source, at: 0, count: 12)
         let riffSize = WebPReader.littleEndian(header[4..<8])
         guard riffSize >= 4, 8 + riffSize <= size else {
             throw PhotoFormatError("riff size \(riffSize) is past the end of the file")
         }
-        let end = 8 + riffSize
-        var chunks: [Chunk] = []
-        var offset = 12
-        while offset + 8 <= end {
-            let head = try PhotoBytes.read(source, at: offset, count: 8)
-            let chunk = Chunk(
-                offset: offset, length: WebPReader.littleEndian(head[4..<8]),
-                type: String(decoding: head[0..<4], as: UTF8.self))
-            guard chunk.length <= end - chunk.dataOffset else {
-                throw PhotoFormatError(
-                    "chunk '\(chunk.type)' at offset \(offset) has length \(chunk.length), past the end of the riff data"
-                )
-            }
-            chunks.append(chunk)
-            offset = chunk.end
-        }
+        var chunks: [ChunkPlace] = []
+        try WebPReader.forEachChunk(in: source, end: 8 + riffSize) { chunks.append($0) }
         return (riffSize, chunks)
     }
 
     /// The IFD0 Orientation of the existing `EXIF` chunk set, in place or in a new IFD at the
     /// chunk's end (its length grown). Returns the number of bytes inserted.
     static func editEXIF(
-        _ exif: Chunk, in source: some ByteSource, target: Orientation, changes: inout PhotoTagFix.Changes
+        _ exif: ChunkPlace, in source: some ByteSource, target: Orientation, changes: inout PhotoTagFix.Changes
     ) throws(PhotoFormatError) -> Int {
         guard exif.length <= WebPReader.maximumMetadataLength else {
             throw .unsupported("the 'EXIF' chunk is too large to edit")
         }
         let data = try PhotoBytes.read(source, at: exif.dataOffset, count: exif.length)
-        let skip = data.starts(with: EXIFReader.exifPrefix) ? 6 : 0
-        let tiff = Array(data[skip...])
-        try IFD0Editor.refuseLoops(tiff: tiff, location: "EXIF chunk")
-        let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))
-        let block = try TIFFBlockEdit(
-            editor, target: target, tiffLength: Int64(tiff.count), location: "EXIF chunk IFD0")
+        let (block, _, skip) = try TIFFBlockEdit.chunk(data, named: "EXIF", target: target)
         let shift = Int64(exif.dataOffset + skip)
         var inserted = 0
         if block.inserted == 0 {
@@ -99,7 +72,7 @@ enum WebPOrientationFix {
             changes.splices += block.splices.filter { !$0.old.isEmpty }.map {
                 ByteSplice(offset: $0.offset + shift, old: $0.old, new: $0.new)
             }
-            changes.splices.append(ByteSplice(offset: Int64(exif.end), old: [], new: body))
+            changes.splices.append(ByteSplice(offset: Int64(exif.riffEnd), old: [], new: body))
             let newLength = exif.length + ifd.count
             changes.splices.append(lengthSplice(at: exif.offset + 4, old: exif.length, new: newLength))
             changes.places.append("EXIF chunk length: \(exif.length) -> \(newLength)")
@@ -112,7 +85,7 @@ enum WebPOrientationFix {
     /// A new `EXIF` chunk stating `target`, after the image data, and the `VP8X` chunk that
     /// announces it: its EXIF flag set, or a new one in a simple file. Returns the bytes inserted.
     static func insertEXIF(
-        after chunks: [Chunk], in source: some ByteSource, target: Orientation, changes: inout PhotoTagFix.Changes
+        after chunks: [ChunkPlace], in source: some ByteSource, target: Orientation, changes: inout PhotoTagFix.Changes
     ) throws(PhotoFormatError) -> Int {
         let tiff = IFD0Editor.minimalTIFF(target)
         let exifChunk = Array("EXIF".utf8) + IFD0Editor.encode(tiff.count, size: 4, littleEndian: true) + tiff
@@ -121,7 +94,7 @@ enum WebPOrientationFix {
         guard let lastImage = chunks.lastIndex(where: { imageTypes.contains($0.type) }) else {
             throw PhotoFormatError("no 'VP8 ', 'VP8L' or 'ANMF' chunk")
         }
-        let at = chunks[lastImage].end
+        let at = chunks[lastImage].riffEnd
         let inserted: Int
         if let vp8x = chunks.first(where: { $0.type == "VP8X" }) {
             try setEXIFFlag(vp8x, in: source, changes: &changes)
@@ -141,7 +114,7 @@ enum WebPOrientationFix {
     }
 
     /// The `VP8X` chunk's EXIF flag set, when it is not already.
-    static func setEXIFFlag(_ vp8x: Chunk, in source: some ByteSource, changes: inout PhotoTagFix.Changes)
+    static func setEXIFFlag(_ vp8x: ChunkPlace, in source: some ByteSource, changes: inout PhotoTagFix.Changes)
         throws(PhotoFormatError)
     {
         guard vp8x.length >= 10 else { throw PhotoFormatError("'VP8X' chunk is \(vp8x.length) bytes, needs 10") }
@@ -154,7 +127,7 @@ enum WebPOrientationFix {
 
     /// The `VP8X` chunk a simple file (one `VP8 ` or `VP8L` chunk) gets: the EXIF flag, the alpha
     /// hint, and the bitstream's size as the canvas; with the place it names.
-    static func simpleFileVP8X(_ chunks: [Chunk], lastImage: Int, in source: some ByteSource)
+    static func simpleFileVP8X(_ chunks: [ChunkPlace], lastImage: Int, in source: some ByteSource)
         throws(PhotoFormatError) -> (chunk: [UInt8], place: String)
     {
         guard let image = chunks.first(where: { $0.type == "VP8 " || $0.type == "VP8L" }),
@@ -180,7 +153,9 @@ enum WebPOrientationFix {
     }
 
     /// The picture size a `VP8 ` key frame or a `VP8L` header gives, and VP8L's alpha hint.
-    static func bitstreamSize(_ source: some ByteSource, _ chunk: Chunk) throws(PhotoFormatError) -> (Int, Int, Bool) {
+    static func bitstreamSize(_ source: some ByteSource, _ chunk: ChunkPlace) throws(PhotoFormatError) -> (
+        Int, Int, Bool
+    ) {
         if chunk.type == "VP8 " {
             let (width, height) = try WebPReader.vp8FrameSize(source, at: chunk.dataOffset, length: chunk.length)
             guard width > 0, height > 0 else {

@@ -91,6 +91,19 @@ package struct EXIFUpright: Sendable, Hashable {
         self.changes = changes
         self.thumbnail = thumbnail
     }
+
+    /// The EXIF chunk of a PNG (`eXIf`) or a WebP (`EXIF`) edited the same way: its TIFF bytes,
+    /// after an `Exif\0\0` prefix when it has one (kept). Its thumbnail, if any, is dropped: a
+    /// chunk's thumbnail is not turned. The changes are named after the chunk.
+    package static func chunk(
+        _ payload: [UInt8], named name: String, of format: String, transform: UprightTransform
+    ) throws(PhotoFormatError) -> (bytes: [UInt8], changes: [String]) {
+        let prefix = payload.starts(with: EXIFReader.exifPrefix) ? EXIFReader.exifPrefix : []
+        let exif = try EXIFUpright(
+            tiff: Array(payload.dropFirst(prefix.count)), transform: transform,
+            turnThumbnail: { _ in .failure(PhotoFormatError("a \(format)'s exif thumbnail is not turned")) })
+        return (prefix + exif.tiff, exif.changes.map { "\(name) " + $0 })
+    }
 }
 
 /// Writes values into a TIFF structure's bytes in its byte order, without moving anything.

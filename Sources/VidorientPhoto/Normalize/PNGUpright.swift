@@ -89,13 +89,9 @@ package enum PNGUpright {
                 changes.append("hIST dropped (the palette is rewritten)")
                 return nil
             case "eXIf":
-                let payload = Array(chunk.data)
-                let prefixed = payload.starts(with: EXIFReader.exifPrefix)
-                let exif = try EXIFUpright(
-                    tiff: prefixed ? Array(payload.dropFirst(6)) : payload, transform: transform,
-                    turnThumbnail: { _ in .failure(PhotoFormatError("a png's exif thumbnail is not turned")) })
-                changes += exif.changes.map { "eXIf " + $0 }
-                return (prefixed ? EXIFReader.exifPrefix : []) + exif.tiff
+                let exif = try EXIFUpright.chunk(Array(chunk.data), named: "eXIf", of: "png", transform: transform)
+                changes += exif.changes
+                return exif.bytes
             case "pHYs" where transform.swapsAxes && chunk.data.count == 9:
                 let d = Array(chunk.data)
                 changes.append("pHYs x and y swapped")

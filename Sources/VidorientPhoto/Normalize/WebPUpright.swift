@@ -1,12 +1,14 @@
 package import VidorientCore
+import VidorientIO
 
 /// A lossless WebP as `normalize` rebuilds it: the re-encoded `VP8L` bitstream in place of the
 /// original's, and every other chunk kept in its order (`ICCP`, unknown ones), with the `VP8X`
 /// canvas size swapped when the axes swap, `EXIF` set to orientation 1 (sizes swapped) and XMP's
 /// `tiff:Orientation` set to 1.
 package enum WebPUpright {
+    /// A chunk of a WebP in memory: its FourCC as stored (written back as it was) and its bytes.
     struct Chunk {
-        var fourCC: [UInt8]
+        var fourCC: ArraySlice<UInt8>
         var data: ArraySlice<UInt8>
 
         var name: String { String(decoding: fourCC, as: UTF8.self) }
@@ -19,15 +21,11 @@ package enum WebPUpright {
         }
         let end = min(bytes.count, 8 + WebPReader.littleEndian(bytes[4..<8]))
         var chunks: [Chunk] = []
-        var offset = 12
-        while offset + 8 <= end {
-            let length = WebPReader.littleEndian(bytes[offset + 4..<offset + 8])
-            guard length <= end - offset - 8 else {
-                throw PhotoFormatError("chunk at offset \(offset) runs past the end of the riff data")
-            }
+        try WebPReader.forEachChunk(in: MemoryBytes(bytes), end: end) { place in
             chunks.append(
-                Chunk(fourCC: Array(bytes[offset..<offset + 4]), data: bytes[offset + 8..<offset + 8 + length]))
-            offset += 8 + length + (length & 1)
+                Chunk(
+                    fourCC: bytes[place.offset..<place.offset + 4],
+                    data: bytes[place.dataOffset..<place.dataOffset + place.length]))
         }
         return chunks
     }
@@ -63,9 +61,10 @@ package enum WebPUpright {
         }
         var changes: [String] = []
         var body: [UInt8] = Array("WEBP".utf8)
-        func append(_ fourCC: [UInt8], _ data: some Collection<UInt8>) {
+        func append(_ fourCC: some Collection<UInt8>, _ data: some Collection<UInt8>) {
             let n = data.count
-            body += fourCC + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24 & 0xFF)]
+            body += fourCC
+            body += [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24 & 0xFF)]
             body += data
             if n & 1 == 1 { body.append(0) }
         }
@@ -85,13 +84,9 @@ package enum WebPUpright {
             case "VP8L":
                 append(chunk.fourCC, bitstream.data)
             case "EXIF":
-                let payload = Array(chunk.data)
-                let prefixed = payload.starts(with: EXIFReader.exifPrefix)
-                let exif = try EXIFUpright(
-                    tiff: prefixed ? Array(payload.dropFirst(6)) : payload, transform: transform,
-                    turnThumbnail: { _ in .failure(PhotoFormatError("a webp's exif thumbnail is not turned")) })
-                changes += exif.changes.map { "EXIF " + $0 }
-                append(chunk.fourCC, (prefixed ? EXIFReader.exifPrefix : []) + exif.tiff)
+                let exif = try EXIFUpright.chunk(Array(chunk.data), named: "EXIF", of: "webp", transform: transform)
+                changes += exif.changes
+                append(chunk.fourCC, exif.bytes)
             case "XMP ":
                 if let packet = XMPOrientation.upright(Array(chunk.data)) {
                     changes.append("XMP tiff:Orientation -> 1")
