@@ -114,13 +114,6 @@ public struct HEIFTransformReport: Sendable, Hashable, Codable {
     public var value: Int?
     public var width: Double?
     public var height: Double?
-
-    public init(property: String, value: Int? = nil, width: Double? = nil, height: Double? = nil) {
-        self.property = property
-        self.value = value
-        self.width = width
-        self.height = height
-    }
 }
 
 public struct PreviewReport: Sendable, Hashable, Codable {

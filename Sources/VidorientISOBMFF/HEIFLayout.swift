@@ -71,24 +71,14 @@ package struct HEIFLayout: Sendable, Hashable {
     package var properties: [BoxHeader]
     package var associationBoxes: [AssociationBox]
     package var locations: [Location]
+}
 
+extension HEIFLayout {
     /// Reads the layout of `source`, which must hold the whole file and have a `meta` box with
     /// an `iprp` box (as every HEIF image has).
     package init(_ source: some ByteSource) throws(ISOBMFFError) {
         var parser = HEIFParser(source)
         self = try parser.layout()
-    }
-
-    init(
-        meta: BoxHeader, iprp: BoxHeader, ipco: BoxHeader, properties: [BoxHeader], associationBoxes: [AssociationBox],
-        locations: [Location]
-    ) {
-        self.meta = meta
-        self.iprp = iprp
-        self.ipco = ipco
-        self.properties = properties
-        self.associationBoxes = associationBoxes
-        self.locations = locations
     }
 }
 

@@ -125,37 +125,6 @@ package struct HEIFStructure: Sendable, Hashable {
     /// `iref` references from items that are not in `iinf`, passed over as libheif passes them.
     package var ignoredReferences: [String] = []
 
-    /// Reads the structure of the file at `path`.
-    package init(path: String) throws(ISOBMFFError) {
-        try self.init(ReadAheadBytes(FileBytes(path: path)))
-    }
-
-    /// Reads the structure of `source`, which must hold the whole file.
-    package init(_ source: some ByteSource) throws(ISOBMFFError) {
-        var parser = HEIFParser(source)
-        self = try parser.parse()
-    }
-
-    init(
-        fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [BoxHeader],
-        meta: BoxHeader, metaAfterMediaData: Bool, primaryItemID: UInt32, items: [Item],
-        references: [Reference], grid: Grid?, motionVideoBox: BoxHeader?,
-        motionVideoRange: Range<Int64>?
-    ) {
-        self.fileSize = fileSize
-        self.majorBrand = majorBrand
-        self.compatibleBrands = compatibleBrands
-        self.topLevelBoxes = topLevelBoxes
-        self.meta = meta
-        self.metaAfterMediaData = metaAfterMediaData
-        self.primaryItemID = primaryItemID
-        self.items = items
-        self.references = references
-        self.grid = grid
-        self.motionVideoBox = motionVideoBox
-        self.motionVideoRange = motionVideoRange
-    }
-
     package func item(_ id: UInt32) -> Item? { items.first { $0.id == id } }
 
     /// The primary item: the parser has checked that it exists, but `primaryItemID` and `items`
@@ -332,6 +301,19 @@ package struct HEIFStructure: Sendable, Hashable {
         // Absent is fine: a motion photo's video is extra; the still's report does not depend on it.
         guard let movie = try? MovieStructure(video) else { return nil }
         return movie.mediaProbe(path: path, source: video)
+    }
+}
+
+extension HEIFStructure {
+    /// Reads the structure of the file at `path`.
+    package init(path: String) throws(ISOBMFFError) {
+        try self.init(ReadAheadBytes(FileBytes(path: path)))
+    }
+
+    /// Reads the structure of `source`, which must hold the whole file.
+    package init(_ source: some ByteSource) throws(ISOBMFFError) {
+        var parser = HEIFParser(source)
+        self = try parser.parse()
     }
 }
 

@@ -29,7 +29,9 @@ package struct MovieStructure: Sendable, Hashable {
 
     /// Tracks whose handler is `vide`, in file order.
     package var videoTracks: [Track] { tracks.filter { $0.handler == "vide" } }
+}
 
+extension MovieStructure {
     /// Reads the structure of the file at `path`.
     package init(path: String) throws(ISOBMFFError) {
         try self.init(ReadAheadBytes(FileBytes(path: path)))
@@ -40,23 +42,6 @@ package struct MovieStructure: Sendable, Hashable {
         MovieParses.current?.count.add(1, ordering: .relaxed)
         var parser = MovieParser(source)
         self = try parser.parse()
-    }
-
-    init(
-        fileSize: Int64, majorBrand: FourCC?, compatibleBrands: [FourCC], topLevelBoxes: [BoxHeader],
-        isFragmented: Bool, moov: BoxHeader, moovPrecedesMdat: Bool?, movieHeader: MovieHeader, tracks: [Track],
-        metadata: [MetadataItem]
-    ) {
-        self.fileSize = fileSize
-        self.majorBrand = majorBrand
-        self.compatibleBrands = compatibleBrands
-        self.topLevelBoxes = topLevelBoxes
-        self.isFragmented = isFragmented
-        self.moov = moov
-        self.moovPrecedesMdat = moovPrecedesMdat
-        self.movieHeader = movieHeader
-        self.tracks = tracks
-        self.metadata = metadata
     }
 }
 
@@ -155,14 +140,6 @@ package struct MetadataItem: Sendable, Hashable {
     package var dataType: UInt32
     package var locale: UInt32
     package var value: MetadataValue
-
-    package init(key: String, namespace: FourCC?, dataType: UInt32, locale: UInt32, value: MetadataValue) {
-        self.key = key
-        self.namespace = namespace
-        self.dataType = dataType
-        self.locale = locale
-        self.value = value
-    }
 }
 
 /// Where a track's sample tables sit, so that timed metadata can be read without walking again.
