@@ -78,8 +78,15 @@ def judge(folder, made, has_up):
         record = json.loads(line)
         described = record.get("photo") or record.get("video") or {}
         records[record["path"]] = (described.get("rotation"), record.get("content"))
+    tally = tallied(records, made, has_up)
+    tally["seconds"] = seconds
+    return tally
+
+
+def tallied(records, made, has_up):
+    """The tally of `made`'s copies (a subset may be given) from the audit's records."""
     tally = {"files": 0, "opinions": 0, "right": 0, "with_up": 0, "opinions_with_up": 0, "errors": 0, "not_turned": 0,
-             "by_signal": {}, "seconds": seconds}
+             "by_signal": {}, "seconds": None, "outcomes": records}
     for path, row in made.items():
         rotation, content = records.get(path, (None, None))
         base = records.get(path.replace("/t90/", "/t0/").replace("/t180/", "/t0/").replace("/t270/", "/t0/"), (None,))[0]
@@ -103,14 +110,26 @@ def judge(folder, made, has_up):
     return tally
 
 
+def wilson(k, n, z=1.96):
+    """The Wilson score interval of k successes in n (95% by default)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    centre, spread = p + z * z / (2 * n), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return (centre - spread) / (1 + z * z / n), (centre + spread) / (1 + z * z / n)
+
+
 def describe(name, tally):
     n, right = tally["opinions"], tally["right"]
     precision = right / n if n else float("nan")
     coverage = tally["opinions_with_up"] / tally["with_up"] if tally["with_up"] else float("nan")
     signals = ", ".join(f"{s}: {r:,} right of {c:,}" for s, (c, r) in sorted(tally["by_signal"].items()))
-    return (f"{name}: {tally['files']:,} files judged in {tally['seconds']:.0f} s on {NPROC} cores "
-            f"({tally['files'] / tally['seconds']:.1f} files/s); **precision {precision:.2%}** ({right:,} right of "
-            f"{n:,} opinions), **coverage {coverage:.1%}** of the {tally['with_up']:,} with a natural up ({signals})"
+    timing = (f" judged in {tally['seconds']:.0f} s on {NPROC} cores ({tally['files'] / tally['seconds']:.1f} files/s)"
+              if tally["seconds"] else "")
+    low, high = wilson(right, n)
+    return (f"{name}: {tally['files']:,} files{timing}; **precision {precision:.2%}** ({right:,} right of "
+            f"{n:,} opinions; Wilson 95% {low:.1%}–{high:.1%}), **coverage {coverage:.1%}** of the "
+            f"{tally['with_up']:,} with a natural up ({signals})"
             + (f"; {tally['errors']} could not be judged" if tally["errors"] else "")
             + (f"; {tally['not_turned']} copies `fix` could not turn, judged as they are" if tally["not_turned"] else ""))
 
@@ -171,6 +190,12 @@ def SETUP(v):
         vmade = turned_copies(listed, video_dir, VIDEOS, lambda row, i: f"{i:03d}{os.path.splitext(row['path'])[1]}")
         videos = judge(video_dir, vmade, lambda row: row["up"] != "none")
         lines.append(describe(f"Videos (models/videos, {len(listed)} MP4/MOV × 4 turns)", videos))
+        # The screen recordings apart (videos.tsv `kind`): where the scene has least to go on.
+        for kind in ("camera", "screen"):
+            some = {path: row for path, row in vmade.items() if row.get("kind", "camera") == kind}
+            count = sum(1 for row in listed if row.get("kind", "camera") == kind)
+            lines.append(describe(f"of which {kind} ({count} clips × 4 turns)",
+                                  tallied(videos["outcomes"], some, lambda row: row["up"] != "none")))
 
     sample = os.path.join(WORK, "content-sample")
     shutil.rmtree(sample, ignore_errors=True)
