@@ -5,7 +5,6 @@ import VidorientIO
 /// every item, property and reference it names is checked to exist, so a hostile file ends in
 /// one `ISOBMFFError` after bounded work.
 struct HEIFParser<Source: ByteSource> {
-
     let source: Source
     var walker: BoxWalker<Source>
     /// The first `iloc` extent in the file that runs past its end.
