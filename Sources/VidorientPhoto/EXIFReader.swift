@@ -32,10 +32,14 @@ package enum EXIFReader {
     /// The same for an `APP1`-style payload that may start with `Exif\0\0` (PNG `eXIf` and WebP
     /// `EXIF` are written both ways); `fileOffset` is the payload's.
     package static func read(exifPayload payload: [UInt8], fileOffset: Int?) throws(PhotoFormatError) -> EXIFBlock {
-        if payload.starts(with: exifPrefix) {
-            return try read(tiff: Array(payload.dropFirst(6)), fileOffset: fileOffset.map { $0 + 6 })
-        }
-        return try read(tiff: payload, fileOffset: fileOffset)
+        let skip = tiffStart(ofPayload: payload)
+        return try read(tiff: Array(payload.dropFirst(skip)), fileOffset: fileOffset.map { $0 + skip })
+    }
+
+    /// Where the TIFF header starts in such a payload (a PNG `eXIf` or WebP `EXIF` chunk, an
+    /// ImageMagick text profile): 6 after `Exif\0\0`, else 0. Read, fix and normalize ask here.
+    package static func tiffStart(ofPayload payload: some Collection<UInt8>) -> Int {
+        payload.starts(with: exifPrefix) ? exifPrefix.count : 0
     }
 
     /// The same for a HEIF `Exif` item's data (ISO/IEC 23008-12 annex A.2.1): a 4-byte big-endian

@@ -154,7 +154,7 @@ enum PNGOrientationFix {
             }
         } else {
             guard let (payload, positions) = decodeProfile(text) else { return false }
-            let skip = payload.starts(with: EXIFReader.exifPrefix) ? 6 : 0
+            let skip = EXIFReader.tiffStart(ofPayload: payload)
             let tiff = Array(payload[skip...])
             try IFD0Editor.refuseLoops(tiff: tiff, location: location)
             let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))

@@ -195,7 +195,7 @@ struct TIFFBlockEdit {
     static func chunk(_ data: [UInt8], named name: String, target: Orientation) throws(PhotoFormatError)
         -> (edit: TIFFBlockEdit, tiff: [UInt8], skip: Int)
     {
-        let skip = data.starts(with: EXIFReader.exifPrefix) ? EXIFReader.exifPrefix.count : 0
+        let skip = EXIFReader.tiffStart(ofPayload: data)
         let tiff = Array(data[skip...])
         try IFD0Editor.refuseLoops(tiff: tiff, location: "\(name) chunk")
         let editor = try IFD0Editor(MemoryBytes(tiff), base: 0, length: Int64(tiff.count))

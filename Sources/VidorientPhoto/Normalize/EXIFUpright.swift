@@ -98,11 +98,11 @@ package struct EXIFUpright: Sendable, Hashable {
     package static func chunk(
         _ payload: [UInt8], named name: String, of format: String, transform: UprightTransform
     ) throws(PhotoFormatError) -> (bytes: [UInt8], changes: [String]) {
-        let prefix = payload.starts(with: EXIFReader.exifPrefix) ? EXIFReader.exifPrefix : []
+        let skip = EXIFReader.tiffStart(ofPayload: payload)
         let exif = try EXIFUpright(
-            tiff: Array(payload.dropFirst(prefix.count)), transform: transform,
+            tiff: Array(payload.dropFirst(skip)), transform: transform,
             turnThumbnail: { _ in .failure(PhotoFormatError("a \(format)'s exif thumbnail is not turned")) })
-        return (prefix + exif.tiff, exif.changes.map { "\(name) " + $0 })
+        return (payload.prefix(skip) + exif.tiff, exif.changes.map { "\(name) " + $0 })
     }
 }
 
