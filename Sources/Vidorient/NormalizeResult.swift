@@ -25,13 +25,13 @@ public struct NormalizeResult: Sendable, Encodable {
     public var status: String { plan.isUpright ? "already_upright" : dryRun ? "would_normalize" : "normalized" }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", format, status, dryRun = "dry_run"
+        case schemaVersion = "schema_version", path, format, status, dryRun = "dry_run"
         case orientationBefore = "orientation_before", orientationAfter = "orientation_after", transform, method
         case storedWidthBefore = "stored_width_before", storedHeightBefore = "stored_height_before"
         case widthAfter = "width_after", heightAfter = "height_after", trimmed, thumbnail
         case thumbnailReason = "thumbnail_reason", changes, warnings, sizeBefore = "size_before", sizeAfter =
             "size_after"
-        case writtenPath = "written_path", writtenPathBytes = "written_path_bytes", verified
+        case writtenPath = "written_path", verified
         case mtimePreserved = "mtime_preserved"
     }
 
@@ -39,7 +39,7 @@ public struct NormalizeResult: Sendable, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Self.schemaVersion, forKey: .schemaVersion)
-        try c.encodePath(plan.path, forKey: .path, bytesKey: .pathBytes)
+        try c.encodePath(plan.path, forKey: .path)
         try c.encode(plan.format.description, forKey: .format)
         try c.encode(status, forKey: .status)
         try c.encode(dryRun, forKey: .dryRun)
@@ -62,7 +62,7 @@ public struct NormalizeResult: Sendable, Encodable {
         try c.encode(plan.warnings, forKey: .warnings)
         try c.encode(plan.originalSize, forKey: .sizeBefore)
         try c.encode(sizeAfter, forKey: .sizeAfter)
-        try c.encodePath(writtenPath, forKey: .writtenPath, bytesKey: .writtenPathBytes)
+        try c.encodePath(writtenPath, forKey: .writtenPath)
         try c.encode(verified, forKey: .verified)
         try c.encode(preserveMtime && writtenPath != nil, forKey: .mtimePreserved)
     }

@@ -113,8 +113,8 @@ public struct ThumbnailBatch: Sendable {
     /// What was written for one input.
     public struct Written: Encodable, Sendable, Hashable {
         /// The input as read; a caller that read standard input through a spool names it `-`.
-        public var input: String
-        public let output: String
+        @ReportedPath public var input: String
+        @ReportedPath public var output: String
         public let width: Int
         public let height: Int
         /// Seconds into the clip of the frame shown (a frame layout only).
@@ -133,20 +133,7 @@ public struct ThumbnailBatch: Sendable {
         public var folder: String? = nil
 
         enum CodingKeys: String, CodingKey {
-            case input, inputBytes = "input_bytes", output, outputBytes = "output_bytes", width, height, time
-            case exifOrientation = "exif_orientation", findings
-        }
-
-        // Hand-written for `input_bytes` and `output_bytes`, keys computed from the paths.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encodePath(input, forKey: .input, bytesKey: .inputBytes)
-            try c.encodePath(output, forKey: .output, bytesKey: .outputBytes)
-            try c.encode(width, forKey: .width)
-            try c.encode(height, forKey: .height)
-            try c.encode(time, forKey: .time)
-            try c.encode(exifOrientation, forKey: .exifOrientation)
-            try c.encode(findings, forKey: .findings)
+            case input, output, width, height, time, exifOrientation = "exif_orientation", findings
         }
     }
 

@@ -32,7 +32,7 @@ public struct AuditOptions: Sendable {
 /// One audited file: what `inspect` would say of its video, and the findings.
 public struct AuditRecord: Sendable, Hashable, Codable {
     public var schemaVersion: Int
-    public var path: String
+    @ReportedPath public var path: String
     public var video: VideoReport?
     public var photo: PhotoReport?
     public var findings: [Finding]
@@ -71,32 +71,19 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var isUnreadable: Bool { findings.contains { $0.kind.map(AuditRecord.unreadableCodes.contains) == true } }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", video, photo, findings, content, file
+        case schemaVersion = "schema_version", path, video, photo, findings, content, file
     }
 
     // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
-        path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+        path = try decoder.decodePath(forKey: CodingKeys.path)
         video = try c.decodeIfPresent(VideoReport.self, forKey: .video)
         photo = try c.decodeIfPresent(PhotoReport.self, forKey: .photo)
         findings = try c.decode([Finding].self, forKey: .findings)
         content = try c.decodeIfPresent(ContentVerdict.self, forKey: .content)
         file = try c.decodeIfPresent(AuditedFile.self, forKey: .file)
-    }
-
-    // Hand-written for `path_bytes`, a key computed from the path.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(schemaVersion, forKey: .schemaVersion)
-        // The display form, and the exact bytes when the name is not UTF-8 text (PathBytes.swift).
-        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
-        try c.encode(video, forKey: .video)
-        try c.encode(photo, forKey: .photo)
-        try c.encode(findings, forKey: .findings)
-        try c.encode(content, forKey: .content)
-        try c.encode(file, forKey: .file)
     }
 }
 
@@ -462,9 +449,7 @@ public struct Auditor: Sendable {
             handOver()
             // A list that could not be read to its end is said, and the audit is not a success.
             if let list = paths as? PathList {
-                for problem in list.problems {
-                    noted(WalkNote(kind: .unreadableList, path: list.path, reason: problem))
-                }
+                list.notes.forEach(noted)
             }
         }
         queue.finish()

@@ -22,12 +22,12 @@ public final class ReviewDecisions: Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case path, pathBytes = "path_bytes", approved, findings, file
+            case path, approved, findings, file
         }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+            path = try decoder.decodePath(forKey: CodingKeys.path)
             approved = try c.decodeIfPresent(Bool.self, forKey: .approved)
             codes = try c.decode([Coded].self, forKey: .findings).filter { $0.suggestedFix != nil }.map(\.code)
             file = try c.decodeIfPresent(AuditedFile.self, forKey: .file)

@@ -7,7 +7,8 @@
 /// `null` for nil instead of leaving the key out (as `JSONEncoder` does). So a report type needs no
 /// hand-written `encode(to:)` to keep its keys: synthesized conformance and `CodingKeys` with the
 /// snake_case names are enough. Synthesized `init(from:)` reads such output back (`decodeIfPresent`
-/// takes `null` as nil), with `JSONDecoder` too.
+/// takes `null` as nil), with `JSONDecoder` too. The other rule, "a path carries its bytes", is
+/// written here too: a `ReportedPath` property becomes two keys (PathBytes.swift).
 public struct JSONText: Sendable {
     public var pretty: Bool
 
@@ -169,9 +170,10 @@ private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let slot: Node.Slot
     let codingPath: [any CodingKey]
 
-    private func child(_ key: Key) -> Node.Slot {
+    private func child(_ key: Key) -> Node.Slot { child(named: key.stringValue) }
+
+    private func child(named name: String) -> Node.Slot {
         guard case .object(let box) = slot.node else { fatalError("keyed container over a non-object") }
-        let name = key.stringValue
         // Encoding the same key twice replaces the value, as JSONEncoder does.
         if let existing = box.members.first(where: { $0.key == name }) { return existing.slot }
         let child = Node.Slot()
@@ -182,6 +184,12 @@ private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeNil(forKey key: Key) throws { child(key).node = .null }
 
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
+        // A path is two keys (`ReportedPath`, PathBytes.swift): its display form, and its bytes.
+        if let path = value as? any PathPair {
+            child(key).node = path.display.map(Node.string) ?? .null
+            child(named: key.stringValue + "_bytes").node = path.bytesHex.map(Node.string) ?? .null
+            return
+        }
         try store(value, in: child(key), codingPath: codingPath + [key])
     }
 

@@ -180,31 +180,93 @@ private func decodeUTF8(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int
     return (scalar, length)
 }
 
-// Machine output (JSON, JSONL, CSV) carries a path as two keys: `path`, the display form
-// (`pathForDisplay`: each byte that is not UTF-8 text as `\xHH`), and `path_bytes`, the exact
+// Machine output (JSON, JSONL, CSV) carries a path as two keys: `KEY`, the display form
+// (`pathForDisplay`: each byte that is not UTF-8 text as `\xHH`), and `KEY_bytes`, the exact
 // bytes in lowercase hex when they differ from the display form's UTF-8, null otherwise. A
-// consumer takes `path_bytes` when it is not null, `path` otherwise (docs/json.md).
-extension KeyedEncodingContainer {
-    /// Encodes `path` under `key` for display and its exact bytes under `bytesKey`.
-    public mutating func encodePath(_ path: String?, forKey key: Key, bytesKey: Key) throws {
-        try encode(path?.pathForDisplay, forKey: key)
-        try encode(path?.pathBytesHex, forKey: bytesKey)
+// consumer takes `KEY_bytes` when it is not null, `KEY` otherwise (docs/json.md). The rule is
+// written once for each direction: `ReportedPath` (which `JSONText` writes as the two keys) and
+// `Decoder.decodePath(forKey:)`.
+
+/// A path property of a machine-output record: `@ReportedPath var path: String` (or `String?`).
+/// `JSONText` writes it as two keys, `path` and `path_bytes` (see above), so a record with path
+/// properties keeps its synthesized `Encodable`. Another encoder (Foundation's `JSONEncoder`) gets
+/// the display form alone under `KEY`. Reading back is `Decoder.decodePath(forKey:)`: a display
+/// form is not the path, so there is no `Decodable` here.
+@propertyWrapper
+public struct ReportedPath<Value: PathValue>: Sendable, Hashable, Encodable, PathPair {
+    public var wrappedValue: Value
+
+    public init(wrappedValue: Value) {
+        self.wrappedValue = wrappedValue
+    }
+
+    var display: String? { wrappedValue.pathValue?.pathForDisplay }
+    var bytesHex: String? { wrappedValue.pathValue?.pathBytesHex }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(display)
     }
 }
 
-extension KeyedDecodingContainer {
-    /// The path that `encodePath` wrote: from the bytes when they are there.
-    public func decodePath(forKey key: Key, bytesKey: Key) throws -> String {
-        if let hex = try decodeIfPresent(String.self, forKey: bytesKey) {
-            guard let path = String(pathBytesHex: hex) else {
-                throw DecodingError.dataCorruptedError(forKey: bytesKey, in: self, debugDescription: "not hex digits")
-            }
-            // No file has an empty name: an edited line, never one vidorient wrote.
-            guard !path.isEmpty else {
-                throw DecodingError.dataCorruptedError(forKey: bytesKey, in: self, debugDescription: "empty")
-            }
-            return path
-        }
-        return try decode(String.self, forKey: key)
+/// What a `ReportedPath` can hold: a path, or none.
+public protocol PathValue: Sendable, Hashable {
+    var pathValue: String? { get }
+}
+
+extension String: PathValue {
+    public var pathValue: String? { self }
+}
+
+extension Optional: PathValue where Wrapped == String {
+    public var pathValue: String? { self }
+}
+
+/// A `ReportedPath` whatever it holds, for `JSONText`'s keyed container.
+protocol PathPair {
+    var display: String? { get }
+    var bytesHex: String? { get }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes `path` as a `ReportedPath` under `key` (and `KEY_bytes`): for hand-written encoders.
+    public mutating func encodePath(_ path: String?, forKey key: Key) throws {
+        try encode(ReportedPath(wrappedValue: path), forKey: key)
     }
+}
+
+extension Decoder {
+    /// The path a `ReportedPath` wrote under `key`: from `KEY_bytes` when that is set.
+    public func decodePath(forKey key: some CodingKey) throws -> String {
+        let c = try container(keyedBy: NamedKey.self)
+        return try decodeBytes(c, key) ?? c.decode(String.self, forKey: NamedKey(key.stringValue))
+    }
+
+    /// As `decodePath(forKey:)`, nil when the key is absent or null.
+    public func decodePathIfPresent(forKey key: some CodingKey) throws -> String? {
+        let c = try container(keyedBy: NamedKey.self)
+        return try decodeBytes(c, key) ?? c.decodeIfPresent(String.self, forKey: NamedKey(key.stringValue))
+    }
+
+    private func decodeBytes(_ c: KeyedDecodingContainer<NamedKey>, _ key: some CodingKey) throws -> String? {
+        let bytesKey = NamedKey(key.stringValue + "_bytes")
+        guard let hex = try c.decodeIfPresent(String.self, forKey: bytesKey) else { return nil }
+        guard let path = String(pathBytesHex: hex) else {
+            throw DecodingError.dataCorruptedError(forKey: bytesKey, in: c, debugDescription: "not hex digits")
+        }
+        // No file has an empty name: an edited line, never one vidorient wrote.
+        guard !path.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: bytesKey, in: c, debugDescription: "empty")
+        }
+        return path
+    }
+}
+
+/// A key named at run time (`path_bytes` from `path`).
+struct NamedKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -8,7 +8,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
 
     public var schemaVersion: Int
     /// The path as given.
-    public var path: String
+    @ReportedPath public var path: String
     /// The container: name, duration, size, tags.
     public var format: FormatReport
     /// Every stream, as `ffprobe -show_streams` lists them.
@@ -35,7 +35,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", format, streams, video, photo, findings
+        case schemaVersion = "schema_version", path, format, streams, video, photo, findings
         case content, orientation
     }
 
@@ -43,7 +43,7 @@ public struct MediaReport: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
-        path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+        path = try decoder.decodePath(forKey: CodingKeys.path)
         format = try c.decode(FormatReport.self, forKey: .format)
         streams = try c.decode([StreamReport].self, forKey: .streams)
         video = try c.decodeIfPresent(VideoReport.self, forKey: .video)
@@ -52,12 +52,11 @@ public struct MediaReport: Sendable, Hashable, Codable {
         content = try c.decodeIfPresent(ContentVerdict.self, forKey: .content)
     }
 
-    // Hand-written for `path_bytes`, a key computed from the path.
+    // Hand-written for `orientation`, a key computed from `video` and `photo`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
-        // The display form, and the exact bytes when the name is not UTF-8 text (PathBytes.swift).
-        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
+        try c.encode(_path, forKey: .path)
         try c.encode(format, forKey: .format)
         try c.encode(streams, forKey: .streams)
         try c.encode(video, forKey: .video)

@@ -101,13 +101,13 @@ public struct AuditedFix: Sendable, Hashable {
         struct Content: Decodable { var confidence: Double? }
 
         enum CodingKeys: String, CodingKey {
-            case path, pathBytes = "path_bytes", findings, video, photo, content, approved, file
+            case path, findings, video, photo, content, approved, file
         }
 
         // Hand-written: `path` is read from `path_bytes` when that is set (PathBytes.swift).
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
+            path = try decoder.decodePath(forKey: CodingKeys.path)
             findings = try c.decode([Finding].self, forKey: .findings)
             video = try c.decodeIfPresent(Shown.self, forKey: .video)
             photo = try c.decodeIfPresent(Shown.self, forKey: .photo)

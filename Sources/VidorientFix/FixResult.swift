@@ -1,4 +1,4 @@
-import VidorientCore
+public import VidorientCore
 public import VidorientIO
 public import VidorientISOBMFF
 
@@ -48,12 +48,14 @@ public struct FixResult: Sendable, Hashable, Encodable {
     /// Bumped when a key changes meaning or disappears.
     public static let schemaVersion = 1
 
-    public var path: String
+    /// `schemaVersion`, in the JSON.
+    let schema = FixResult.schemaVersion
+    @ReportedPath public var path: String
     public var dryRun: Bool
     public var mode: FileWriteMode
     /// Where the fixed file is: the path itself, the `-o` copy, or nil when nothing was written
     /// (a dry run, or a file already as asked).
-    public var writtenPath: String?
+    @ReportedPath public var writtenPath: String?
     /// The written file was read back and its structure was exactly the one planned.
     public var verified: Bool
     public var bytesChanged: Int
@@ -92,28 +94,8 @@ public struct FixResult: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", dryRun = "dry_run", mode
-        case writtenPath = "written_path", writtenPathBytes = "written_path_bytes", verified
+        case schema = "schema_version", path, dryRun = "dry_run", mode, writtenPath = "written_path", verified
         case bytesChanged = "bytes_changed", bytesWritten = "bytes_written", before, after
         case movieMatrixBefore = "movie_matrix_before", movieMatrixAfter = "movie_matrix_after", changes, warnings
-    }
-
-    // Hand-written for keys computed here: `schema_version`, `path_bytes`, `written_path_bytes`, `mode`'s name.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(FixResult.schemaVersion, forKey: .schemaVersion)
-        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
-        try c.encode(dryRun, forKey: .dryRun)
-        try c.encode(mode.name, forKey: .mode)
-        try c.encodePath(writtenPath, forKey: .writtenPath, bytesKey: .writtenPathBytes)
-        try c.encode(verified, forKey: .verified)
-        try c.encode(bytesChanged, forKey: .bytesChanged)
-        try c.encode(bytesWritten, forKey: .bytesWritten)
-        try c.encode(before, forKey: .before)
-        try c.encode(after, forKey: .after)
-        try c.encode(movieMatrixBefore, forKey: .movieMatrixBefore)
-        try c.encode(movieMatrixAfter, forKey: .movieMatrixAfter)
-        try c.encode(changes, forKey: .changes)
-        try c.encode(warnings, forKey: .warnings)
     }
 }

@@ -65,10 +65,9 @@ public struct JournalEntry: Sendable, Hashable {
 
 extension JournalEntry: Codable {
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", status, id, path, pathBytes = "path_bytes", target
-        case targetBytes = "target_bytes", format, mode
-        case orientationBefore = "orientation_before", orientationAfter = "orientation_after", before, after, splices,
-            original, originalBytes = "original_bytes", reason
+        case schemaVersion = "schema_version", status, id, path, target, format, mode
+        case orientationBefore = "orientation_before", orientationAfter = "orientation_after", before, after, splices
+        case original, reason
     }
 
     enum StateKeys: String, CodingKey { case size, mtimeNanoseconds = "mtime_ns", crc32 }
@@ -85,8 +84,8 @@ extension JournalEntry: Codable {
         }
         status = try c.decode(Status.self, forKey: .status)
         id = try c.decode(String.self, forKey: .id)
-        path = try c.decodePath(forKey: .path, bytesKey: .pathBytes)
-        target = try c.decodeNil(forKey: .target) ? nil : try c.decodePath(forKey: .target, bytesKey: .targetBytes)
+        path = try decoder.decodePath(forKey: CodingKeys.path)
+        target = try decoder.decodePathIfPresent(forKey: CodingKeys.target)
         format = try c.decode(String.self, forKey: .format)
         mode = try c.decode(String.self, forKey: .mode)
         orientationBefore = try c.decodeIfPresent(Int.self, forKey: .orientationBefore)
@@ -109,9 +108,7 @@ extension JournalEntry: Codable {
             throw DecodingError.dataCorruptedError(forKey: .splices, in: c, debugDescription: error.reason)
         }
         // Absent in journals written before normalize kept one.
-        original =
-            try !c.contains(.original) || c.decodeNil(forKey: .original)
-            ? nil : try c.decodePath(forKey: .original, bytesKey: .originalBytes)
+        original = try decoder.decodePathIfPresent(forKey: CodingKeys.original)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
     }
 
@@ -133,8 +130,8 @@ extension JournalEntry: Codable {
         try c.encode(JournalEntry.schemaVersion, forKey: .schemaVersion)
         try c.encode(status, forKey: .status)
         try c.encode(id, forKey: .id)
-        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
-        try c.encodePath(target, forKey: .target, bytesKey: .targetBytes)
+        try c.encodePath(path, forKey: .path)
+        try c.encodePath(target, forKey: .target)
         try c.encode(format, forKey: .format)
         try c.encode(mode, forKey: .mode)
         try c.encode(orientationBefore, forKey: .orientationBefore)
@@ -152,7 +149,7 @@ extension JournalEntry: Codable {
             try s.encode(JournalEntry.hex(splice.old), forKey: .old)
             try s.encode(JournalEntry.hex(splice.new), forKey: .new)
         }
-        try c.encodePath(original, forKey: .original, bytesKey: .originalBytes)
+        try c.encodePath(original, forKey: .original)
         try c.encode(reason, forKey: .reason)
     }
 

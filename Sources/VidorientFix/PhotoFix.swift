@@ -141,13 +141,17 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
 
     public static let schemaVersion = 1
 
-    public var path: String
+    /// `schemaVersion`, in the JSON.
+    let schema = PhotoFixResult.schemaVersion
+    /// `photo`, in the JSON: what tells a photo's result from a video's (`FixResult`) in a batch.
+    let kind = "photo"
+    @ReportedPath public var path: String
     /// `jpeg`, `png`, `webp`, `tiff`.
     public var format: String
     public var dryRun: Bool
     public var mode: FileWriteMode
     /// Where the fixed file is; nil when nothing was written (a dry run, a file already as asked).
-    public var writtenPath: String?
+    @ReportedPath public var writtenPath: String?
     /// The written file was read back and shows the target.
     public var verified: Bool
     public var bytesChanged: Int
@@ -185,31 +189,10 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
         edit = plan.edit
     }
 
+    // `edit` is left out: the journal writes it (`JournalEntry`).
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", path, pathBytes = "path_bytes", kind, format, dryRun = "dry_run", mode
-        case writtenPath = "written_path", writtenPathBytes = "written_path_bytes", verified
-        case bytesChanged = "bytes_changed", sizeChange = "size_change", bytesWritten = "bytes_written", before, after
-        case places, splices, warnings
-    }
-
-    // Hand-written for computed keys (`schema_version`, `_bytes`, `kind`, `mode`'s name), and `edit` left out.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(PhotoFixResult.schemaVersion, forKey: .schemaVersion)
-        try c.encodePath(path, forKey: .path, bytesKey: .pathBytes)
-        try c.encode("photo", forKey: .kind)
-        try c.encode(format, forKey: .format)
-        try c.encode(dryRun, forKey: .dryRun)
-        try c.encode(mode.name, forKey: .mode)
-        try c.encodePath(writtenPath, forKey: .writtenPath, bytesKey: .writtenPathBytes)
-        try c.encode(verified, forKey: .verified)
-        try c.encode(bytesChanged, forKey: .bytesChanged)
-        try c.encode(sizeChange, forKey: .sizeChange)
-        try c.encode(bytesWritten, forKey: .bytesWritten)
-        try c.encode(before, forKey: .before)
-        try c.encode(after, forKey: .after)
-        try c.encode(places, forKey: .places)
-        try c.encode(splices, forKey: .splices)
-        try c.encode(warnings, forKey: .warnings)
+        case schema = "schema_version", path, kind, format, dryRun = "dry_run", mode, writtenPath = "written_path"
+        case verified, bytesChanged = "bytes_changed", sizeChange = "size_change", bytesWritten = "bytes_written"
+        case before, after, places, splices, warnings
     }
 }

@@ -3,7 +3,7 @@ public import VidorientCore
 /// How a changed file reaches the disk, for every writer of a file the user named (a fix's
 /// splices, normalize's whole new file). Each way re-reads what it wrote and checks it before it
 /// reports success.
-public enum FileWriteMode: Sendable, Hashable {
+public enum FileWriteMode: Sendable, Hashable, Encodable {
     /// Stream the new file into a temporary file in the same folder, flush and check it, then
     /// rename it over the original and flush the folder. Killed at any moment, the path holds
     /// either the whole original or the whole new file.
@@ -22,6 +22,12 @@ public enum FileWriteMode: Sendable, Hashable {
         case .inPlace: "in_place"
         case .copy: "copy"
         }
+    }
+
+    /// Its `name` (a copy's path is the result's `written_path`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(name)
     }
 }
 

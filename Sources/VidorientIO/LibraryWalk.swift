@@ -98,12 +98,6 @@ public struct WalkNote: Sendable, Hashable {
     public let path: String
     public let reason: String
 
-    package init(kind: Kind, path: String, reason: String) {
-        self.kind = kind
-        self.path = path
-        self.reason = reason
-    }
-
     /// The line a command says on stderr: what was passed over, and why.
     public var message: String {
         kind == .unreadableList
@@ -360,6 +354,9 @@ public final class PathList: IteratorProtocol {
         if let failure { problems.append(failure) }
         return problems
     }
+
+    /// `problems`, as the audit reports them beside the walk's own notes.
+    public var notes: [WalkNote] { problems.map { WalkNote(kind: .unreadableList, path: path, reason: $0) } }
 
     /// - Parameters:
     ///   - path: a file, or `-` for standard input.

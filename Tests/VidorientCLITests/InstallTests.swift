@@ -92,22 +92,7 @@ import VidorientTestSupport
         var env = ["TERM": "xterm"]
         env.merge(environment) { $1 }
         if !terminal { return try Run.vidorient(arguments, environment: env) }
-        let command = ([Run.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        // The test runner's own NO_COLOR must not decide the case that expects a bar.
-        var inherited = ProcessInfo.processInfo.environment
-        inherited["NO_COLOR"] = nil
-        process.environment = inherited.merging(env) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+        return try Run.inTerminal(arguments, environment: env)
     }
 
     static func hasBar(_ text: String) -> Bool { text.contains("] \(inputs.count)/\(inputs.count)") }

@@ -2,24 +2,33 @@ import Foundation
 import Testing
 import VidorientCore
 
+/// No optional at the top: Foundation, which it is compared with, leaves a nil one's key out.
 struct Sample: Encodable {
     var name: String
     var count: Int
     var ratio: Double
-    var missing: String?
     var nested: [String: [Double?]]
     var flag: Bool
+}
 
-    enum CodingKeys: String, CodingKey { case name, count, ratio, missing, nested, flag }
+/// A record with paths, as the project's outputs have them.
+struct Paths: Codable, Equatable {
+    @ReportedPath var path: String
+    @ReportedPath var written: String?
+    var note: String?
 
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(count, forKey: .count)
-        try c.encode(ratio, forKey: .ratio)
-        try c.encode(missing, forKey: .missing)
-        try c.encode(nested, forKey: .nested)
-        try c.encode(flag, forKey: .flag)
+    init(path: String, written: String?, note: String? = nil) {
+        self.path = path
+        self.written = written
+        self.note = note
+    }
+
+    enum CodingKeys: String, CodingKey { case path, written, note }
+
+    init(from decoder: any Decoder) throws {
+        path = try decoder.decodePath(forKey: CodingKeys.path)
+        written = try decoder.decodePathIfPresent(forKey: CodingKeys.written)
+        note = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .note)
     }
 }
 
@@ -60,14 +69,14 @@ struct Synthesized: Codable, Equatable {
 
 @Suite struct JSONTextTests {
     let sample = Sample(
-        name: "quote \" back \\ tab \t nl \n bell \u{7} é 🎥 /", count: -3, ratio: 29.97, missing: nil,
+        name: "quote \" back \\ tab \t nl \n bell \u{7} é 🎥 /", count: -3, ratio: 29.97,
         nested: ["b": [1, nil, 0.5], "a": []], flag: true)
 
     @Test func compactSortedAndExact() throws {
         let text = try JSONText(pretty: false).encode(sample)
         #expect(
             text
-                == #"{"count":-3,"flag":true,"missing":null,"name":"quote \" back \\ tab \t nl \n bell \u0007 é 🎥 /","nested":{"a":[],"b":[1,null,0.5]},"ratio":29.97}"#
+                == #"{"count":-3,"flag":true,"name":"quote \" back \\ tab \t nl \n bell \u0007 é 🎥 /","nested":{"a":[],"b":[1,null,0.5]},"ratio":29.97}"#
         )
     }
 
@@ -78,6 +87,35 @@ struct Synthesized: Codable, Equatable {
             encoder.outputFormatting = .sortedKeys
             let theirs = try JSONSerialization.jsonObject(with: encoder.encode(sample))
             #expect((ours as? NSDictionary) == (theirs as? NSDictionary))
+        }
+    }
+
+    /// A path is two keys, its display form and (when that is not the path) its bytes, and reads
+    /// back from them whatever its bytes.
+    @Test func aPathIsWrittenWithItsBytesAndReadBack() throws {
+        let latin1 = String(pathBytes: Array("caf".utf8) + [0xE9, 0x2E, 0x6A, 0x70, 0x67])
+        let plain = Paths(path: "a/b.mov", written: nil)
+        #expect(
+            try JSONText(pretty: false).encode(plain)
+                == #"{"note":null,"path":"a/b.mov","path_bytes":null,"written":null,"written_bytes":null}"#)
+        let odd = Paths(path: latin1, written: "x/" + latin1)
+        #expect(
+            try JSONText(pretty: false).encode(odd)
+                == #"{"note":null,"path":"caf\\xE9.jpg","path_bytes":"636166e92e6a7067","written":"x/caf\\xE9.jpg","#
+                + #""written_bytes":"782f636166e92e6a7067"}"#)
+        for record in [plain, odd] {
+            let decoded = try JSONDecoder().decode(Paths.self, from: Data(JSONText().encode(record).utf8))
+            #expect(decoded == record)
+            #expect(decoded.path.pathBytes == record.path.pathBytes)
+        }
+        // Foundation's encoder, which knows nothing of the pair, gets the display form.
+        let foundation = try JSONSerialization.jsonObject(with: JSONEncoder().encode(odd)) as? [String: Any]
+        #expect(foundation?["path"] as? String == #"caf\xE9.jpg"#)
+        // A `path_bytes` that is not hex, or names nothing, is refused.
+        for bytes in [#""zz""#, #""""#] {
+            #expect(throws: DecodingError.self) {
+                try JSONDecoder().decode(Paths.self, from: Data(#"{"path":"a","path_bytes":\#(bytes)}"#.utf8))
+            }
         }
     }
 

@@ -71,12 +71,6 @@ public struct Run: Sendable {
     public let stdout: String
     public let stderr: String
 
-    public init(status: Int32, stdout: String, stderr: String) {
-        self.status = status
-        self.stdout = stdout
-        self.stderr = stderr
-    }
-
     public static let packageRoot = PackageFolder.root
 
     /// `VIDORIENT_BIN` when set (the installed binary), else the one built beside the tests.
@@ -99,6 +93,27 @@ public struct Run: Sendable {
             : try ProcessOutput.run(
                 URL(fileURLWithPath: "/usr/bin/env"), prefix + [binary.path] + arguments, environment: environment)
         return Run(status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self), stderr: output.stderr)
+    }
+
+    /// Runs the binary with `arguments` under `script`, which gives it a pseudo-terminal as stdout
+    /// and stderr (both then in `stdout`), as a person at a terminal runs it.
+    public static func inTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let command = ([binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        // The test runner's own NO_COLOR must not decide the case that expects a bar.
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["NO_COLOR"] = nil
+        process.environment = inherited.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
     }
 
     public var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
