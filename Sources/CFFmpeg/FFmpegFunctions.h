@@ -24,6 +24,7 @@ FUNCTION(avcodec, const AVPacketSideData *, av_packet_side_data_get, (const AVPa
 #endif
 
 FUNCTION(avcodec, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))
+FUNCTION(avcodec, const AVCodec *, avcodec_find_decoder_by_name, (const char *name), (name))
 FUNCTION(avcodec, const AVCodec *, avcodec_find_encoder, (enum AVCodecID id), (id))
 FUNCTION(avcodec, const AVCodecDescriptor *, avcodec_descriptor_get, (enum AVCodecID id), (id))
 FUNCTION(avcodec, const char *, avcodec_profile_name, (enum AVCodecID codec_id, int profile), (codec_id, profile))

@@ -107,9 +107,13 @@ struct PhotoFrames {
         let file = evidence.fileSize ?? 0
         switch evidence.format {
         case .heif:
+            // What `HEIFTiles` takes (8-bit AV1 at any size; HEVC shrunk to half or less): the
+            // decoder's picture and the planes pasted from it. The rest, libheif's whole decode.
+            let itemType = evidence.heif?.itemType
+            let shrunk = storedWidth >= 2 * minimumWidth && storedHeight >= 2 * minimumHeight
             let tiled =
-                ["hvc1", "grid"].contains(evidence.heif?.itemType) && storedWidth >= 2 * minimumWidth
-                && storedHeight >= 2 * minimumHeight
+                (evidence.bitDepth ?? 16) <= 8
+                && (itemType == "av01" || (["hvc1", "grid"].contains(itemType) && shrunk))
             let (width, height) = (evidence.storedWidth ?? storedWidth, evidence.storedHeight ?? storedHeight)
             let perPixel =
                 tiled ? (evidence.heif?.itemType == "grid" ? 3 : 6) : ((evidence.bitDepth ?? 16) > 8 ? 16 : 8)
@@ -139,15 +143,13 @@ struct PhotoFrames {
             let fullWidth = evidence.storedWidth ?? minimumWidth, fullHeight = evidence.storedHeight ?? minimumHeight
             let needWidth = crop.map { minimumWidth * fullWidth / max(1, $0.width) + 1 } ?? minimumWidth
             let needHeight = crop.map { minimumHeight * fullHeight / max(1, $0.height) + 1 } ?? minimumHeight
-            // HEVC without a thumbnail item large enough, shrunk to half or less (where libheif's
-            // chroma upsampling and FFmpeg's give the same picture): the tiles decoded by FFmpeg on
-            // every core.
-            let region = crop ?? PixelRect(x: 0, y: 0, width: fullWidth, height: fullHeight)
-            if ["hvc1", "grid"].contains(evidence.heif?.itemType), region.width >= 2 * minimumWidth,
-                region.height >= 2 * minimumHeight,
+            // 8-bit 4:2:0 HEVC and AV1: the tiles decoded by FFmpeg on every core (`HEIFTiles`
+            // says which it takes); the rest by libheif.
+            if ["hvc1", "av01", "grid"].contains(evidence.heif?.itemType),
                 let picture = try HEIFTiles.decode(
                     path: path, crop: crop, width: minimumWidth, height: minimumHeight, thumbnailWidth: needWidth,
-                    thumbnailHeight: needHeight, maximumBytes: PhotoFrames.maximumEncodedBytes)
+                    thumbnailHeight: needHeight, maximumBytes: PhotoFrames.maximumEncodedBytes,
+                    maximumTilePixels: HEIFDecoder.maximumDecodedPixels)
             {
                 return (picture, nil)
             }

@@ -5,31 +5,95 @@ package import VidorientCore
 import VidorientIO
 import VidorientISOBMFF
 
-/// A HEIF picture coded in 8-bit 4:2:0 HEVC (one image, or a grid of tiles as phones write them)
-/// decoded by FFmpeg's HEVC decoder: the tiles on every core, one decoder per worker, pasted into
-/// one 4:2:0 picture, which swscale crops, scales and turns into RGB in one pass at the size asked.
+/// A HEIF picture coded in 8-bit 4:2:0 HEVC or 8-bit AV1 (4:2:0, 4:2:2 or 4:4:4; one image, or a
+/// grid of tiles as phones write them) decoded by FFmpeg (its HEVC decoder; dav1d through its
+/// `libdav1d` wrapper): the tiles on every core, one decoder per worker, pasted into one YUV
+/// picture, which swscale crops, scales and turns into RGB in one pass at the size asked.
 ///
 /// libheif 1.15 decodes the same tiles with libde265 (about 1.6 times the CPU of FFmpeg's
 /// decoder here) and converts every pixel to RGB at full size before anything is scaled; this
-/// path does neither (docs/performance.md, photo-thumbnail). Anything else (another codec, 10-bit,
-/// 4:4:4, an item this path does not know) is left to libheif: `decode` returns nil.
+/// path does neither (docs/performance.md, photo-thumbnail). libheif opens dav1d with dav1d's own
+/// logger, which prints on stderr beside vidorient's one line about a damaged AVIF; through FFmpeg,
+/// dav1d's words go to FFmpeg's log, which vidorient routes. Anything else (10-bit, 4:4:4, an item
+/// this path does not know, HEVC that is not 4:2:0) is left to libheif: `decode` returns nil.
 package enum HEIFTiles {
     /// The picture at `width`×`height`, from the primary item's `crop` (stored pixels) or all of
-    /// it; nil when it is not a picture this path decodes, or when a thumbnail item covers
+    /// it; nil when it is not a picture this path decodes, or HEVC not shrunk to half or less
+    /// (nearer full size, libheif's chroma upsampling and FFmpeg's differ), or when an HEVC thumbnail item covers
     /// `thumbnailWidth`×`thumbnailHeight` (libheif decodes that, far cheaper), or when the file or
-    /// an item is larger than `maximumBytes` (the caller's limit on what is read into memory).
+    /// an item is larger than `maximumBytes` (the caller's limit on what is read into memory), or a
+    /// tile than `maximumTilePixels` (what the caller lets a decoder make whole: libheif refuses it), or
+    /// when an HEVC tile does not decode (libheif then tries, and says why). AV1 that does not
+    /// decode is refused here, with dav1d's reason: libheif would hand it to dav1d again.
     package static func decode(
         path: String, crop: PixelRect?, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int,
-        maximumBytes: Int
+        maximumBytes: Int, maximumTilePixels: Int
     ) throws(InputError) -> Picture? {
         guard
             let image = try Image(
                 path: path, thumbnailWidth: thumbnailWidth, thumbnailHeight: thumbnailHeight, maximumBytes: maximumBytes
-            )
+            ), image.tileWidth.multipliedReportingOverflow(by: image.tileHeight).partialValue <= maximumTilePixels
         else { return nil }
+        let region = crop ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        if image.codec == .hevc, region.width < 2 * width || region.height < 2 * height { return nil }
         try FFmpegLibraries.load(for: path)
-        guard let planes = image.decodeTiles() else { return nil }
-        return try planes.scaled(crop: crop, width: width, height: height, path: path)
+        switch image.decodeTiles() {
+        case .success(let planes): return try planes.scaled(crop: crop, width: width, height: height, path: path)
+        case .failure(let failure):
+            guard image.codec == .av1, let reason = failure.reason else { return nil }
+            throw InputError(path: path, reason: "could not decode the image: the AV1 data does not decode (\(reason))")
+        }
+    }
+
+    /// The codecs this path decodes: the item type, and its configuration property.
+    enum Codec {
+        case hevc, av1
+
+        init?(itemType: FourCC) {
+            switch itemType {
+            case "hvc1": self = .hevc
+            case "av01": self = .av1
+            default: return nil
+            }
+        }
+
+        var itemType: FourCC { self == .hevc ? "hvc1" : "av01" }
+        var configurationType: FourCC { self == .hevc ? "hvcC" : "av1C" }
+
+        /// The chroma subsampling of an 8-bit configuration this path decodes; nil for any other.
+        /// `hvcC` (ISO/IEC 14496-15 8.3.3.1): chroma_format_idc 1 (4:2:0), bit depths 8. `av1C`
+        /// (AV1 codec ISOBMFF binding 2.3.3): marker and version 1, not high_bitdepth, not
+        /// monochrome, chroma_subsampling_x and _y.
+        func subsampling(_ configuration: [UInt8]) -> Subsampling? {
+            switch self {
+            case .hevc:
+                guard configuration.count >= 23, configuration[0] == 1, configuration[16] & 3 == 1,
+                    configuration[17] & 7 == 0, configuration[18] & 7 == 0
+                else { return nil }
+                return Subsampling(x: 1, y: 1)
+            case .av1:
+                guard configuration.count >= 4, configuration[0] == 0x81, configuration[2] & 0x50 == 0 else {
+                    return nil
+                }
+                let (x, y) = (Int(configuration[2] >> 3 & 1), Int(configuration[2] >> 2 & 1))
+                // 4:4:0 (y without x) is no AV1 profile's.
+                return x == 0 && y == 1 ? nil : Subsampling(x: x, y: y)
+            }
+        }
+    }
+
+    /// Chroma subsampling as shifts: 4:2:0 is (1, 1), 4:2:2 (1, 0), 4:4:4 (0, 0).
+    struct Subsampling: Equatable {
+        var x: Int, y: Int
+
+        /// The planar formats a decoder gives for it (limited range, then full).
+        var pixelFormats: [AVPixelFormat] {
+            switch (x, y) {
+            case (1, 1): [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P]
+            case (1, 0): [AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P]
+            default: [AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P]
+            }
+        }
     }
 
     /// Tiles this path will not decode past: far more than any camera's grid.
@@ -44,10 +108,13 @@ package enum HEIFTiles {
             var column: Int, row: Int
         }
 
+        let codec: Codec
+        /// Every tile's (a grid's tiles that differ are left to libheif).
+        var subsampling = Subsampling(x: 1, y: 1)
         let width: Int, height: Int
         let tileWidth: Int, tileHeight: Int
         var tiles: [Tile] = []
-        /// Distinct `hvcC` payloads (a grid's tiles usually share one).
+        /// Distinct `hvcC` or `av1C` payloads (a grid's tiles usually share one).
         var configurations: [[UInt8]] = []
         /// From the primary item's `colr` of type `nclx`: matrix coefficients and full range.
         var matrix: Int?, fullRange: Bool?
@@ -64,7 +131,12 @@ package enum HEIFTiles {
             // Absent is fine: what the box layer cannot read, libheif reports in its own words.
             guard let (structure, layout) = try? (HEIFStructure(source), HEIFLayout(source)) else { return nil }
             guard let primary = structure.primaryItem else { return nil }
-            for id in structure.referring(to: primary.id, type: "thmb") {
+            let firstTile = primary.type == "grid" ? structure.grid?.tiles.first : primary.id
+            guard let tileType = firstTile.flatMap({ structure.item($0)?.type }), let codec = Codec(itemType: tileType)
+            else { return nil }
+            self.codec = codec
+            // An AV1 thumbnail item would go to dav1d through libheif: the primary is decoded here.
+            for id in structure.referring(to: primary.id, type: "thmb") where codec == .hevc {
                 if let size = structure.item(id)?.spatialExtent, size.width >= thumbnailWidth,
                     size.height >= thumbnailHeight
                 {
@@ -74,7 +146,7 @@ package enum HEIFTiles {
             let ids: [UInt32]
             let columns: Int
             switch primary.type {
-            case "hvc1":
+            case codec.itemType:
                 guard let extent = primary.spatialExtent else { return nil }
                 (width, height) = (extent.width, extent.height)
                 ids = [primary.id]
@@ -92,10 +164,11 @@ package enum HEIFTiles {
             }
             (tileWidth, tileHeight) = (first.width, first.height)
             for (index, id) in ids.enumerated() {
-                guard let item = structure.item(id), item.type == "hvc1", let extent = item.spatialExtent,
+                guard let item = structure.item(id), item.type == codec.itemType, let extent = item.spatialExtent,
                     extent.width == tileWidth, extent.height == tileHeight,
-                    let configuration = Image.payload(of: "hvcC", item: id, layout: layout, source: source),
-                    Image.isPlain8Bit420(configuration),
+                    let configuration = Image.payload(
+                        of: codec.configurationType, item: id, layout: layout, source: source),
+                    let chroma = codec.subsampling(configuration), index == 0 || chroma == subsampling,
                     // A tile turned or cropped on its own is a picture this path does not assemble
                     // (the primary item's own are applied afterwards, as for every photo).
                     id == primary.id
@@ -103,6 +176,7 @@ package enum HEIFTiles {
                     // Absent is fine: a tile past the limit or unreadable is libheif's to decode or report.
                     let data = try? structure.data(of: id, in: source, limit: maximumBytes)
                 else { return nil }
+                subsampling = chroma
                 let known = configurations.firstIndex(of: configuration)
                 if known == nil { configurations.append(configuration) }
                 tiles.append(
@@ -136,19 +210,18 @@ package enum HEIFTiles {
             return nil
         }
 
-        /// An `hvcC` (ISO/IEC 14496-15 8.3.3.1) of 8-bit 4:2:0: chroma_format_idc 1, bit depths 8.
-        static func isPlain8Bit420(_ hvcC: [UInt8]) -> Bool {
-            hvcC.count >= 23 && hvcC[0] == 1 && hvcC[16] & 3 == 1 && hvcC[17] & 7 == 0 && hvcC[18] & 7 == 0
-        }
-
-        /// Every tile decoded and pasted, one decoder per worker; nil when a tile does not decode
-        /// to what its configuration promised (libheif then tries, and reports).
-        func decodeTiles() -> Planes? {
-            let planes = Planes(width: width, height: height)
+        /// Every tile decoded and pasted, one decoder per worker; a failure when a tile does not
+        /// decode to what its configuration promised, with the decoder's reason when it gave one
+        /// (none when the decoder could not be opened).
+        func decodeTiles() -> Result<Planes, TileFailure> {
+            let planes = Planes(width: width, height: height, subsampling: subsampling)
             let next = Atomic<Int>(0)
+            let failure = Mutex<TileFailure?>(nil)
             let failed = Atomic<Bool>(false)
             let colour = Mutex<(range: AVColorRange, space: AVColorSpace)?>(nil)
             let workers = min(tiles.count, Processors.available)
+            // One image alone: its decoder's own threads (dav1d's tile and filter threads).
+            let threads = workers == 1 ? Processors.available : 1
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 var decoder: TileDecoder?
                 while !failed.load(ordering: .relaxed) {
@@ -157,12 +230,22 @@ package enum HEIFTiles {
                     let tile = tiles[index]
                     if decoder?.configuration != tile.configuration {
                         decoder = TileDecoder(
-                            configuration: tile.configuration, extradata: configurations[tile.configuration])
+                            codec: codec, configuration: tile.configuration,
+                            extradata: configurations[tile.configuration], threads: threads)
                     }
-                    guard let frame = decoder?.decode(tile.data), frame.pointee.width >= Int32(tileWidth),
+                    let decoded = decoder.map { $0.decode(tile.data) } ?? .failure(TileFailure(reason: nil))
+                    guard case .success(let frame) = decoded, frame.pointee.width >= Int32(tileWidth),
                         frame.pointee.height >= Int32(tileHeight),
-                        [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].contains(AVPixelFormat(frame.pointee.format))
+                        subsampling.pixelFormats.contains(AVPixelFormat(frame.pointee.format))
                     else {
+                        let reason: TileFailure
+                        if case .failure(let why) = decoded {
+                            reason = why
+                        } else {
+                            reason = TileFailure(
+                                reason: "a tile is not the \(tileWidth)x\(tileHeight) 8-bit picture its item says")
+                        }
+                        failure.withLock { $0 = $0 ?? reason }
                         failed.store(true, ordering: .relaxed)
                         return
                     }
@@ -173,26 +256,34 @@ package enum HEIFTiles {
                     }
                 }
             }
-            guard !failed.load(ordering: .relaxed) else { return nil }
+            if let reason = failure.withLock({ $0 }) { return .failure(reason) }
             // The item's nclx decides, as in libheif; else the stream's own signalling.
             let stream = colour.withLock { $0 }
             planes.fullRange = fullRange ?? (stream?.range == AVCOL_RANGE_JPEG)
             planes.matrix = matrix ?? stream.map { Int($0.space.rawValue) } ?? Int(AVCOL_SPC_UNSPECIFIED.rawValue)
-            return planes
+            return .success(planes)
         }
     }
 
-    /// One worker's HEVC decoder, opened with a tile configuration's `hvcC` as extradata.
+    /// Why a tile gave no picture: the decoder's words, nil when there is no decoder to give them.
+    struct TileFailure: Error {
+        var reason: String?
+    }
+
+    /// One worker's decoder, opened with a tile configuration's `hvcC` or `av1C` as extradata
+    /// (FFmpeg's libdav1d wrapper reads the sequence header from an `av1C`, its marker bit set).
     final class TileDecoder {
         let configuration: Int
         private var context: UnsafeMutablePointer<AVCodecContext>?
         private var frame: UnsafeMutablePointer<AVFrame>?
         private var packet: UnsafeMutablePointer<AVPacket>?
 
-        init?(configuration: Int, extradata: [UInt8]) {
+        init?(codec kind: Codec, configuration: Int, extradata: [UInt8], threads: Int) {
             self.configuration = configuration
-            guard let codec = avcodec_find_decoder(AV_CODEC_ID_HEVC), let context = avcodec_alloc_context3(codec)
-            else { return nil }
+            // FFmpeg 5.1's own AV1 decoder decodes only through hardware: dav1d, by name.
+            let found =
+                kind == .hevc ? avcodec_find_decoder(AV_CODEC_ID_HEVC) : avcodec_find_decoder_by_name("libdav1d")
+            guard let codec = found, let context = avcodec_alloc_context3(codec) else { return nil }
             self.context = context
             frame = av_frame_alloc()
             packet = av_packet_alloc()
@@ -203,8 +294,10 @@ package enum HEIFTiles {
             copy.update(from: extradata, count: extradata.count)
             context.pointee.extradata = copy
             context.pointee.extradata_size = Int32(extradata.count)
-            // One thread each: the tiles are what runs in parallel.
-            context.pointee.thread_count = 1
+            // One thread each where the tiles are what runs in parallel.
+            context.pointee.thread_count = Int32(threads)
+            // One picture: no frames in flight (dav1d would hold a picture for each).
+            context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
             guard avcodec_open2(context, codec, nil) == 0 else { return nil }
         }
 
@@ -214,9 +307,9 @@ package enum HEIFTiles {
             avcodec_free_context(&context)
         }
 
-        /// The tile's picture (valid until the next call); nil when it gives none.
-        func decode(_ data: [UInt8]) -> UnsafeMutablePointer<AVFrame>? {
-            guard let context, let frame, let packet else { return nil }
+        /// The tile's picture (valid until the next call), or why it gave none.
+        func decode(_ data: [UInt8]) -> Result<UnsafeMutablePointer<AVFrame>, TileFailure> {
+            guard let context, let frame, let packet else { return .failure(TileFailure(reason: nil)) }
             avcodec_flush_buffers(context)
             var padded = data
             padded.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
@@ -230,20 +323,23 @@ package enum HEIFTiles {
                 }
                 return avcodec_send_packet(context, packet)
             }
-            guard sent == 0 else { return nil }
+            guard sent == 0 else { return .failure(TileFailure(reason: FFmpegError(code: sent).description)) }
             // A still picture comes out at once; otherwise the end of the stream pushes it out.
-            if avcodec_receive_frame(context, frame) == 0 { return frame }
-            guard avcodec_send_packet(context, nil) == 0, avcodec_receive_frame(context, frame) == 0 else {
-                return nil
+            if avcodec_receive_frame(context, frame) == 0 { return .success(frame) }
+            let flushed = avcodec_send_packet(context, nil)
+            let received = flushed == 0 ? avcodec_receive_frame(context, frame) : flushed
+            guard received == 0 else {
+                return .failure(TileFailure(reason: FFmpegError(code: received).description))
             }
-            return frame
+            return .success(frame)
         }
     }
 
-    /// The whole picture in 4:2:0: what the tiles were pasted into.
+    /// The whole picture in planar YUV: what the tiles were pasted into.
     final class Planes: @unchecked Sendable {
         // Unchecked: each tile writes its own rectangle, and nothing reads until every tile is in.
         let width: Int, height: Int
+        let subsampling: Subsampling
         let chromaWidth: Int, chromaHeight: Int
         let luma: UnsafeMutablePointer<UInt8>
         let cb: UnsafeMutablePointer<UInt8>
@@ -251,9 +347,11 @@ package enum HEIFTiles {
         var fullRange = false
         var matrix = Int(AVCOL_SPC_UNSPECIFIED.rawValue)
 
-        init(width: Int, height: Int) {
-            (self.width, self.height) = (width, height)
-            (chromaWidth, chromaHeight) = ((width + 1) / 2, (height + 1) / 2)
+        init(width: Int, height: Int, subsampling: Subsampling) {
+            (self.width, self.height, self.subsampling) = (width, height, subsampling)
+            (chromaWidth, chromaHeight) = (
+                (width + subsampling.x) >> subsampling.x, (height + subsampling.y) >> subsampling.y
+            )
             luma = .allocate(capacity: width * height)
             cb = .allocate(capacity: chromaWidth * chromaHeight)
             cr = .allocate(capacity: chromaWidth * chromaHeight)
@@ -275,9 +373,10 @@ package enum HEIFTiles {
             for row in 0..<rows {
                 (luma + (y + row) * width + x).update(from: sourceY + row * Int(f.linesize.0), count: columns)
             }
-            let (cx, cy) = (x / 2, y / 2)
-            let chromaColumns = min((columns + 1) / 2, chromaWidth - cx)
-            let chromaRows = min((rows + 1) / 2, chromaHeight - cy)
+            let (sx, sy) = (subsampling.x, subsampling.y)
+            let (cx, cy) = (x >> sx, y >> sy)
+            let chromaColumns = min((columns + sx) >> sx, chromaWidth - cx)
+            let chromaRows = min((rows + sy) >> sy, chromaHeight - cy)
             for row in 0..<chromaRows {
                 (cb + (cy + row) * chromaWidth + cx).update(
                     from: sourceU + row * Int(f.linesize.1), count: chromaColumns)
@@ -300,7 +399,7 @@ package enum HEIFTiles {
             let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT
             guard
                 let context = sws_getContext(
-                    Int32(region.width), Int32(region.height), AV_PIX_FMT_YUV420P, Int32(outputWidth),
+                    Int32(region.width), Int32(region.height), subsampling.pixelFormats[0], Int32(outputWidth),
                     Int32(outputHeight), AV_PIX_FMT_RGB24, flags, nil, nil, nil)
             else {
                 throw InputError(path: path, reason: "could not scale the picture to \(outputWidth)x\(outputHeight)")
@@ -320,8 +419,8 @@ package enum HEIFTiles {
             pixels.withUnsafeMutableBufferPointer { target in
                 var sourcePlanes: [UnsafePointer<UInt8>?] = [
                     UnsafePointer(luma + region.y * width + region.x),
-                    UnsafePointer(cb + region.y / 2 * chromaWidth + region.x / 2),
-                    UnsafePointer(cr + region.y / 2 * chromaWidth + region.x / 2), nil,
+                    UnsafePointer(cb + (region.y >> subsampling.y) * chromaWidth + (region.x >> subsampling.x)),
+                    UnsafePointer(cr + (region.y >> subsampling.y) * chromaWidth + (region.x >> subsampling.x)), nil,
                 ]
                 var sourceStrides: [Int32] = [Int32(width), Int32(chromaWidth), Int32(chromaWidth), 0]
                 var targetPlanes: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]

@@ -43,7 +43,7 @@ import VidorientTestSupport
         let tiles = try #require(
             try HEIFTiles.decode(
                 path: path, crop: nil, width: 320, height: 240, thumbnailWidth: 320, thumbnailHeight: 240,
-                maximumBytes: HEIFTilesTests.maximumBytes),
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels),
             "an 8-bit 4:2:0 HEVC grid takes the tile path")
         #expect(tiles.width == 320 && tiles.height == 240)
         let reference = try HEIFTilesTests.libheif(path, width: 320, height: 240)
@@ -56,34 +56,80 @@ import VidorientTestSupport
         #expect(
             try HEIFTiles.decode(
                 path: original, crop: nil, width: 320, height: 240, thumbnailWidth: 320, thumbnailHeight: 240,
-                maximumBytes: HEIFTilesTests.maximumBytes) == nil)
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels) == nil)
         #expect(
             try HEIFTiles.decode(
                 path: original, crop: nil, width: 640, height: 480, thumbnailWidth: 640, thumbnailHeight: 480,
-                maximumBytes: HEIFTilesTests.maximumBytes) != nil)
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels) != nil)
     }
 
-    /// One HEVC image with an `irot`: the stored picture, as libheif gives it with its
-    /// transformations off (the orientation is applied afterwards, once, for every photo).
+    /// One HEVC image with an `irot` (stored 96x160): the stored picture, as libheif gives it with
+    /// its transformations off (the orientation is applied afterwards, once, for every photo). HEVC
+    /// is decoded here only when shrunk to half or less.
     @Test func oneImageIsItsStoredPicture() throws {
         let path = Run.media("orient-6.heic")
         let tiles = try #require(
             try HEIFTiles.decode(
-                path: path, crop: nil, width: 80, height: 48, thumbnailWidth: 160, thumbnailHeight: 96,
-                maximumBytes: HEIFTilesTests.maximumBytes)
+                path: path, crop: nil, width: 48, height: 80, thumbnailWidth: 96, thumbnailHeight: 160,
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels)
         )
-        let reference = try HEIFTilesTests.libheif(path, width: 80, height: 48)
+        let reference = try HEIFTilesTests.libheif(path, width: 48, height: 80)
         #expect(HEIFTilesTests.meanDifference(tiles, reference) < 1)
+        #expect(
+            try HEIFTiles.decode(
+                path: path, crop: nil, width: 60, height: 100, thumbnailWidth: 96, thumbnailHeight: 160,
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels) == nil)
     }
 
-    /// AVIF, and what the box layer cannot read, go to libheif, which names the problem.
-    @Test(arguments: ["orient-6.avif", "bad-iloc-past-end.heic", "bad-meta-truncated.heic"])
+    /// What the box layer cannot read goes to libheif, which names the problem.
+    @Test(arguments: ["bad-iloc-past-end.heic", "bad-meta-truncated.heic"])
     func whatItDoesNotKnowIsLeftToLibheif(name: String) throws {
         #expect(
             try HEIFTiles.decode(
                 path: Run.media(name), crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
-                maximumBytes: HEIFTilesTests.maximumBytes)
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels)
                 == nil)
+    }
+
+    /// 8-bit AV1 (TestMedia's are 4:4:4) is decoded here at any size, full size included, as libheif
+    /// decodes it.
+    @Test(arguments: ["orient-1.avif", "orient-6.avif"])
+    func anAVIFIsDecodedThroughFFmpegAsLibheifDecodesIt(name: String) throws {
+        let path = Run.media(name)
+        let full = try HEIFDecoderPicture.decode(path)
+        for (width, height) in [(full.width, full.height), (full.width / 4, full.height / 4)] {
+            let ours = try #require(
+                try HEIFTiles.decode(
+                    path: path, crop: nil, width: width, height: height, thumbnailWidth: width,
+                    thumbnailHeight: height, maximumBytes: HEIFTilesTests.maximumBytes,
+                    maximumTilePixels: HEIFDecoder.maximumDecodedPixels),
+                "an 8-bit AV1 image takes this path")
+            let reference = try PictureScaler.scale(full, width: width, height: height, path: path)
+            let difference = HEIFTilesTests.meanDifference(ours, reference)
+            #expect(difference < 1, "\(name) at \(width)x\(height): mean difference \(difference)")
+            #expect(HEIFTilesTests.meanDifference(ours.oriented(.down), reference) > 10)
+        }
+    }
+
+    /// An AVIF whose AV1 data is damaged (one byte of orient-5.avif's, as the decode sweep found
+    /// it) is refused in vidorient's one line: libheif's dav1d printed "Error parsing OBU data"
+    /// on stderr before it.
+    @Test func aDamagedAVIFIsRefusedInOneLine() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("orient-5.avif"))))
+        bytes[317] = 0xFF
+        let folder = try scratchFolder("heif-av1")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("damaged.avif").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try HEIFTiles.decode(
+                path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels)
+        } throws: { "\($0)".contains("the AV1 data does not decode") }
+        let run = try Run.vidorient(["thumbnail", path, "-o", folder.appendingPathComponent("out.png").path])
+        #expect(run.status == 2)
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("vidorient: could not read '\(path)'"), "\(run.stderr)")
     }
 }
 

@@ -3,14 +3,17 @@
 # than `heif-thumbnailer -s 320`; a HEIC without one at most 0.5x `vipsthumbnail -s 320`; a 12 MP JPEG
 # no slower than vipsthumbnail; an iPhone 12 MP grid without a usable thumbnail item (IMG_2682.heic from
 # ../shared/media with its `thmb` reference renamed, so that no reader finds the item: its 8x6 grid
-# of HEVC tiles is decoded) at most 1.0x heif-thumbnailer and 0.5x vipsthumbnail. The photos are made
+# of HEVC tiles is decoded) at most 1.0x heif-thumbnailer and 0.5x vipsthumbnail; an AVIF (decoded by
+# dav1d through FFmpeg since issue 32's round 6) no slower than heif-thumbnailer. The photos are made
 # as in photo-inspect.py (the same files, kept in bench/work/). Run: python3 bench/run.py
 # photo-thumbnail [--write | --quick]
 import os
 import runpy
 
 NEEDS = ["ffmpeg", "ffprobe", "heif-enc", "heif-thumbnailer", "vipsthumbnail"]
-FILES = runpy.run_path(f"{REPO}/bench/cases/photo-inspect.py", init_globals=globals())["FILES"][:3]
+FILES = (runpy.run_path(f"{REPO}/bench/cases/photo-inspect.py", init_globals=globals())["FILES"][:3]
+         + made("photo-12mp.avif", "heif-enc -A -q 50 {work}/photo-12mp.jpg -o {out}",
+                label="12 MP AVIF, 8-bit 4:2:0, no thumbnail (generated)"))
 REPEATS, WARMUP = 20, 2
 IPHONE = f"{SHARED}/IMG_2682.heic"
 IPHONE_GRID = f"{WORK}/IMG_2682-no-thumbnail.heic"
@@ -46,6 +49,10 @@ GROUPS = [
     group("12 MP HEIC without a thumbnail item (generated)", f"{W}/photo-12mp.heic",
           ["vipsthumbnail -s 320", "heif-thumbnailer -s 320"], ("vipsthumbnail -s 320", 0.5)),
     group("12 MP JPEG (generated)", f"{W}/photo-12mp.jpg", ["vipsthumbnail -s 320"], ("vipsthumbnail -s 320", 1.0)),
+    group("12 MP AVIF (generated, 8-bit 4:2:0, one AV1 image)", f"{W}/photo-12mp.avif",
+          ["heif-thumbnailer -s 320", "vipsthumbnail -s 320"], ("heif-thumbnailer -s 320", 1.0)),
+    group("8bit-sRGB.avif (1617x1080, 8-bit 4:2:2)", f"{SHARED}/8bit-sRGB.avif",
+          ["heif-thumbnailer -s 320", "vipsthumbnail -s 320"], ("heif-thumbnailer -s 320", 1.0)),
 ]
 
 
