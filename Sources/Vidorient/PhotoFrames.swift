@@ -107,16 +107,15 @@ struct PhotoFrames {
         let file = evidence.fileSize ?? 0
         switch evidence.format {
         case .heif:
-            // What `HEIFTiles` takes (8-bit AV1 at any size; HEVC shrunk to half or less): the
-            // decoder's picture and the planes pasted from it. The rest, libheif's whole decode.
+            // What `HEIFTiles` takes (AV1 at any size; HEVC shrunk to half or less): the decoder's
+            // picture and the planes pasted from it, two bytes a sample past 8 bits. The rest,
+            // libheif's whole decode.
             let itemType = evidence.heif?.itemType
             let shrunk = storedWidth >= 2 * minimumWidth && storedHeight >= 2 * minimumHeight
-            let tiled =
-                (evidence.bitDepth ?? 16) <= 8
-                && (itemType == "av01" || (["hvc1", "grid"].contains(itemType) && shrunk))
+            let tiled = itemType == "av01" || (["hvc1", "grid"].contains(itemType) && shrunk)
             let (width, height) = (evidence.storedWidth ?? storedWidth, evidence.storedHeight ?? storedHeight)
-            let perPixel =
-                tiled ? (evidence.heif?.itemType == "grid" ? 3 : 6) : ((evidence.bitDepth ?? 16) > 8 ? 16 : 8)
+            let deep = (evidence.bitDepth ?? 16) > 8
+            let perPixel = tiled ? (itemType == "grid" ? 3 : 6) * (deep ? 2 : 1) : (deep ? 16 : 8)
             return perPixel * width * height + file
         case .jpeg,
             .tiff where preview != nil, .raw where preview != nil:
@@ -143,8 +142,8 @@ struct PhotoFrames {
             let fullWidth = evidence.storedWidth ?? minimumWidth, fullHeight = evidence.storedHeight ?? minimumHeight
             let needWidth = crop.map { minimumWidth * fullWidth / max(1, $0.width) + 1 } ?? minimumWidth
             let needHeight = crop.map { minimumHeight * fullHeight / max(1, $0.height) + 1 } ?? minimumHeight
-            // 8-bit 4:2:0 HEVC and AV1: the tiles decoded by FFmpeg on every core (`HEIFTiles`
-            // says which it takes); the rest by libheif.
+            // HEVC and AV1: the tiles decoded by FFmpeg on every core (`HEIFTiles` says which it
+            // takes); the rest by libheif.
             if ["hvc1", "av01", "grid"].contains(evidence.heif?.itemType),
                 let picture = try HEIFTiles.decode(
                     path: path, crop: crop, width: minimumWidth, height: minimumHeight, thumbnailWidth: needWidth,

@@ -5,8 +5,8 @@ package import VidorientCore
 import VidorientIO
 import VidorientISOBMFF
 
-/// A HEIF picture coded in 8-bit 4:2:0 HEVC or 8-bit AV1 (4:2:0, 4:2:2 or 4:4:4; one image, or a
-/// grid of tiles as phones write them) decoded by FFmpeg (its HEVC decoder; dav1d through its
+/// A HEIF picture coded in 4:2:0 HEVC or in AV1 (4:2:0, 4:2:2 or 4:4:4), 8, 10 or 12 bits (one
+/// image, or a grid of tiles as phones write them), decoded by FFmpeg (its HEVC decoder; dav1d through its
 /// `libdav1d` wrapper): the tiles on every core, one decoder per worker, pasted into one YUV
 /// picture, which swscale crops, scales and turns into RGB in one pass at the size asked.
 ///
@@ -14,7 +14,7 @@ import VidorientISOBMFF
 /// decoder here) and converts every pixel to RGB at full size before anything is scaled; this
 /// path does neither (docs/performance.md, photo-thumbnail). libheif opens dav1d with dav1d's own
 /// logger, which prints on stderr beside vidorient's one line about a damaged AVIF; through FFmpeg,
-/// dav1d's words go to FFmpeg's log, which vidorient routes. Anything else (10-bit, 4:4:4, an item
+/// dav1d's words go to FFmpeg's log, which vidorient routes. Anything else (monochrome, an item
 /// this path does not know, HEVC that is not 4:2:0) is left to libheif: `decode` returns nil.
 package enum HEIFTiles {
     /// The picture at `width`×`height`, from the primary item's `crop` (stored pixels) or all of
@@ -60,38 +60,50 @@ package enum HEIFTiles {
         var itemType: FourCC { self == .hevc ? "hvc1" : "av01" }
         var configurationType: FourCC { self == .hevc ? "hvcC" : "av1C" }
 
-        /// The chroma subsampling of an 8-bit configuration this path decodes; nil for any other.
-        /// `hvcC` (ISO/IEC 14496-15 8.3.3.1): chroma_format_idc 1 (4:2:0), bit depths 8. `av1C`
-        /// (AV1 codec ISOBMFF binding 2.3.3): marker and version 1, not high_bitdepth, not
-        /// monochrome, chroma_subsampling_x and _y.
-        func subsampling(_ configuration: [UInt8]) -> Subsampling? {
+        /// The samples of a configuration this path decodes; nil for any other. `hvcC` (ISO/IEC
+        /// 14496-15 8.3.3.1): chroma_format_idc 1 (4:2:0), luma and chroma of one depth, 8, 10 or
+        /// 12. `av1C` (AV1 codec ISOBMFF binding 2.3.3): marker and version 1, not monochrome,
+        /// high_bitdepth and twelve_bit, chroma_subsampling_x and _y.
+        func samples(_ configuration: [UInt8]) -> SampleFormat? {
             switch self {
             case .hevc:
                 guard configuration.count >= 23, configuration[0] == 1, configuration[16] & 3 == 1,
-                    configuration[17] & 7 == 0, configuration[18] & 7 == 0
+                    configuration[17] & 7 == configuration[18] & 7, configuration[17] & 7 <= 4
                 else { return nil }
-                return Subsampling(x: 1, y: 1)
+                return SampleFormat(x: 1, y: 1, depth: 8 + Int(configuration[17] & 7))
             case .av1:
-                guard configuration.count >= 4, configuration[0] == 0x81, configuration[2] & 0x50 == 0 else {
+                guard configuration.count >= 4, configuration[0] == 0x81, configuration[2] & 0x10 == 0 else {
                     return nil
                 }
+                let high = configuration[2] & 0x40 != 0, twelve = configuration[2] & 0x20 != 0
                 let (x, y) = (Int(configuration[2] >> 3 & 1), Int(configuration[2] >> 2 & 1))
                 // 4:4:0 (y without x) is no AV1 profile's.
-                return x == 0 && y == 1 ? nil : Subsampling(x: x, y: y)
+                guard !(x == 0 && y == 1) else { return nil }
+                return SampleFormat(x: x, y: y, depth: high ? (twelve ? 12 : 10) : 8)
             }
         }
     }
 
-    /// Chroma subsampling as shifts: 4:2:0 is (1, 1), 4:2:2 (1, 0), 4:4:4 (0, 0).
-    struct Subsampling: Equatable {
+    /// Planar YUV: chroma subsampling as shifts (4:2:0 is (1, 1), 4:2:2 (1, 0), 4:4:4 (0, 0)),
+    /// and the bit depth (8, 10 or 12; more than 8 in two bytes a sample, as FFmpeg gives them).
+    struct SampleFormat: Equatable {
         var x: Int, y: Int
+        var depth: Int
 
-        /// The planar formats a decoder gives for it (limited range, then full).
+        var bytesPerSample: Int { depth > 8 ? 2 : 1 }
+
+        /// The formats a decoder gives for it (limited range first; 8-bit full range has its own).
         var pixelFormats: [AVPixelFormat] {
-            switch (x, y) {
-            case (1, 1): [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P]
-            case (1, 0): [AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P]
-            default: [AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P]
+            switch (x, y, depth) {
+            case (1, 1, 8): [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P]
+            case (1, 0, 8): [AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P]
+            case (_, _, 8): [AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P]
+            case (1, 1, 10): [AV_PIX_FMT_YUV420P10LE]
+            case (1, 0, 10): [AV_PIX_FMT_YUV422P10LE]
+            case (_, _, 10): [AV_PIX_FMT_YUV444P10LE]
+            case (1, 1, _): [AV_PIX_FMT_YUV420P12LE]
+            case (1, 0, _): [AV_PIX_FMT_YUV422P12LE]
+            default: [AV_PIX_FMT_YUV444P12LE]
             }
         }
     }
@@ -110,7 +122,7 @@ package enum HEIFTiles {
 
         let codec: Codec
         /// Every tile's (a grid's tiles that differ are left to libheif).
-        var subsampling = Subsampling(x: 1, y: 1)
+        var samples = SampleFormat(x: 1, y: 1, depth: 8)
         let width: Int, height: Int
         let tileWidth: Int, tileHeight: Int
         var tiles: [Tile] = []
@@ -168,7 +180,7 @@ package enum HEIFTiles {
                     extent.width == tileWidth, extent.height == tileHeight,
                     let configuration = Image.payload(
                         of: codec.configurationType, item: id, layout: layout, source: source),
-                    let chroma = codec.subsampling(configuration), index == 0 || chroma == subsampling,
+                    let format = codec.samples(configuration), index == 0 || format == samples,
                     // A tile turned or cropped on its own is a picture this path does not assemble
                     // (the primary item's own are applied afterwards, as for every photo).
                     id == primary.id
@@ -176,7 +188,7 @@ package enum HEIFTiles {
                     // Absent is fine: a tile past the limit or unreadable is libheif's to decode or report.
                     let data = try? structure.data(of: id, in: source, limit: maximumBytes)
                 else { return nil }
-                subsampling = chroma
+                samples = format
                 let known = configurations.firstIndex(of: configuration)
                 if known == nil { configurations.append(configuration) }
                 tiles.append(
@@ -214,7 +226,7 @@ package enum HEIFTiles {
         /// decode to what its configuration promised, with the decoder's reason when it gave one
         /// (none when the decoder could not be opened).
         func decodeTiles() -> Result<Planes, TileFailure> {
-            let planes = Planes(width: width, height: height, subsampling: subsampling)
+            let planes = Planes(width: width, height: height, samples: samples)
             let next = Atomic<Int>(0)
             let failure = Mutex<TileFailure?>(nil)
             let failed = Atomic<Bool>(false)
@@ -236,14 +248,14 @@ package enum HEIFTiles {
                     let decoded = decoder.map { $0.decode(tile.data) } ?? .failure(TileFailure(reason: nil))
                     guard case .success(let frame) = decoded, frame.pointee.width >= Int32(tileWidth),
                         frame.pointee.height >= Int32(tileHeight),
-                        subsampling.pixelFormats.contains(AVPixelFormat(frame.pointee.format))
+                        samples.pixelFormats.contains(AVPixelFormat(frame.pointee.format))
                     else {
                         let reason: TileFailure
                         if case .failure(let why) = decoded {
                             reason = why
                         } else {
                             reason = TileFailure(
-                                reason: "a tile is not the \(tileWidth)x\(tileHeight) 8-bit picture its item says")
+                                reason: "a tile is not the \(tileWidth)x\(tileHeight) picture its item says")
                         }
                         failure.withLock { $0 = $0 ?? reason }
                         failed.store(true, ordering: .relaxed)
@@ -339,7 +351,7 @@ package enum HEIFTiles {
     final class Planes: @unchecked Sendable {
         // Unchecked: each tile writes its own rectangle, and nothing reads until every tile is in.
         let width: Int, height: Int
-        let subsampling: Subsampling
+        let samples: SampleFormat
         let chromaWidth: Int, chromaHeight: Int
         let luma: UnsafeMutablePointer<UInt8>
         let cb: UnsafeMutablePointer<UInt8>
@@ -347,14 +359,13 @@ package enum HEIFTiles {
         var fullRange = false
         var matrix = Int(AVCOL_SPC_UNSPECIFIED.rawValue)
 
-        init(width: Int, height: Int, subsampling: Subsampling) {
-            (self.width, self.height, self.subsampling) = (width, height, subsampling)
-            (chromaWidth, chromaHeight) = (
-                (width + subsampling.x) >> subsampling.x, (height + subsampling.y) >> subsampling.y
-            )
-            luma = .allocate(capacity: width * height)
-            cb = .allocate(capacity: chromaWidth * chromaHeight)
-            cr = .allocate(capacity: chromaWidth * chromaHeight)
+        init(width: Int, height: Int, samples: SampleFormat) {
+            (self.width, self.height, self.samples) = (width, height, samples)
+            (chromaWidth, chromaHeight) = ((width + samples.x) >> samples.x, (height + samples.y) >> samples.y)
+            let bytes = samples.bytesPerSample
+            luma = .allocate(capacity: width * height * bytes)
+            cb = .allocate(capacity: chromaWidth * chromaHeight * bytes)
+            cr = .allocate(capacity: chromaWidth * chromaHeight * bytes)
         }
 
         deinit {
@@ -369,19 +380,21 @@ package enum HEIFTiles {
             guard x < width, y < height, let sourceY = f.data.0, let sourceU = f.data.1, let sourceV = f.data.2 else {
                 return
             }
+            // In bytes: a sample of more than 8 bits is two.
+            let bytes = samples.bytesPerSample
             let columns = min(Int(f.width), width - x), rows = min(Int(f.height), height - y)
             for row in 0..<rows {
-                (luma + (y + row) * width + x).update(from: sourceY + row * Int(f.linesize.0), count: columns)
+                (luma + ((y + row) * width + x) * bytes).update(
+                    from: sourceY + row * Int(f.linesize.0), count: columns * bytes)
             }
-            let (sx, sy) = (subsampling.x, subsampling.y)
+            let (sx, sy) = (samples.x, samples.y)
             let (cx, cy) = (x >> sx, y >> sy)
             let chromaColumns = min((columns + sx) >> sx, chromaWidth - cx)
             let chromaRows = min((rows + sy) >> sy, chromaHeight - cy)
             for row in 0..<chromaRows {
-                (cb + (cy + row) * chromaWidth + cx).update(
-                    from: sourceU + row * Int(f.linesize.1), count: chromaColumns)
-                (cr + (cy + row) * chromaWidth + cx).update(
-                    from: sourceV + row * Int(f.linesize.2), count: chromaColumns)
+                let offset = ((cy + row) * chromaWidth + cx) * bytes
+                (cb + offset).update(from: sourceU + row * Int(f.linesize.1), count: chromaColumns * bytes)
+                (cr + offset).update(from: sourceV + row * Int(f.linesize.2), count: chromaColumns * bytes)
             }
         }
 
@@ -399,7 +412,7 @@ package enum HEIFTiles {
             let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT
             guard
                 let context = sws_getContext(
-                    Int32(region.width), Int32(region.height), subsampling.pixelFormats[0], Int32(outputWidth),
+                    Int32(region.width), Int32(region.height), samples.pixelFormats[0], Int32(outputWidth),
                     Int32(outputHeight), AV_PIX_FMT_RGB24, flags, nil, nil, nil)
             else {
                 throw InputError(path: path, reason: "could not scale the picture to \(outputWidth)x\(outputHeight)")
@@ -417,12 +430,15 @@ package enum HEIFTiles {
                 1 << 16, 1 << 16)
             var pixels = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
             pixels.withUnsafeMutableBufferPointer { target in
+                let bytes = samples.bytesPerSample
+                let chroma = ((region.y >> samples.y) * chromaWidth + (region.x >> samples.x)) * bytes
                 var sourcePlanes: [UnsafePointer<UInt8>?] = [
-                    UnsafePointer(luma + region.y * width + region.x),
-                    UnsafePointer(cb + (region.y >> subsampling.y) * chromaWidth + (region.x >> subsampling.x)),
-                    UnsafePointer(cr + (region.y >> subsampling.y) * chromaWidth + (region.x >> subsampling.x)), nil,
+                    UnsafePointer(luma + (region.y * width + region.x) * bytes), UnsafePointer(cb + chroma),
+                    UnsafePointer(cr + chroma), nil,
                 ]
-                var sourceStrides: [Int32] = [Int32(width), Int32(chromaWidth), Int32(chromaWidth), 0]
+                var sourceStrides: [Int32] = [
+                    Int32(width * bytes), Int32(chromaWidth * bytes), Int32(chromaWidth * bytes), 0,
+                ]
                 var targetPlanes: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
                 var targetStrides: [Int32] = [Int32(outputWidth * 3), 0, 0, 0]
                 _ = sws_scale(

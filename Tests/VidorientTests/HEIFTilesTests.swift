@@ -111,6 +111,37 @@ import VidorientTestSupport
         }
     }
 
+    /// Deeper samples (two bytes each) and other chroma layouts, made here from a 16-bit picture:
+    /// AV1 of 10 bits 4:2:0 and 12 bits 4:4:4 (avifenc), HEVC of 10 bits 4:2:0 (heif-enc, shrunk
+    /// to half), each decoded here as libheif decodes it.
+    @Test(
+        .enabled(if: isInstalled("ffmpeg") && isInstalled("avifenc") && isInstalled("heif-enc")),
+        arguments: [
+            ("10-420.avif", ["avifenc", "-d", "10", "-y", "420", "IN", "OUT"]),
+            ("12-444.avif", ["avifenc", "-d", "12", "-y", "444", "IN", "OUT"]),
+            ("10-420.heic", ["heif-enc", "-b", "10", "-p", "chroma=420", "-o", "OUT", "IN"]),
+        ])
+    func deeperSamplesAreDecodedAsLibheifDecodesThem(name: String, encoder: [String]) throws {
+        let folder = try scratchFolder("heif-deep")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let png = folder.appendingPathComponent("picture.png").path, path = folder.appendingPathComponent(name).path
+        let made = try run(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x480", "-frames:v", "1", "-pix_fmt", "rgb48be", png])
+        try #require(made.status == 0, "\(made.stderr)")
+        let encoded = try run(encoder[0], encoder.dropFirst().map { $0 == "IN" ? png : $0 == "OUT" ? path : $0 })
+        try #require(encoded.status == 0, "\(encoded.stderr)")
+        let ours = try #require(
+            try HEIFTiles.decode(
+                path: path, crop: nil, width: 320, height: 240, thumbnailWidth: 320, thumbnailHeight: 240,
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels),
+            "\(name) takes this path")
+        let reference = try HEIFTilesTests.libheif(path, width: 320, height: 240)
+        let difference = HEIFTilesTests.meanDifference(ours, reference)
+        #expect(difference < 1, "\(name): mean difference \(difference)")
+        #expect(HEIFTilesTests.meanDifference(ours.oriented(.down), reference) > 10)
+    }
+
     /// An AVIF whose AV1 data is damaged (one byte of orient-5.avif's, as the decode sweep found
     /// it) is refused in vidorient's one line: libheif's dav1d printed "Error parsing OBU data"
     /// on stderr before it.
