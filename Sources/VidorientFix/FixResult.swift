@@ -48,7 +48,7 @@ public struct FixResult: Sendable, Hashable, Encodable {
     /// Bumped when a key changes meaning or disappears.
     public static let schemaVersion = 1
 
-    /// `schemaVersion`, in the JSON.
+    /// The JSON's `schema_version` (the static `schemaVersion`).
     let schema = FixResult.schemaVersion
     @ReportedPath public var path: String
     public var dryRun: Bool

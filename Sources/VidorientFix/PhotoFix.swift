@@ -141,7 +141,7 @@ public struct PhotoFixResult: Sendable, Hashable, Encodable {
 
     public static let schemaVersion = 1
 
-    /// `schemaVersion`, in the JSON.
+    /// The JSON's `schema_version` (the static `schemaVersion`).
     let schema = PhotoFixResult.schemaVersion
     /// `photo`, in the JSON: what tells a photo's result from a video's (`FixResult`) in a batch.
     let kind = "photo"
