@@ -1,4 +1,4 @@
-public import VidorientCore
+import VidorientCore
 import VidorientIO
 
 #if canImport(Glibc)

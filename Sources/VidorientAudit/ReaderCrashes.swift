@@ -1,5 +1,5 @@
 import Synchronization
-public import VidorientCore
+import VidorientCore
 public import VidorientIO
 
 /// What keeps one file that kills the process from killing every audit after it (issue 28): each

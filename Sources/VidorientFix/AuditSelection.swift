@@ -1,4 +1,4 @@
-public import VidorientCore
+import VidorientCore
 
 /// What `fix --from-audit` applies of an audit: only what the user meant. `--only` and `--skip`
 /// name codes, `--min-confidence` is a floor for the content verdict's confidence, and a
