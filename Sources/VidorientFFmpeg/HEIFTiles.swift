@@ -32,12 +32,15 @@ package enum HEIFTiles {
         guard
             let image = try Image(
                 path: path, thumbnailWidth: thumbnailWidth, thumbnailHeight: thumbnailHeight, maximumBytes: maximumBytes
-            ), image.tileWidth.multipliedReportingOverflow(by: image.tileHeight).partialValue <= maximumTilePixels
+            )
         else { return nil }
+        // `ispe` holds 32-bit sides: their product can pass Int's range.
+        let (tilePixels, overflow) = image.tileWidth.multipliedReportingOverflow(by: image.tileHeight)
+        guard !overflow, tilePixels <= maximumTilePixels else { return nil }
         let region = crop ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         if image.codec == .hevc, region.width < 2 * width || region.height < 2 * height { return nil }
         try FFmpegLibraries.load(for: path)
-        switch image.decodeTiles() {
+        switch image.decodeTiles(maximumTilePixels: maximumTilePixels) {
         case .success(let planes): return try planes.scaled(crop: crop, width: width, height: height, path: path)
         case .failure(let failure):
             guard image.codec == .av1, let reason = failure.reason else { return nil }
@@ -225,7 +228,7 @@ package enum HEIFTiles {
         /// Every tile decoded and pasted, one decoder per worker; a failure when a tile does not
         /// decode to what its configuration promised, with the decoder's reason when it gave one
         /// (none when the decoder could not be opened).
-        func decodeTiles() -> Result<Planes, TileFailure> {
+        func decodeTiles(maximumTilePixels: Int) -> Result<Planes, TileFailure> {
             let planes = Planes(width: width, height: height, samples: samples)
             let next = Atomic<Int>(0)
             let failure = Mutex<TileFailure?>(nil)
@@ -243,7 +246,8 @@ package enum HEIFTiles {
                     if decoder?.configuration != tile.configuration {
                         decoder = TileDecoder(
                             codec: codec, configuration: tile.configuration,
-                            extradata: configurations[tile.configuration], threads: threads)
+                            extradata: configurations[tile.configuration], threads: threads,
+                            maximumPixels: maximumTilePixels)
                     }
                     let decoded = decoder.map { $0.decode(tile.data) } ?? .failure(TileFailure(reason: nil))
                     guard case .success(let frame) = decoded, frame.pointee.width >= Int32(tileWidth),
@@ -280,18 +284,35 @@ package enum HEIFTiles {
     /// Why a tile gave no picture: the decoder's words, nil when there is no decoder to give them.
     struct TileFailure: Error {
         var reason: String?
+
+        init(reason: String?) {
+            self.reason = reason
+        }
+
+        /// A decoder's error code, in words: dav1d's "out of range" is a frame over `max_pixels`.
+        init(_ code: Int32, maximumPixels: Int) {
+            reason =
+                code == -ERANGE
+                ? "its coded picture is larger than the \(maximumPixels) pixels decoded whole"
+                : FFmpegError(code: code).description
+        }
     }
 
     /// One worker's decoder, opened with a tile configuration's `hvcC` or `av1C` as extradata
     /// (FFmpeg's libdav1d wrapper reads the sequence header from an `av1C`, its marker bit set).
     final class TileDecoder {
         let configuration: Int
+        let maximumPixels: Int
         private var context: UnsafeMutablePointer<AVCodecContext>?
         private var frame: UnsafeMutablePointer<AVFrame>?
         private var packet: UnsafeMutablePointer<AVPacket>?
 
-        init?(codec kind: Codec, configuration: Int, extradata: [UInt8], threads: Int) {
+        /// `maximumPixels`: a frame larger is refused by the decoder before it is allocated
+        /// (`max_pixels`; dav1d's `frame_size_limit`), whatever size the item claims: the limit
+        /// on a whole decode holds for the coded picture too.
+        init?(codec kind: Codec, configuration: Int, extradata: [UInt8], threads: Int, maximumPixels: Int) {
             self.configuration = configuration
+            self.maximumPixels = maximumPixels
             // FFmpeg 5.1's own AV1 decoder decodes only through hardware: dav1d, by name.
             let found =
                 kind == .hevc ? avcodec_find_decoder(AV_CODEC_ID_HEVC) : avcodec_find_decoder_by_name("libdav1d")
@@ -308,6 +329,7 @@ package enum HEIFTiles {
             context.pointee.extradata_size = Int32(extradata.count)
             // One thread each where the tiles are what runs in parallel.
             context.pointee.thread_count = Int32(threads)
+            context.pointee.max_pixels = Int64(maximumPixels)
             // One picture: no frames in flight (dav1d would hold a picture for each).
             context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
             guard avcodec_open2(context, codec, nil) == 0 else { return nil }
@@ -335,13 +357,13 @@ package enum HEIFTiles {
                 }
                 return avcodec_send_packet(context, packet)
             }
-            guard sent == 0 else { return .failure(TileFailure(reason: FFmpegError(code: sent).description)) }
+            guard sent == 0 else { return .failure(TileFailure(sent, maximumPixels: maximumPixels)) }
             // A still picture comes out at once; otherwise the end of the stream pushes it out.
             if avcodec_receive_frame(context, frame) == 0 { return .success(frame) }
             let flushed = avcodec_send_packet(context, nil)
             let received = flushed == 0 ? avcodec_receive_frame(context, frame) : flushed
             guard received == 0 else {
-                return .failure(TileFailure(reason: FFmpegError(code: received).description))
+                return .failure(TileFailure(received, maximumPixels: maximumPixels))
             }
             return .success(frame)
         }

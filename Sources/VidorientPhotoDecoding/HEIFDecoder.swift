@@ -60,7 +60,9 @@ package enum HEIFDecoder {
         let width = Int(heif_image_handle_get_ispe_width(handle))
         let height = Int(heif_image_handle_get_ispe_height(handle))
         guard width > 0, height > 0 else { throw InputError(path: path, reason: "the image has no size (ispe)") }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumDecodedPixels else {
+        // `ispe` holds 32-bit sides: their product can pass Int's range.
+        let (claimed, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, claimed <= maximumDecodedPixels else {
             throw InputError(
                 path: path,
                 reason:

@@ -142,6 +142,30 @@ import VidorientTestSupport
         #expect(HEIFTilesTests.meanDifference(ours.oriented(.down), reference) > 10)
     }
 
+    /// A coded picture larger than its item says is held to the same limit as a whole decode:
+    /// refused before the decoder allocates it (a 5000x5000 AVIF whose `ispe` says 1000x1000 took
+    /// 349 MB through libheif). TestMedia's 160x96 AVIF, its `ispe` set to 16x16, under a limit of
+    /// 1,000 pixels.
+    @Test func aCodedPictureLargerThanItsItemSaysIsHeldToTheLimit() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("orient-1.avif"))))
+        let ispe = try #require(bytes.firstRange(of: Array("ispe".utf8)))
+        bytes.replaceSubrange(ispe.upperBound + 4..<ispe.upperBound + 12, with: [0, 0, 0, 16, 0, 0, 0, 16])
+        let folder = try scratchFolder("heif-liar")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("liar.avif").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try HEIFTiles.decode(
+                path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: 1000)
+        } throws: { "\($0)".contains("its coded picture is larger than the 1000 pixels decoded whole") }
+        // Under the real limit it decodes, as libheif would show it.
+        #expect(
+            try HEIFTiles.decode(
+                path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
+                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels) != nil)
+    }
+
     /// An AVIF whose AV1 data is damaged (one byte of orient-5.avif's, as the decode sweep found
     /// it) is refused in vidorient's one line: libheif's dav1d printed "Error parsing OBU data"
     /// on stderr before it.
