@@ -107,12 +107,13 @@ struct PhotoFrames {
         let file = evidence.fileSize ?? 0
         switch evidence.format {
         case .heif:
-            // What `HEIFTiles` takes (AV1 at any size; HEVC shrunk to half or less): the decoder's
-            // picture and the planes pasted from it, two bytes a sample past 8 bits. The rest,
-            // libheif's whole decode.
+            // What `HEIFTiles` takes: the decoder's picture and the planes pasted from it, two bytes
+            // a sample past 8 bits. The rest, libheif's whole decode.
             let itemType = evidence.heif?.itemType
-            let shrunk = storedWidth >= 2 * minimumWidth && storedHeight >= 2 * minimumHeight
-            let tiled = itemType == "av01" || (["hvc1", "grid"].contains(itemType) && shrunk)
+            let tiled =
+                HEIFTiles.Codec(primaryItemType: itemType).map {
+                    HEIFTiles.takes($0, from: storedWidth, storedHeight, at: minimumWidth, minimumHeight)
+                } ?? false
             let (width, height) = (evidence.storedWidth ?? storedWidth, evidence.storedHeight ?? storedHeight)
             let deep = (evidence.bitDepth ?? 16) > 8
             let perPixel = tiled ? (itemType == "grid" ? 3 : 6) * (deep ? 2 : 1) : (deep ? 16 : 8)
@@ -144,7 +145,7 @@ struct PhotoFrames {
             let needHeight = crop.map { minimumHeight * fullHeight / max(1, $0.height) + 1 } ?? minimumHeight
             // HEVC and AV1: the tiles decoded by FFmpeg on every core (`HEIFTiles` says which it
             // takes); the rest by libheif.
-            if ["hvc1", "av01", "grid"].contains(evidence.heif?.itemType),
+            if HEIFTiles.Codec(primaryItemType: evidence.heif?.itemType) != nil,
                 let picture = try HEIFTiles.decode(
                     path: path, crop: crop, width: minimumWidth, height: minimumHeight, thumbnailWidth: needWidth,
                     thumbnailHeight: needHeight, maximumBytes: PhotoFrames.maximumEncodedBytes,

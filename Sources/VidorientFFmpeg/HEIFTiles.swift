@@ -38,7 +38,7 @@ package enum HEIFTiles {
         let (tilePixels, overflow) = image.tileWidth.multipliedReportingOverflow(by: image.tileHeight)
         guard !overflow, tilePixels <= maximumTilePixels else { return nil }
         let region = crop ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
-        if image.codec == .hevc, region.width < 2 * width || region.height < 2 * height { return nil }
+        guard takes(image.codec, from: region.width, region.height, at: width, height) else { return nil }
         try FFmpegLibraries.load(for: path)
         switch image.decodeTiles(maximumTilePixels: maximumTilePixels) {
         case .success(let planes): return try planes.scaled(crop: crop, width: width, height: height, path: path)
@@ -48,13 +48,33 @@ package enum HEIFTiles {
         }
     }
 
+    /// Whether this path decodes a picture of `codec` from `storedWidth`×`storedHeight` pixels at
+    /// `width`×`height`: AV1 at any size; HEVC shrunk to half or less (nearer full size, libheif's
+    /// chroma upsampling and FFmpeg's differ). The one rule, which `decode` and the caller's memory
+    /// estimate both ask.
+    package static func takes(_ codec: Codec, from storedWidth: Int, _ storedHeight: Int, at width: Int, _ height: Int)
+        -> Bool
+    {
+        codec == .av1 || (storedWidth >= 2 * width && storedHeight >= 2 * height)
+    }
+
     /// The codecs this path decodes: the item type, and its configuration property.
-    enum Codec {
+    package enum Codec: Sendable {
         case hevc, av1
 
         init?(itemType: FourCC) {
             switch itemType {
             case "hvc1": self = .hevc
+            case "av01": self = .av1
+            default: return nil
+            }
+        }
+
+        /// The codec a primary item of `type` is expected in before its tiles are read: a grid's
+        /// taken as HEVC, as phones write them (`decode` reads the tiles' own). Nil: not this path's.
+        package init?(primaryItemType type: String?) {
+            switch type {
+            case "hvc1", "grid": self = .hevc
             case "av01": self = .av1
             default: return nil
             }
@@ -227,19 +247,19 @@ package enum HEIFTiles {
 
         /// Every tile decoded and pasted, one decoder per worker; a failure when a tile does not
         /// decode to what its configuration promised, with the decoder's reason when it gave one
-        /// (none when the decoder could not be opened).
+        /// (none when the decoder could not be opened). Each decoder refuses a frame over
+        /// `maximumTilePixels` before allocating it.
         func decodeTiles(maximumTilePixels: Int) -> Result<Planes, TileFailure> {
             let planes = Planes(width: width, height: height, samples: samples)
             let next = Atomic<Int>(0)
             let failure = Mutex<TileFailure?>(nil)
-            let failed = Atomic<Bool>(false)
             let colour = Mutex<(range: AVColorRange, space: AVColorSpace)?>(nil)
             let workers = min(tiles.count, Processors.available)
             // One image alone: its decoder's own threads (dav1d's tile and filter threads).
             let threads = workers == 1 ? Processors.available : 1
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 var decoder: TileDecoder?
-                while !failed.load(ordering: .relaxed) {
+                while failure.withLock({ $0 == nil }) {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     guard index < tiles.count else { return }
                     let tile = tiles[index]
@@ -262,7 +282,6 @@ package enum HEIFTiles {
                                 reason: "a tile is not the \(tileWidth)x\(tileHeight) picture its item says")
                         }
                         failure.withLock { $0 = $0 ?? reason }
-                        failed.store(true, ordering: .relaxed)
                         return
                     }
                     planes.paste(frame, x: tile.column * tileWidth, y: tile.row * tileHeight)

@@ -624,15 +624,6 @@ extension Process {
 /// Sample tables whose claims overflow 64-bit arithmetic. Each trapped (SIGILL) in the box layer's
 /// description before; each is now read as FFmpeg reads it, the box layer's reason a finding.
 @Suite struct OverflowingSampleTableTests {
-    /// A TestMedia file with bytes changed at offsets found from a box's type.
-    static func mutated(_ name: String, in folder: URL, _ edit: (inout [UInt8]) throws -> Void) throws -> String {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media(name))))
-        try edit(&bytes)
-        let path = folder.appendingPathComponent("mutated-" + name).path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// Where the four bytes of `type` start (the box's payload follows them).
     static func find(_ type: String, in bytes: [UInt8]) throws -> Int {
         let needle = Array(type.utf8)
@@ -665,7 +656,7 @@ extension Process {
         let name = mutation == .movieMatrixScale ? "sei-90.mp4" : "orient-6.mp4"
         // These two are well-formed files with odd values: described, with no box-layer error.
         let describable: Set<Mutation> = [.movieMatrixScale, .movieDurationUnderAMicrosecond]
-        let path = try Self.mutated(name, in: folder) { bytes in
+        let path = try TestMedia.mutated(name, in: folder) { bytes in
             switch mutation {
             case .sttsMaximum:
                 let stts = try Self.find("stts", in: bytes)

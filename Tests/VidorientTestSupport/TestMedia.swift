@@ -77,6 +77,17 @@ public enum TestMedia {
 
     public static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
+    /// A copy of the file `name` with `edit` applied to its bytes, written into `folder`; its path.
+    public static func mutated(_ name: String, in folder: URL, _ edit: (inout [UInt8]) throws -> Void) throws
+        -> String
+    {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name))))
+        try edit(&bytes)
+        let copy = folder.appendingPathComponent("mutated-" + name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: copy))
+        return copy
+    }
+
     /// Every file the manifest describes, sorted by name (empty when it cannot be read: each
     /// suite that takes a table checks that its table is not empty).
     public static let entries: [Entry] = {

@@ -20,6 +20,13 @@ import VidorientTestSupport
         return Double(difference) / Double(max(1, a.pixels.count))
     }
 
+    /// The whole stored picture through this path at 16x16, under `limit` pixels decoded whole.
+    static func small(_ path: String, limit: Int = HEIFDecoder.maximumDecodedPixels) throws -> Picture? {
+        try HEIFTiles.decode(
+            path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
+            maximumBytes: maximumBytes, maximumTilePixels: limit)
+    }
+
     /// libheif's whole picture, shrunk as every photo is.
     static func libheif(_ path: String, width: Int, height: Int) throws -> Picture {
         let full = try HEIFDecoderPicture.decode(path)
@@ -84,11 +91,7 @@ import VidorientTestSupport
     /// What the box layer cannot read goes to libheif, which names the problem.
     @Test(arguments: ["bad-iloc-past-end.heic", "bad-meta-truncated.heic"])
     func whatItDoesNotKnowIsLeftToLibheif(name: String) throws {
-        #expect(
-            try HEIFTiles.decode(
-                path: Run.media(name), crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
-                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels)
-                == nil)
+        #expect(try HEIFTilesTests.small(Run.media(name)) == nil)
     }
 
     /// 8-bit AV1 (TestMedia's are 4:4:4) is decoded here at any size, full size included, as libheif
@@ -147,39 +150,28 @@ import VidorientTestSupport
     /// 349 MB through libheif). TestMedia's 160x96 AVIF, its `ispe` set to 16x16, under a limit of
     /// 1,000 pixels.
     @Test func aCodedPictureLargerThanItsItemSaysIsHeldToTheLimit() throws {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("orient-1.avif"))))
-        let ispe = try #require(bytes.firstRange(of: Array("ispe".utf8)))
-        bytes.replaceSubrange(ispe.upperBound + 4..<ispe.upperBound + 12, with: [0, 0, 0, 16, 0, 0, 0, 16])
         let folder = try scratchFolder("heif-liar")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("liar.avif").path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let path = try TestMedia.mutated("orient-1.avif", in: folder) { bytes in
+            let ispe = try #require(bytes.firstRange(of: Array("ispe".utf8)))
+            bytes.replaceSubrange(ispe.upperBound + 4..<ispe.upperBound + 12, with: [0, 0, 0, 16, 0, 0, 0, 16])
+        }
         #expect {
-            _ = try HEIFTiles.decode(
-                path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
-                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: 1000)
+            _ = try HEIFTilesTests.small(path, limit: 1000)
         } throws: { "\($0)".contains("its coded picture is larger than the 1000 pixels decoded whole") }
         // Under the real limit it decodes, as libheif would show it.
-        #expect(
-            try HEIFTiles.decode(
-                path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
-                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels) != nil)
+        #expect(try HEIFTilesTests.small(path) != nil)
     }
 
     /// An AVIF whose AV1 data is damaged (one byte of orient-5.avif's, as the decode sweep found
     /// it) is refused in vidorient's one line: libheif's dav1d printed "Error parsing OBU data"
     /// on stderr before it.
     @Test func aDamagedAVIFIsRefusedInOneLine() throws {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Run.media("orient-5.avif"))))
-        bytes[317] = 0xFF
         let folder = try scratchFolder("heif-av1")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("damaged.avif").path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let path = try TestMedia.mutated("orient-5.avif", in: folder) { $0[317] = 0xFF }
         #expect {
-            _ = try HEIFTiles.decode(
-                path: path, crop: nil, width: 16, height: 16, thumbnailWidth: 16, thumbnailHeight: 16,
-                maximumBytes: HEIFTilesTests.maximumBytes, maximumTilePixels: HEIFDecoder.maximumDecodedPixels)
+            _ = try HEIFTilesTests.small(path)
         } throws: { "\($0)".contains("the AV1 data does not decode") }
         let run = try Run.vidorient(["thumbnail", path, "-o", folder.appendingPathComponent("out.png").path])
         #expect(run.status == 2)
