@@ -85,10 +85,13 @@ final class WatchProcess: Sendable {
         try process.run()
     }
 
+    /// Waits up to `seconds` for `condition`, asked again whenever output arrives and at least every
+    /// 50 ms: a condition on the files a hook moves comes true with no output to wake the wait.
     func wait(_ seconds: Double = 20, until condition: () -> Bool) -> Bool {
         let end = DispatchTime.now() + seconds
         while !condition() {
-            if arrived.wait(timeout: end) == .timedOut { return condition() }
+            guard DispatchTime.now() < end else { return false }
+            _ = arrived.wait(timeout: min(end, .now() + 0.05))
         }
         return true
     }
