@@ -266,15 +266,19 @@ def as_turned(values, shift):
 def decide(logits, faces, natural, policy):
     """Per photo: (turn or −1 for no opinion, signal 'faces'/'scene'/None, confidence). `natural`
     is each photo's natural-up probability: below the policy's floor, the scene has no say."""
+    scene_p = softmax(logits, policy["scene_temperature"])
+    gated = natural >= policy["natural_up_floor"]
+    # Faces are looked for only in the turns the scene, where it has a say, gives at least
+    # `scene_veto` (ContentPolicy.faceTurns): a face in a turn it rules out could not decide.
+    if policy["scene_veto"] > 0:
+        faces = np.where((~gated[:, None] | (scene_p >= policy["scene_veto"]))[:, :, None], faces, np.nan)
     best_face = np.nan_to_num(np.nanmax(np.where(np.isnan(faces), -np.inf, faces), axis=2), nan=-np.inf)
     best_face = np.maximum(best_face, policy["face_floor"])
     has_face = (best_face >= policy["face_score"]).any(1)
     face_p = softmax(best_face, policy["face_temperature"])
-    scene_p = softmax(logits, policy["scene_temperature"])
     turn = np.full(len(logits), -1)
     signal = np.array([None] * len(logits))
     confidence = np.zeros(len(logits))
-    gated = natural >= policy["natural_up_floor"]
     # Faces whose turn a scene with an up gives less than `scene_veto` do not decide (dlib finds faces
     # in a sunset's clouds; the scene then still may).
     face_turn = face_p.argmax(1)

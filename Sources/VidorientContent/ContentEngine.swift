@@ -123,19 +123,26 @@ public final class ContentEngine: @unchecked Sendable {
         vo_content_set_threads(Int32(clamping: threads))
     }
 
-    /// The evidence of one picture as displayed: faces and scene in each of its four quarter turns,
-    /// and whether it has a natural up at all (from the scene's features of every turn, averaged).
+    /// The evidence of one picture as displayed: the scene in each of its four quarter turns, whether
+    /// it has a natural up at all (from the scene's features of every turn, averaged), and faces in
+    /// the turns the scene leaves open (`ContentPolicy.faceTurns`).
     public func evidence(of picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> ContentEvidence {
-        var turns: [ContentEvidence.Turn] = []
+        var turned: [Picture] = []
+        var logits: [Double] = []
         var featureSum = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
         for k in 0..<4 {
-            let turned = k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!)
-            let faces = try faces(in: turned, floor: policy.faceFloor)
-            let scene = try scene(of: turned)
+            turned.append(k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!))
+            let scene = try scene(of: turned[k])
             for i in featureSum.indices { featureSum[i] += scene.meanFeatures[i] }
-            turns.append(ContentEvidence.Turn(faces: faces, scene: scene.logit))
+            logits.append(scene.logit)
         }
         let naturalUp = UprightHead.naturalUp(featureSum.map { $0 / 4 })
+        let searched = policy.faceTurns(sceneLogits: logits, naturalUp: naturalUp)
+        var turns: [ContentEvidence.Turn] = []
+        for k in 0..<4 {
+            let faces = searched[k] ? try faces(in: turned[k], floor: policy.faceFloor) : []
+            turns.append(ContentEvidence.Turn(faces: faces, scene: logits[k]))
+        }
         return ContentEvidence(turns: turns, naturalUp: naturalUp)
     }
 

@@ -25,6 +25,26 @@ import Glibc
         return picture
     }()
 
+    /// Faces are looked for only where they could decide: where the scene has a say, in the turns it
+    /// gives at least `sceneVeto`; every turn where it has none (below the natural-up floor) or
+    /// when the veto is off.
+    @Test func facesAreLookedForOnlyWhereTheSceneLeavesRoom() {
+        var policy = Self.policy
+        policy.sceneVeto = 0.05
+        policy.naturalUpFloor = 0.4
+        // Probabilities about 0.98, 0.007, 0.007, 0.007: one turn left open.
+        #expect(policy.faceTurns(sceneLogits: [5, 0, 0, 0], naturalUp: 0.9) == [true, false, false, false])
+        // About 0.47, 0.47, 0.06, 0.0003: the last one ruled out.
+        #expect(policy.faceTurns(sceneLogits: [2, 2, 0, -6], naturalUp: 0.9) == [true, true, true, false])
+        #expect(policy.faceTurns(sceneLogits: [5, 0, 0, 0], naturalUp: 0.3) == [true, true, true, true])
+        policy.sceneVeto = 0
+        #expect(policy.faceTurns(sceneLogits: [5, 0, 0, 0], naturalUp: 0.9) == [true, true, true, true])
+        // A hotter scene (temperature 4) spreads its say: no turn under 0.05 here.
+        policy.sceneVeto = 0.05
+        policy.sceneTemperature = 4
+        #expect(policy.faceTurns(sceneLogits: [5, 0, 0, 0], naturalUp: 0.9) == [true, true, true, true])
+    }
+
     /// The convention the whole feature rests on: a file shown as `displayed`, whose picture needs
     /// turning `turn` degrees clockwise, shows upright with `uprightOrientation(from:)`; checked by
     /// moving pixels with Core's own `Picture.oriented`, for every orientation and turn.

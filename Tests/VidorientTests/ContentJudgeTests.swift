@@ -53,6 +53,35 @@ struct ContentJudgeTests {
         #expect(verdict.faces >= 1)
     }
 
+    /// The engine looks for faces only in the turns `ContentPolicy.faceTurns` leaves open, and the
+    /// verdict is the one a search of every turn gives: on the portrait the scene is sure of, turned
+    /// each way, at least two turns go unsearched, and weak face candidates in them are not reported.
+    @Test(arguments: 0..<4)
+    func facesAreSoughtOnlyWhereTheyCouldDecide(quarterTurns: Int) throws {
+        let engine = try ContentEngine()
+        let policy = ContentEngine.policy
+        let picture = Self.turned(try Self.picture(ContentPhotos.face), quarterTurns)
+        let evidence = try engine.evidence(of: picture, policy: policy)
+        let logits = evidence.turns.map { $0.scene ?? .nan }
+        let searched = policy.faceTurns(sceneLogits: logits, naturalUp: try #require(evidence.naturalUp))
+        #expect(searched.filter { !$0 }.count >= 2, "the scene leaves \(searched) open")
+        var everywhere = evidence
+        for k in 0..<4 {
+            let found = try engine.faces(in: Self.turned(picture, k), floor: policy.faceFloor)
+            if searched[k] {
+                #expect(evidence.turns[k].faces == found)
+            } else {
+                #expect(evidence.turns[k].faces.isEmpty)
+            }
+            everywhere.turns[k] = ContentEvidence.Turn(faces: found, scene: logits[k])
+        }
+        let verdict = ContentVerdict(evidence: evidence, policy: policy)
+        let searchedEverywhere = ContentVerdict(evidence: everywhere, policy: policy)
+        #expect(
+            verdict.turnNeeded == searchedEverywhere.turnNeeded && verdict.decidedBy == searchedEverywhere.decidedBy)
+        #expect(verdict.turnNeeded == (4 - quarterTurns) % 4 * 90)
+    }
+
     /// The scene's say turns with the picture: judging the picture turned k quarter turns gives
     /// the upright picture's probabilities moved k places (the same four pictures are shown), so a
     /// convention turned the wrong way round, or a turn dropped, cannot pass.
