@@ -23,8 +23,11 @@ Steps (each reuses what the one before cached under .build-models/):
   extract   features and faces of every photo in every split, 4 turns × (picture, mirror image)
   train     the head, then the policy; writes Sources/VidorientContent/UprightHead.swift and
             models/upright-head.md (what was chosen and measured)
+  measure   the head shipped (read back from UprightHead.swift) on the splits named (test3 by
+            default): precision with its Wilson interval, coverage, the forced answer's accuracy,
+            photos and pages of text apart (and by source with --by-source); chooses nothing
 
-usage: train-upright-head.py extract|train [--photos DIR] [--engine LIB] [--model ONNX] [--jobs N]
+usage: train-upright-head.py extract|train|measure [SPLIT...] [--by-source] [--photos DIR] [--engine LIB] [--model ONNX] [--jobs N]
                               [--train-per-source N] [--kept-setting-only] [--without-held-out]
 """
 import argparse
@@ -628,9 +631,85 @@ def write_report(setting, fitted, results, trials, sizes, kept_only):
         f.write("\n".join(lines))
 
 
+# --- measure: the head shipped, on a split -----------------------------------------------------------
+def shipped_head():
+    """The weights, gate and policy in UprightHead.swift, as vidorient runs them."""
+    import re
+    text = open(HEAD_SWIFT).read()
+
+    def floats(name):
+        body = re.search(rf"static let {name}: \[Float\] = \[(.*?)\]", text, re.S).group(1)
+        return np.array([float(v) for v in body.replace("\n", " ").split(",") if v.strip()])
+
+    def number(pattern):
+        return float(re.search(pattern, text).group(1))
+
+    policy = {key: number(rf"{name}: ([-0-9.e]+)") for key, name in (
+        ("threshold", "threshold"), ("face_score", "faceScore"), ("face_floor", "faceFloor"),
+        ("face_temperature", "faceTemperature"), ("scene_temperature", "sceneTemperature"),
+        ("natural_up_floor", "naturalUpFloor"), ("scene_veto", "sceneVeto"))}
+    setting = (f"scene{int(number(r'sceneSide = ([0-9]+)'))}", "sceneMirror = true" in text,
+               f"faces{int(number(r'faceSide = ([0-9]+)'))}x{int(number(r'faceUpsample = ([0-9]+)'))}")
+    return (floats("weights"), number(r"static let bias: Float = ([-0-9.e]+)"),
+            (floats("gateWeights"), number(r"static let gateBias: Float = ([-0-9.e]+)")), policy, setting)
+
+
+def measure_shipped(args):
+    """Precision (with its Wilson 95% interval), coverage and the accuracy when forced to answer
+    (threshold 0, no natural-up floor) of the head shipped, on each split named, for its photos and
+    its pages of text and screens (sources whose `content` starts with `text:`) apart, and by source."""
+    weights, bias, gate, policy, (scene, mirror, faces_setting) = shipped_head()
+    sources = {row["id"]: row for row in read_tsv(os.path.join(ROOT, "models", "photos", "sources.tsv"))}
+    folder = os.path.join(CACHE, "features")
+    forced_policy = dict(policy, threshold=0.0, natural_up_floor=0.0)
+
+    def row(label, x, faces, up):
+        logits, natural = scene_logits(x, weights, bias), natural_up(x, *gate)
+        n = right = covered = forced = by_faces = faces_right = 0
+        for shift in range(4):
+            truth = (4 - shift) % 4
+            turn, signal, _ = decide(as_turned(logits, shift), as_turned(faces, shift), natural, policy)
+            n += int((turn >= 0).sum())
+            right += int(((turn == truth) & up).sum())
+            covered += int(((turn >= 0) & up).sum())
+            by_faces += int((signal == "faces").sum())
+            faces_right += int(((signal == "faces") & (turn == truth) & up).sum())
+            forced_turn, _, _ = decide(as_turned(logits, shift), as_turned(faces, shift), natural, forced_policy)
+            forced += int(((forced_turn == truth) & up).sum())
+        total = 4 * int(up.sum())
+        low, high = wilson_lower(right, n), 1 - wilson_lower(n - right, n)
+        precision = f"{right / n:.2%} ({right} of {n}; {low:.2%}–{high:.2%})" if n else "no opinion"
+        print(f"| {label} | {len(up)} ({int((~up).sum())}) | {precision} | {covered / max(total, 1):.1%} | "
+              f"{faces_right} of {by_faces} | {forced / max(total, 1):.1%} |")
+
+    for split in args.splits:
+        groups = {}
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".npz") or name.endswith(".part.npz"):
+                continue
+            data = np.load(os.path.join(folder, name))
+            if str(data["split"]) != split:
+                continue
+            x = data[scene].astype(np.float32)
+            kind = "pages of text and screens" if sources[name[:-4]]["content"].startswith("text:") else "photos"
+            groups.setdefault(kind, []).append((name[:-4], x if mirror else x[:, :, :1], data[faces_setting],
+                                                data["up"]))
+        print(f"\n{split}, the head shipped ({HEAD_SWIFT.split('/')[-1]}), threshold {policy['threshold']:g}:\n")
+        print("| pictures | n (without an up) | precision (Wilson 95%) | coverage | faces right | forced |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for kind, parts in sorted(groups.items(), key=lambda item: item[0] != "photos"):
+            row(f"**{kind}**", *(np.concatenate([part[i] for part in parts]) for i in (1, 2, 3)))
+            for source, x, faces, up in sorted(parts, key=lambda part: -len(part[3])):
+                if args.by_source:
+                    row(f"{source}", x, faces, up)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=["extract", "train"])
+    parser.add_argument("step", choices=["extract", "train", "measure"])
+    parser.add_argument("splits", nargs="*", default=list(HELD_OUT),
+                        help="measure: the splits to measure the head shipped on")
+    parser.add_argument("--by-source", action="store_true", help="measure: a line for each source too")
     default_engine, default_model = content_engine.default_paths(ROOT)
     parser.add_argument("--photos", default=os.path.join(CACHE, "photos"))
     parser.add_argument("--engine", default=default_engine)
@@ -643,7 +722,7 @@ def main():
     parser.add_argument("--train-per-source", type=int, default=None,
                         help="at most this many photos of each training source (the smallest SHA-256s)")
     args = parser.parse_args()
-    extract(args) if args.step == "extract" else train(args)
+    {"extract": extract, "train": train, "measure": measure_shipped}[args.step](args)
 
 
 if __name__ == "__main__":
