@@ -202,9 +202,26 @@ def fit_head(x, l2, has_up, iterations=400):
     return w / scale, -float(np.dot(w / scale, mean))
 
 
+# The mirror image is shown only when the picture alone leaves the scene in doubt: its best turn's
+# probability (softmax of the four scores) in [low, high). Chosen on the choosing splits out of fold
+# with the head shipped before it (2026-11-28): the verdicts the same as with every mirror, 47% of
+# the photos shown their mirror images. Written into UprightHead.swift (`mirrorDoubt`).
+MIRROR_DOUBT = (0.5, 0.97)
+
+
+def in_doubt(plain):
+    """Per photo: whether the four turns' scores of the picture alone (photos × 4) leave it in doubt."""
+    best = softmax(plain).max(1)
+    return (best >= MIRROR_DOUBT[0]) & (best < MIRROR_DOUBT[1])
+
+
 def scene_logits(x, weights, bias):
-    """Each turn's score, the picture and its mirror image averaged (as ContentEngine.sceneLogit)."""
-    return (x @ weights + bias).mean(2)
+    """Each turn's score as ContentEngine.evidence gives it: the picture's, averaged with its mirror
+    image's when the picture alone leaves the scene in doubt."""
+    per = x @ weights + bias
+    if per.shape[2] == 1:
+        return per[:, :, 0]
+    return np.where(in_doubt(per[:, :, 0])[:, None], per.mean(2), per[:, :, 0])
 
 
 def softmax(s, temperature=1.0):
@@ -254,8 +271,13 @@ def fit_gate(x, has_up, l2, iterations=500):
     return w / scale, b - float(np.dot(w / scale, mean))
 
 
-def natural_up(x, weights, bias):
-    return 1 / (1 + np.exp(-(turn_invariant(x) @ weights + bias)))
+def natural_up(x, weights, bias, head=None):
+    """The gate's probability; given the head, from the features as ContentEngine.evidence averages
+    them (the mirror images' only for a photo in doubt)."""
+    features = turn_invariant(x)
+    if head is not None and x.shape[2] > 1:
+        features = np.where(in_doubt(x[:, :, 0] @ head[0] + head[1])[:, None], features, x[:, :, 0].mean(1))
+    return 1 / (1 + np.exp(-(features @ weights + bias)))
 
 
 # --- the rule, as ContentVerdict decides it --------------------------------------------------------
@@ -396,13 +418,15 @@ def cross_fitted(setting):
     faces_out = np.concatenate([parts[held][1] for held, _, _ in folds])
     best = None
     for l2 in [1e-2, 3e-2, 1e-1]:
-        logits_out = np.concatenate([scene_logits(parts[held][0], *fit_head(x, l2, up)) for held, x, up in folds])
+        heads = [fit_head(x, l2, up) for _, x, up in folds]
+        logits_out = np.concatenate([scene_logits(parts[held][0], *head) for (held, _, _), head in zip(folds, heads)])
         loss = log_loss(logits_out, up_out)
         print(f"train: {setting['scene']} l2 {l2:g}: out-of-fold log-loss {loss:.4f}", file=sys.stderr, flush=True)
         if best is None or loss < best[0]:
-            best = (loss, l2, logits_out)
-    loss, l2, logits_out = best
-    natural_out = np.concatenate([natural_up(parts[held][0], *fit_gate(x, up, GATE_L2)) for held, x, up in folds])
+            best = (loss, l2, logits_out, heads)
+    loss, l2, logits_out, heads = best
+    natural_out = np.concatenate([natural_up(parts[held][0], *fit_gate(x, up, GATE_L2), head=head)
+                                  for (held, x, up), head in zip(folds, heads)])
     policy = choose_policy(logits_out, faces_out, natural_out, up_out)
     by_split = {}
     start = 0
@@ -462,7 +486,7 @@ def train(args):
             continue
         x, faces, up = loaded
         sizes[split] = (len(x), int((~up).sum()))
-        results[split] = measured(scene_logits(x, weights, bias), faces, natural_up(x, *gate), up)
+        results[split] = measured(scene_logits(x, weights, bias), faces, natural_up(x, *gate, head=(weights, bias)), up)
     write_head(weights, bias, gate, fitted["l2"], fitted["train"], setting, policy)
     write_report(setting, fitted, results, trials, sizes, args.kept_setting_only)
     print(open(REPORT).read())
@@ -496,6 +520,10 @@ enum UprightHead {{
     /// The scene setting the head was fitted for.
     static let sceneSide = {setting['side']}
     static let sceneMirror = {'true' if setting['mirror'] else 'false'}
+    /// The mirror image is shown only when the picture alone gives its best turn a probability
+    /// (a softmax of the four scores) in this range: above it the mirror changed no verdict, below
+    /// it lifted none to the threshold, on the choosing splits out of fold.
+    static let mirrorDoubt = {MIRROR_DOUBT[0]:g}..<{MIRROR_DOUBT[1]:g}
     /// The face detector's setting the policy was chosen with: the longest side, the upsampling.
     static let faceSide = {face_side}
     static let faceUpsample = {face_upsample}
@@ -504,6 +532,12 @@ enum UprightHead {{
         threshold: {policy['threshold']:.3f}, faceScore: {policy['face_score']:g}, faceFloor: {policy['face_floor']:g},
         faceTemperature: {policy['face_temperature']:g}, sceneTemperature: {policy['scene_temperature']:g},
         naturalUpFloor: {policy['natural_up_floor']:.4f}, sceneVeto: {policy['scene_veto']:g})
+
+    /// Whether the four turns' scores of the picture alone leave the scene in doubt (`mirrorDoubt`).
+    static func inDoubt(_ logits: [Double]) -> Bool {{
+        guard let top = logits.max() else {{ return false }}
+        return mirrorDoubt.contains(1 / logits.reduce(0) {{ $0 + exp($1 - top) }})
+    }}
 
     /// The score of a picture's features: only differences between the turns of one picture matter.
     static func logit(_ features: ArraySlice<Float>) -> Double {{
@@ -664,7 +698,7 @@ def measure_shipped(args):
     forced_policy = dict(policy, threshold=0.0, natural_up_floor=0.0)
 
     def row(label, x, faces, up):
-        logits, natural = scene_logits(x, weights, bias), natural_up(x, *gate)
+        logits, natural = scene_logits(x, weights, bias), natural_up(x, *gate, head=(weights, bias))
         n = right = covered = forced = by_faces = faces_right = 0
         for shift in range(4):
             truth = (4 - shift) % 4

@@ -92,7 +92,9 @@ public final class ContentEngine: @unchecked Sendable {
 
     /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
     /// A cached verdict with another identity is stale.
-    public static let identity = "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)"
+    /// The mirror's doubt range and the face search change the scores a verdict carries, so they are part of it.
+    public static let identity =
+        "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch"
 
     private let engine: OpaquePointer
 
@@ -125,18 +127,26 @@ public final class ContentEngine: @unchecked Sendable {
 
     /// The evidence of one picture as displayed: the scene in each of its four quarter turns, whether
     /// it has a natural up at all (from the scene's features of every turn, averaged), and faces in
-    /// the turns the scene leaves open (`ContentPolicy.faceTurns`).
+    /// the turns the scene leaves open (`ContentPolicy.faceTurns`). Each turn is shown to the
+    /// network as it is, then, only when that leaves the scene in doubt (`UprightHead.mirrorDoubt`),
+    /// as its mirror image too, the two scores and features averaged (`sceneMirror`).
     public func evidence(of picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> ContentEvidence {
         var turned: [Picture] = []
-        var logits: [Double] = []
-        var featureSum = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
+        var features: [[Float]] = []
         for k in 0..<4 {
             turned.append(k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!))
-            let scene = try scene(of: turned[k])
-            for i in featureSum.indices { featureSum[i] += scene.meanFeatures[i] }
-            logits.append(scene.logit)
+            features.append(try sceneFeatures(of: turned[k], mirror: .pictureAlone))
         }
-        let naturalUp = UprightHead.naturalUp(featureSum.map { $0 / 4 })
+        var logits = features.map { UprightHead.logit($0[...]) }
+        if ContentEngine.showsMirror(sceneLogits: logits) {
+            for k in 0..<4 {
+                let mirrored = try sceneFeatures(of: turned[k], mirror: .mirrorAlone)
+                logits[k] = (logits[k] + UprightHead.logit(mirrored[...])) / 2
+                features[k] = zip(features[k], mirrored).map { ($0 + $1) / 2 }
+            }
+        }
+        let naturalUp = UprightHead.naturalUp(
+            (0..<Int(VO_CONTENT_FEATURES)).map { i in features.reduce(Float(0)) { $0 + $1[i] } / 4 })
         let searched = policy.faceTurns(sceneLogits: logits, naturalUp: naturalUp)
         var turns: [ContentEvidence.Turn] = []
         for k in 0..<4 {
@@ -160,30 +170,33 @@ public final class ContentEngine: @unchecked Sendable {
         return found.prefix(Int(count)).map { Double($0.score) }
     }
 
-    /// The upright head's score for the picture (averaged with its mirror image's, `sceneMirror`).
-    public func sceneLogit(of picture: Picture) throws(ContentUnavailable) -> Double {
-        try scene(of: picture).logit
+    /// Which picture one pass of the scene network is shown (the C surface's `mirror`).
+    public enum ScenePass: Int32, Sendable {
+        case pictureAlone = 0
+        case mirrorAlone = 2
     }
 
-    /// The upright head's score for the picture and the scene network's features, each averaged
-    /// over the picture and its mirror image (`sceneMirror`).
-    func scene(of picture: Picture) throws(ContentUnavailable) -> (logit: Double, meanFeatures: [Float]) {
-        let length = Int(VO_CONTENT_FEATURES)
-        let passes = ContentEngine.sceneMirror ? 2 : 1
-        var features = [Float](repeating: 0, count: passes * length)
+    /// The scene network's features of the picture's centred square, or of its mirror image's.
+    public func sceneFeatures(of picture: Picture, mirror pass: ScenePass) throws(ContentUnavailable) -> [Float] {
+        var features = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
         var error = [CChar](repeating: 0, count: 600)
         let status = picture.pixels.withUnsafeBufferPointer { pixels in
             vo_content_scene(
                 engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
-                Int32(ContentEngine.sceneSide), ContentEngine.sceneMirror ? 1 : 0, &features, &error, error.count)
+                Int32(ContentEngine.sceneSide), pass.rawValue, &features, &error, error.count)
         }
         guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
-        let scores = (0..<passes).map { UprightHead.logit(features[($0 * length)..<(($0 + 1) * length)]) }
-        let mean = (0..<length).map { i in
-            (0..<passes).reduce(Float(0)) { $0 + features[$1 * length + i] } / Float(passes)
-        }
-        return (scores.reduce(0, +) / Double(passes), mean)
+        return features
     }
+
+    /// Whether the four turns' scores of the picture alone call for their mirror images too
+    /// (`sceneMirror`, `UprightHead.mirrorDoubt`).
+    public static func showsMirror(sceneLogits: [Double]) -> Bool {
+        sceneMirror && UprightHead.inDoubt(sceneLogits)
+    }
+
+    /// The upright head's score of a picture's scene features.
+    public static func sceneLogit(_ features: [Float]) -> Double { UprightHead.logit(features[...]) }
 
     /// The scene network's ImageNet classes for the picture, most likely first (class numbers in
     /// ImageNet's order, 0-999): how a test proves the network survived its conversion.

@@ -14,6 +14,10 @@ enum UprightHead {
     /// The scene setting the head was fitted for.
     static let sceneSide = 160
     static let sceneMirror = true
+    /// The mirror image is shown only when the picture alone gives its best turn a probability
+    /// (a softmax of the four scores) in this range: above it the mirror changed no verdict, below
+    /// it lifted none to the threshold, on the choosing splits out of fold.
+    static let mirrorDoubt = 0.5..<0.97
     /// The face detector's setting the policy was chosen with: the longest side, the upsampling.
     static let faceSide = 240
     static let faceUpsample = 1
@@ -22,6 +26,12 @@ enum UprightHead {
         threshold: 0.910, faceScore: 0.2, faceFloor: -0.5,
         faceTemperature: 0.1, sceneTemperature: 1,
         naturalUpFloor: 0.4096, sceneVeto: 0.05)
+
+    /// Whether the four turns' scores of the picture alone leave the scene in doubt (`mirrorDoubt`).
+    static func inDoubt(_ logits: [Double]) -> Bool {
+        guard let top = logits.max() else { return false }
+        return mirrorDoubt.contains(1 / logits.reduce(0) { $0 + exp($1 - top) })
+    }
 
     /// The score of a picture's features: only differences between the turns of one picture matter.
     static func logit(_ features: ArraySlice<Float>) -> Double {

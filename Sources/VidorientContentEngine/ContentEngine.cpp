@@ -144,15 +144,17 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
 
 // The centred square of the picture, scaled to side × side with area averaging (or bilinear when
 // it must grow), as the network's input blob: RGB in, RGB to the network, whose first node
-// normalises; with its mirror image as a second picture when asked.
-static cv::Mat square_input(const uint8_t *rgb, int width, int height, int stride, int side, bool mirror) {
+// normalises; `mirror`: 0 the picture alone, 1 with its mirror image as a second picture, 2 its
+// mirror image alone.
+static cv::Mat square_input(const uint8_t *rgb, int width, int height, int stride, int side, int mirror) {
     cv::Mat picture = wrap(rgb, width, height, stride);
     int shorter = std::min(width, height);
     cv::Mat square = picture(cv::Rect((width - shorter) / 2, (height - shorter) / 2, shorter, shorter));
     cv::Mat scaled;
     cv::resize(square, scaled, cv::Size(side, side), 0, 0, shorter >= side ? cv::INTER_AREA : cv::INTER_LINEAR);
-    std::vector<cv::Mat> batch{scaled};
-    if (mirror) {
+    std::vector<cv::Mat> batch;
+    if (mirror != 2) batch.push_back(scaled);
+    if (mirror != 0) {
         cv::Mat mirrored;
         cv::flip(scaled, mirrored, 1);
         batch.push_back(mirrored);
@@ -172,12 +174,12 @@ static void run(vo_content_engine *engine, const cv::Mat &input, const char *nam
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length) {
     if (engine == nullptr || !valid(rgb, width, height, stride) || features == nullptr || side % 32 != 0 ||
-        side < VO_CONTENT_SCENE_SIDE_MIN || side > VO_CONTENT_SCENE_SIDE_MAX) {
+        side < VO_CONTENT_SCENE_SIDE_MIN || side > VO_CONTENT_SCENE_SIDE_MAX || mirror < 0 || mirror > 2) {
         say(error, length, "scene: invalid arguments");
         return -1;
     }
     return guarded(error, length, [&]() {
-        cv::Mat input = square_input(rgb, width, height, stride, side, mirror != 0);
+        cv::Mat input = square_input(rgb, width, height, stride, side, mirror);
         run(engine, input, "features", static_cast<size_t>(input.size[0]) * VO_CONTENT_FEATURES, features);
         return 0;
     });
@@ -190,7 +192,7 @@ int vo_content_classes(vo_content_engine *engine, const uint8_t *rgb, int width,
         return -1;
     }
     return guarded(error, length, [&]() {
-        run(engine, square_input(rgb, width, height, stride, VO_CONTENT_SCENE_SIDE, false), "logits",
+        run(engine, square_input(rgb, width, height, stride, VO_CONTENT_SCENE_SIDE, 0), "logits",
             VO_CONTENT_CLASSES, logits);
         return 0;
     });

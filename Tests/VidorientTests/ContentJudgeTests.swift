@@ -82,6 +82,33 @@ struct ContentJudgeTests {
         #expect(verdict.turnNeeded == (4 - quarterTurns) % 4 * 90)
     }
 
+    /// Each turn is shown to the network as it is, and its mirror image only when that leaves the
+    /// scene in doubt: the evidence's scores are the picture's alone for a picture the scene is sure
+    /// of, and the mean with the mirror image's otherwise; the mirror pass is the mirror image (its
+    /// score is the one of the picture mirrored by hand, not the picture's).
+    @Test(arguments: ContentPhotos.scenes + [ContentPhotos.face])
+    func theMirrorIsShownOnlyWhenThePictureLeavesDoubt(name: String) throws {
+        let engine = try ContentEngine()
+        let picture = try Self.picture(name)
+        let evidence = try engine.evidence(of: picture, policy: ContentEngine.policy)
+        var plain: [Double] = [], mirrored: [Double] = []
+        for k in 0..<4 {
+            let turned = Self.turned(picture, k)
+            plain.append(ContentEngine.sceneLogit(try engine.sceneFeatures(of: turned, mirror: .pictureAlone)))
+            mirrored.append(ContentEngine.sceneLogit(try engine.sceneFeatures(of: turned, mirror: .mirrorAlone)))
+            let byHand = ContentEngine.sceneLogit(
+                try engine.sceneFeatures(of: turned.oriented(.upMirrored), mirror: .pictureAlone))
+            #expect(abs(mirrored[k] - byHand) < 0.25, "\(name) turn \(k): \(mirrored[k]) against \(byHand)")
+        }
+        #expect(
+            zip(plain, mirrored).contains { abs($0 - $1) > 0.25 }, "\(name): the mirror pass is not the mirror image")
+        let expected =
+            ContentEngine.showsMirror(sceneLogits: plain) ? zip(plain, mirrored).map { ($0 + $1) / 2 } : plain
+        for k in 0..<4 {
+            #expect(abs((evidence.turns[k].scene ?? .nan) - expected[k]) < 1e-9, "\(name) turn \(k)")
+        }
+    }
+
     /// The scene's say turns with the picture: judging the picture turned k quarter turns gives
     /// the upright picture's probabilities moved k places (the same four pictures are shown), so a
     /// convention turned the wrong way round, or a turn dropped, cannot pass.

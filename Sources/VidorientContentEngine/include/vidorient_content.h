@@ -25,7 +25,7 @@ extern "C" {
 #define VO_CONTENT_SCENE_SIDE_MIN 96
 #define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
-#define VO_CONTENT_INTERFACE 1
+#define VO_CONTENT_INTERFACE 2
 
 typedef struct vo_content_engine vo_content_engine;
 
@@ -57,9 +57,9 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
                      char *error, size_t length);
 
 // The scene features of the picture's centred square, scaled to `side` × `side` with area
-// averaging: `features[0..<VO_CONTENT_FEATURES]` for the picture as given and, when `mirror` is
-// not 0, the next VO_CONTENT_FEATURES for its horizontal mirror image (one pass of the network
-// each). Returns 0, or -1 with a line in `error`.
+// averaging, one pass of the network each: with `mirror` 0, VO_CONTENT_FEATURES for the picture as
+// given; 1, those and then the next VO_CONTENT_FEATURES for its horizontal mirror image; 2, the
+// mirror image's alone. Returns 0, or -1 with a line in `error`.
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length);
 
