@@ -83,8 +83,9 @@ public final class ContentEngine: @unchecked Sendable {
     /// detector's upsampling: together they set the smallest face found (about 40 px at upsample 1).
     public static let faceSide = UprightHead.faceSide
     public static let faceUpsample = UprightHead.faceUpsample
-    /// The side of the square the scene network is shown, and whether its mirror image is shown
-    /// too (the two scores averaged): what the upright head was fitted for.
+    /// The side of the square the scene network is shown, and whether its mirror image may be shown
+    /// too (the two scores averaged, when the picture alone leaves the scene in doubt: `showsMirror`):
+    /// what the upright head was fitted for.
     public static let sceneSide = UprightHead.sceneSide
     public static let sceneMirror = UprightHead.sceneMirror
     /// The verdict's numbers, chosen with the head; `threshold` is the default `--content-threshold`.
