@@ -35,7 +35,10 @@ struct ContentJudgeTests {
     }
 
     /// A face is found in the upright turn only, and the verdict turns a sideways or upside-down
-    /// picture back: turn k of the upright picture needs (4 − k) quarter turns clockwise.
+    /// picture back: turn k of the upright picture needs (4 − k) quarter turns clockwise. Faces are
+    /// looked for only in the turns `ContentPolicy.faceTurns` leaves open (on this portrait, which
+    /// the scene is sure of, at least two go unsearched, and weak candidates there are not reported),
+    /// and the verdict is the one a search of every turn gives.
     @Test(arguments: 0..<4)
     func facesDecideEveryTurn(quarterTurns: Int) throws {
         let engine = try ContentEngine()
@@ -47,21 +50,6 @@ struct ContentJudgeTests {
         for k in 0..<4 where k != needed {
             #expect((evidence.turns[k].bestFace ?? -1) < policy.faceScore, "a face in turn \(k)")
         }
-        let verdict = ContentVerdict(evidence: evidence, policy: policy)
-        #expect(verdict.decidedBy == .faces)
-        #expect(verdict.turnNeeded == needed * 90)
-        #expect(verdict.faces >= 1)
-    }
-
-    /// The engine looks for faces only in the turns `ContentPolicy.faceTurns` leaves open, and the
-    /// verdict is the one a search of every turn gives: on the portrait the scene is sure of, turned
-    /// each way, at least two turns go unsearched, and weak face candidates in them are not reported.
-    @Test(arguments: 0..<4)
-    func facesAreSoughtOnlyWhereTheyCouldDecide(quarterTurns: Int) throws {
-        let engine = try ContentEngine()
-        let policy = ContentEngine.policy
-        let picture = Self.turned(try Self.picture(ContentPhotos.face), quarterTurns)
-        let evidence = try engine.evidence(of: picture, policy: policy)
         let logits = evidence.turns.map { $0.scene ?? .nan }
         let searched = policy.faceTurns(sceneLogits: logits, naturalUp: try #require(evidence.naturalUp))
         #expect(searched.filter { !$0 }.count >= 2, "the scene leaves \(searched) open")
@@ -76,10 +64,12 @@ struct ContentJudgeTests {
             everywhere.turns[k] = ContentEvidence.Turn(faces: found, scene: logits[k])
         }
         let verdict = ContentVerdict(evidence: evidence, policy: policy)
+        #expect(verdict.decidedBy == .faces)
+        #expect(verdict.faces >= 1)
         let searchedEverywhere = ContentVerdict(evidence: everywhere, policy: policy)
         #expect(
             verdict.turnNeeded == searchedEverywhere.turnNeeded && verdict.decidedBy == searchedEverywhere.decidedBy)
-        #expect(verdict.turnNeeded == (4 - quarterTurns) % 4 * 90)
+        #expect(verdict.turnNeeded == needed * 90)
     }
 
     /// Each turn is shown to the network as it is, and its mirror image only when that leaves the
