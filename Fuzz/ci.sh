@@ -40,7 +40,7 @@ fuzz_one() {
 
 # `arguments` builds its own instrumented Core and IO (Fuzz/work/build-arguments), so it builds and
 # runs beside the other three, which share Fuzz/work/build one after another: each module's build
-# is one compiler process, and the two chains keep two cores busy (about 80 s less than in turn).
+# is one compiler process, and the two chains keep two cores busy (the fuzz step went from 5:26 to 3:30 in a fresh-clone rehearsal).
 fuzz_one arguments > "$runs/arguments.verdict" 2>&1 &
 beside=$!
 failed=0

@@ -1,3 +1,4 @@
+import CContentEngine
 import Foundation
 import Testing
 import Vidorient
@@ -157,6 +158,54 @@ struct ContentJudgeTests {
             let naturalUp = try #require(try engine.evidence(of: try Self.picture(name), policy: policy).naturalUp)
             #expect(naturalUp < policy.naturalUpFloor, "\(name): natural up \(naturalUp)")
         }
+    }
+
+    /// The engine's C surface (what models/content_engine.py calls) refuses a pass it does not know
+    /// or a side it cannot run with one line and the features untouched, and `mirror` 2 is exactly
+    /// the second half of `mirror` 1: the mirror image alone.
+    @Test func theSceneCallRefusesWhatItCannotDo() throws {
+        try ContentEngine.loadLibrary()
+        var error = [CChar](repeating: 0, count: 600)
+        let engine = try #require(
+            try SceneModel.locate().withPathCString { vo_content_engine_create($0, &error, error.count) },
+            "\(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        defer { vo_content_engine_destroy(engine) }
+        let picture = try Self.picture(ContentPhotos.scenes[0])
+        let count = Int(VO_CONTENT_FEATURES)
+        func scene(side: Int, mirror: Int32) -> (status: Int32, features: [Float], error: String) {
+            var features = [Float](repeating: -7, count: 2 * count)
+            var error = [CChar](repeating: 0, count: 600)
+            let status = picture.pixels.withUnsafeBufferPointer { pixels in
+                vo_content_scene(
+                    engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height),
+                    Int32(picture.width * 3), Int32(side), mirror, &features, &error, error.count)
+            }
+            let line = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return (status, features, line)
+        }
+        let side = ContentEngine.sceneSide
+        let refused = [
+            (side, -1), (side, 3), (side, 100), (side + 16, 0), (Int(VO_CONTENT_SCENE_SIDE_MIN) - 32, 0),
+            (Int(VO_CONTENT_SCENE_SIDE_MAX) + 32, 1),
+        ]
+        for (side, mirror) in refused {
+            let result = scene(side: side, mirror: Int32(mirror))
+            #expect(result.status == -1, "side \(side), mirror \(mirror)")
+            #expect(result.error == "scene: invalid arguments", "side \(side), mirror \(mirror)")
+            #expect(result.features.allSatisfy { $0 == -7 }, "side \(side), mirror \(mirror): features written")
+        }
+        let both = scene(side: side, mirror: 1)
+        let alone = scene(side: side, mirror: 0)
+        let mirrorAlone = scene(side: side, mirror: 2)
+        #expect([both.status, alone.status, mirrorAlone.status] == [0, 0, 0])
+        // One pass writes one set of features, and leaves the rest of the buffer alone.
+        #expect(alone.features[count...].allSatisfy { $0 == -7 })
+        #expect(mirrorAlone.features[count...].allSatisfy { $0 == -7 })
+        let tolerance: Float = 1e-3
+        #expect(zip(alone.features[..<count], both.features[..<count]).allSatisfy { abs($0 - $1) <= tolerance })
+        #expect(zip(mirrorAlone.features[..<count], both.features[count...]).allSatisfy { abs($0 - $1) <= tolerance })
+        // And the mirror image is not the picture.
+        #expect(zip(mirrorAlone.features[..<count], alone.features[..<count]).contains { abs($0 - $1) > 0.1 })
     }
 
     @Test func aFlatPictureIsNotJudged() throws {
