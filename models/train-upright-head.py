@@ -294,9 +294,13 @@ def decide(logits, faces, natural, policy):
     scene_p = softmax(logits, policy["scene_temperature"])
     gated = natural >= policy["natural_up_floor"]
     # Faces are looked for only in the turns the scene, where it has a say, gives at least
-    # `scene_veto` (ContentPolicy.faceTurns): a face in a turn it rules out could not decide.
+    # `scene_veto` (ContentPolicy.faceTurns): a face in a turn it rules out could not decide. And a
+    # photo (its own whole evidence: `onlyPicture`) whose scene leaves one turn open at the threshold
+    # or above is not searched at all: a face could only confirm that turn.
     if policy["scene_veto"] > 0:
-        faces = np.where((~gated[:, None] | (scene_p >= policy["scene_veto"]))[:, :, None], faces, np.nan)
+        searched = ~gated[:, None] | (scene_p >= policy["scene_veto"])
+        sure = gated & (searched.sum(1) == 1) & (scene_p.max(1) >= policy["threshold"])
+        faces = np.where((searched & ~sure[:, None])[:, :, None], faces, np.nan)
     best_face = np.nan_to_num(np.nanmax(np.where(np.isnan(faces), -np.inf, faces), axis=2), nan=-np.inf)
     best_face = np.maximum(best_face, policy["face_floor"])
     has_face = (best_face >= policy["face_score"]).any(1)

@@ -94,14 +94,16 @@ public struct ContentJudge: Sendable {
     }
 
     /// Every picture worth judging (not black or flat: as the thumbnail skips them)
-    /// measured and combined; none left gives no faces and no scene, so no opinion.
+    /// measured and combined; none left gives no faces and no scene, so no opinion. A picture
+    /// judged alone is its file's whole evidence (`ContentPolicy.faceTurns`' `onlyPicture`).
     private func measure(_ pictures: [Picture], path: String, engine: ContentEngine) throws(InputError)
         -> ContentEvidence
     {
+        let judged = pictures.filter { !RepresentativeFrame.isFlat($0) }
         var measured: [ContentEvidence] = []
-        for picture in pictures where !RepresentativeFrame.isFlat(picture) {
+        for picture in judged {
             do {
-                measured.append(try engine.evidence(of: picture, policy: policy))
+                measured.append(try engine.evidence(of: picture, policy: policy, onlyPicture: judged.count == 1))
             } catch {
                 throw InputError(path: path, reason: error.description)
             }

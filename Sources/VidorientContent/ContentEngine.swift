@@ -95,7 +95,7 @@ public final class ContentEngine: @unchecked Sendable {
     /// A cached verdict with another identity is stale.
     /// The mirror's doubt range and the face search change the scores a verdict carries, so they are part of it.
     public static let identity =
-        "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch"
+        "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch2"
 
     private let engine: OpaquePointer
 
@@ -128,10 +128,13 @@ public final class ContentEngine: @unchecked Sendable {
 
     /// The evidence of one picture as displayed: the scene in each of its four quarter turns, whether
     /// it has a natural up at all (from the scene's features of every turn, averaged), and faces in
-    /// the turns the scene leaves open (`ContentPolicy.faceTurns`). Each turn is shown to the
+    /// the turns the scene leaves open (`ContentPolicy.faceTurns`; `onlyPicture`: the picture is
+    /// all of its file's evidence, a photo rather than a clip's frame). Each turn is shown to the
     /// network as it is, then, only when that leaves the scene in doubt (`UprightHead.mirrorDoubt`),
     /// as its mirror image too, the two scores and features averaged (`sceneMirror`).
-    public func evidence(of picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> ContentEvidence {
+    public func evidence(of picture: Picture, policy: ContentPolicy, onlyPicture: Bool = false)
+        throws(ContentUnavailable) -> ContentEvidence
+    {
         var turned: [Picture] = []
         var features: [[Float]] = []
         for k in 0..<4 {
@@ -148,11 +151,11 @@ public final class ContentEngine: @unchecked Sendable {
         }
         let naturalUp = UprightHead.naturalUp(
             (0..<Int(VO_CONTENT_FEATURES)).map { i in features.reduce(Float(0)) { $0 + $1[i] } / 4 })
-        let searched = policy.faceTurns(sceneLogits: logits, naturalUp: naturalUp)
+        let searched = policy.faceTurns(sceneLogits: logits, naturalUp: naturalUp, onlyPicture: onlyPicture)
         var turns: [ContentEvidence.Turn] = []
         for k in 0..<4 {
             let faces = searched[k] ? try faces(in: turned[k], floor: policy.faceFloor) : []
-            turns.append(ContentEvidence.Turn(faces: faces, scene: logits[k]))
+            turns.append(ContentEvidence.Turn(faces: faces, scene: logits[k], facesSought: searched[k]))
         }
         return ContentEvidence(turns: turns, naturalUp: naturalUp)
     }

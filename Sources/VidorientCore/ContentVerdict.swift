@@ -23,10 +23,14 @@ public struct ContentEvidence: Sendable, Hashable {
         /// its mirror image averaged; for several frames, the frames' log-probabilities summed.
         /// nil when the scene was not measured.
         public var scene: Double?
+        /// Whether faces were looked for in this turn (`ContentPolicy.faceTurns`): `faces` is
+        /// empty both where none was found and where none was looked for.
+        public var facesSought: Bool
 
-        public init(faces: [Double], scene: Double?) {
+        public init(faces: [Double], scene: Double?, facesSought: Bool = true) {
             self.faces = faces.sorted(by: >)
             self.scene = scene
+            self.facesSought = facesSought
         }
 
         /// The strongest face, or nil.
@@ -53,11 +57,12 @@ public struct ContentEvidence: Sendable, Hashable {
     /// log-probabilities and summed (independent witnesses), every face kept.
     public init?(frames: [ContentEvidence], policy: ContentPolicy) {
         guard !frames.isEmpty else { return nil }
-        var turns = (0..<4).map { _ in Turn(faces: [], scene: nil) }
+        var turns = (0..<4).map { _ in Turn(faces: [], scene: nil, facesSought: false) }
         for frame in frames {
             let logProbabilities = frame.sceneProbabilities(policy: policy)?.map { log(max($0, 1e-12)) }
             for k in 0..<4 {
                 turns[k].faces += frame.turns[k].faces
+                turns[k].facesSought = turns[k].facesSought || frame.turns[k].facesSought
                 if let logProbability = logProbabilities?[k] {
                     turns[k].scene = (turns[k].scene ?? 0) + logProbability * policy.sceneTemperature
                 }
@@ -65,7 +70,7 @@ public struct ContentEvidence: Sendable, Hashable {
         }
         let naturalUp = frames.compactMap(\.naturalUp)
         self.init(
-            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene) }, frames: frames.reduce(0) { $0 + $1.frames },
+            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene, facesSought: $0.facesSought) }, frames: frames.reduce(0) { $0 + $1.frames },
             naturalUp: naturalUp.isEmpty ? nil : naturalUp.reduce(0, +) / Double(naturalUp.count))
     }
 
@@ -131,9 +136,20 @@ public struct ContentPolicy: Sendable, Hashable {
     /// `sceneVeto`, since a face in a turn it rules out could not decide; every turn otherwise.
     /// (The face detector is about a third of a photo's cost; out of fold on the choosing splits,
     /// and on test3 and test4, this looks in 40-51% of the turns and gives the same verdicts.)
-    public func faceTurns(sceneLogits: [Double], naturalUp: Double) -> [Bool] {
+    ///
+    /// `onlyPicture`: the picture is all the file's evidence (a photo, not one of a clip's frames,
+    /// whose faces are pooled with the other frames'). Then, when the scene leaves one turn open and
+    /// gives it `threshold` or more, the verdict is that turn whatever a face there says (a face
+    /// could only confirm it), so none is looked for: the scene decides. About half the photos of
+    /// the choosing splits; their verdicts are the same, at any threshold.
+    public func faceTurns(sceneLogits: [Double], naturalUp: Double, onlyPicture: Bool = false) -> [Bool] {
         guard naturalUp >= naturalUpFloor, sceneVeto > 0 else { return sceneLogits.map { _ in true } }
-        return ContentEvidence.softmax(sceneLogits.map { $0 / sceneTemperature }).map { $0 >= sceneVeto }
+        let scene = ContentEvidence.softmax(sceneLogits.map { $0 / sceneTemperature })
+        let open = scene.map { $0 >= sceneVeto }
+        if onlyPicture, open.count(where: { $0 }) == 1, let best = scene.max(), best >= threshold {
+            return open.map { _ in false }
+        }
+        return open
     }
 
     /// `--content-threshold`: a probability above 0.25 (below that every picture has an opinion)
@@ -176,8 +192,9 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     /// The winning turn's probability under the deciding signal; nil without an opinion.
     public var confidence: Double?
     public var decidedBy: Signal?
-    /// Faces at `faceScore` or above in the upright turn (the displayed picture without an opinion).
-    public var faces: Int
+    /// Faces at `faceScore` or above in the upright turn (the displayed picture without an opinion);
+    /// nil when none was looked for there (`ContentPolicy.faceTurns`).
+    public var faces: Int?
     /// Each turn's strongest face (0°, 90°, 180°, 270° clockwise), nil where none was found.
     public var faceScores: [Double?]
     /// The scene's probability of each turn being upright; nil when the scene was not measured.
@@ -218,7 +235,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         self.turnNeeded = decision.map { $0.turn * 90 }
         self.confidence = decision.map { ContentVerdict.tidy($0.confidence) }
         self.decidedBy = decision?.signal
-        self.faces = evidence.turns[shown].faces.filter { $0 >= policy.faceScore }.count
+        self.faces =
+            evidence.turns[shown].facesSought ? evidence.turns[shown].faces.filter { $0 >= policy.faceScore }.count : nil
         self.faceScores = evidence.turns.map { $0.bestFace.map(ContentVerdict.tidy) }
         self.sceneProbabilities = scene?.map(ContentVerdict.tidy)
         self.frames = evidence.frames
@@ -264,7 +282,7 @@ extension MediaReport {
         else { return }
         let displayed = (photo?.exifOrientation ?? video?.exifOrientation).flatMap(Orientation.init(exif:))
         let upright = displayed.flatMap(verdict.uprightOrientation(from:))
-        let why = signal == .faces ? "faces (\(verdict.faces)) say" : "the scene says"
+        let why = signal == .faces ? "faces (\(verdict.faces ?? 0)) say" : "the scene says"
         let looks = turn == 180 ? "upside down" : "on its side"
         var message =
             "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise "

@@ -5,7 +5,7 @@ extension ContentVerdict {
     public var line: String {
         let why: String =
             switch decidedBy {
-            case .faces: "\(faces) face\(faces == 1 ? "" : "s")"
+            case .faces: "\(faces ?? 0) face\(faces == 1 ? "" : "s")"
             case .scene: "the scene"
             case nil: ""
             }

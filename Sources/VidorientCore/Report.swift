@@ -4,7 +4,7 @@
 /// Everything `vidorient inspect` knows about one file.
 public struct MediaReport: Sendable, Hashable, Codable {
     /// Bumped when a key changes meaning or disappears; new keys do not bump it.
-    public static let currentSchemaVersion = 6
+    public static let currentSchemaVersion = 7
 
     public var schemaVersion: Int
     /// The path as given.

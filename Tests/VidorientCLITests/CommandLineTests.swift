@@ -23,7 +23,7 @@ import VidorientTestSupport
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let object = try #require(run.json as? [String: Any])
-        #expect(object["schema_version"] as? Int == 6)
+        #expect(object["schema_version"] as? Int == 7)
         let video = try #require(object["video"] as? [String: Any])
         #expect(video["exif_orientation"] as? Int == 6)
         #expect(video["rotation"] as? Int == 90)

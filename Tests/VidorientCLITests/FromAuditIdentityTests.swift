@@ -124,7 +124,7 @@ struct FromAuditIdentityTests {
         let line = try String(contentsOfFile: setup.audit, encoding: .utf8).split(separator: "\n")[0]
         // The same record naming the file outside as a second, escaped `path`.
         let doubled = "{\"p\\u0061th\":\"\(setup.outside)\"," + line.dropFirst()
-        let text = form == "jsonl" ? doubled + "\n" : "{\"files\":[\(doubled)],\"schema_version\":6}\n"
+        let text = form == "jsonl" ? doubled + "\n" : "{\"files\":[\(doubled)],\"schema_version\":7}\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: setup.audit))
         let outsideBefore = try FixFixture.contents(setup.outside)
         let fileBefore = try FixFixture.contents(setup.file)

@@ -45,6 +45,40 @@ import Glibc
         #expect(policy.faceTurns(sceneLogits: [5, 0, 0, 0], naturalUp: 0.9) == [true, true, true, true])
     }
 
+    /// A photo (the picture is all the evidence) whose scene leaves one turn open at the threshold
+    /// or above has that turn for its verdict whatever faces say: none is looked for. Below the
+    /// threshold, with two turns open, below the natural-up floor or for a clip's frame, they are.
+    /// Checked against the verdict itself: with a face in the open turn, without one, or with one in
+    /// a turn the scene rules out, the turn needed is the same as with no face looked for.
+    @Test func aPhotoTheSceneIsSureOfIsNotSearchedForFaces() {
+        var policy = Self.policy
+        policy.sceneVeto = 0.05
+        policy.naturalUpFloor = 0.4
+        policy.threshold = 0.95
+        let none = [false, false, false, false]
+        // About 0.98, 0.007, 0.007, 0.007: one turn open, above the threshold.
+        let sure: [Double] = [5, 0, 0, 0]
+        #expect(policy.faceTurns(sceneLogits: sure, naturalUp: 0.9, onlyPicture: true) == none)
+        #expect(policy.faceTurns(sceneLogits: sure, naturalUp: 0.9) == [true, false, false, false])
+        #expect(policy.faceTurns(sceneLogits: sure, naturalUp: 0.3, onlyPicture: true) == [true, true, true, true])
+        // About 0.94: one turn open, below the threshold; a face there could lift it.
+        #expect(policy.faceTurns(sceneLogits: [4, 0, 0, 0], naturalUp: 0.9, onlyPicture: true) == [true, false, false, false])
+        // Two turns open.
+        #expect(policy.faceTurns(sceneLogits: [5, 2.5, 0, 0], naturalUp: 0.9, onlyPicture: true) == [true, true, false, false])
+        for threshold in [0.5, 0.9, 0.95, 0.99] {
+            policy.threshold = threshold
+            let searched = policy.faceTurns(sceneLogits: sure, naturalUp: 0.9, onlyPicture: true)
+            #expect((searched == none) == (threshold < 0.98), "threshold \(threshold): \(searched)")
+            guard searched == none else { continue }
+            let unsearched = ContentVerdict(evidence: Self.evidence(faces: [[], [], [], []], scene: sure), policy: policy)
+            #expect(unsearched.turnNeeded == 0 && unsearched.decidedBy == .scene)
+            for faces: [[Double]] in [[[1.5], [], [], []], [[-0.3], [], [], []], [[], [2], [], []]] {
+                let verdict = ContentVerdict(evidence: Self.evidence(faces: faces, scene: sure), policy: policy)
+                #expect(verdict.turnNeeded == unsearched.turnNeeded, "threshold \(threshold), faces \(faces)")
+            }
+        }
+    }
+
     /// The convention the whole feature rests on: a file shown as `displayed`, whose picture needs
     /// turning `turn` degrees clockwise, shows upright with `uprightOrientation(from:)`; checked by
     /// moving pixels with Core's own `Picture.oriented`, for every orientation and turn.

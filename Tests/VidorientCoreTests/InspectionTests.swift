@@ -211,7 +211,7 @@ private func codes(_ report: MediaReport) -> Set<String> { Set(report.findings.m
                 "schema_version", "path", "path_bytes", "format", "streams", "video", "photo", "content", "orientation",
                 "findings",
             ])
-        #expect(object["schema_version"] as? Int == 6)
+        #expect(object["schema_version"] as? Int == 7)
         #expect(object["photo"] is NSNull)
         let video = try #require(object["video"] as? [String: Any])
         for key in [

@@ -232,7 +232,7 @@ import VidorientCore
         let report = MediaReport(photo: Self.heif([.rotation(anticlockwiseQuarterTurns: 3)], exif: 6))
         let text = try JSONText(pretty: false).encode(report)
         for key in [
-            "\"schema_version\":6", "\"video\":null", "\"content\":null", "\"photo\":{", "\"format_detail\":null",
+            "\"schema_version\":7", "\"video\":null", "\"content\":null", "\"photo\":{", "\"format_detail\":null",
             "\"heif_transforms\":[",
             "\"motion_video\":null", "\"camera\":null", "\"gps\":null", "\"location\":null",
             "\"orientation_source\":\"heif\"",
