@@ -187,14 +187,15 @@ def fit_head(x, l2, has_up, iterations=400):
     z = ((x - mean) / scale).transpose(0, 2, 1, 3).reshape(-1, 4, x.shape[-1])  # sets × 4 × d
     target = np.where(np.repeat(has_up, x.shape[2])[:, None], np.eye(4)[0], np.full(4, 0.25))
     w = np.zeros(z.shape[-1])
+    flat = z.reshape(-1, z.shape[-1])  # one row a turn: matrix products, which BLAS runs on every core
     # Adam on the mean cross-entropy: convex, so the start does not matter.
     m, v, rate = np.zeros_like(w), np.zeros_like(w), 0.05
     for step in range(1, iterations + 1):
-        s = z @ w
+        s = (flat @ w).reshape(-1, 4)
         s -= s.max(1, keepdims=True)
         p = np.exp(s)
         p /= p.sum(1, keepdims=True)
-        grad = np.einsum("nk,nkd->d", p - target, z) / len(z) + 2 * l2 * w
+        grad = (p - target).reshape(-1) @ flat / len(z) + 2 * l2 * w
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
         w -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)

@@ -158,7 +158,7 @@ struct Audit: ParsableCommand {
         options.failOn = failOn
         options.conditions = conditions
         if let policy = contentOptions.policy {
-            do throws(ContentUnavailable) { try Auditor.prepareContent(jobs: options.jobs) } catch {
+            do throws(ContentUnavailable) { try Auditor.prepareContent() } catch {
                 Terminal.warn("content cannot be judged: \(error)")
                 throw ExitStatus.unreadableInput
             }
