@@ -70,7 +70,8 @@ public struct ContentEvidence: Sendable, Hashable {
         }
         let naturalUp = frames.compactMap(\.naturalUp)
         self.init(
-            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene, facesSought: $0.facesSought) }, frames: frames.reduce(0) { $0 + $1.frames },
+            turns: turns.map { Turn(faces: $0.faces, scene: $0.scene, facesSought: $0.facesSought) },
+            frames: frames.reduce(0) { $0 + $1.frames },
             naturalUp: naturalUp.isEmpty ? nil : naturalUp.reduce(0, +) / Double(naturalUp.count))
     }
 
@@ -236,7 +237,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         self.confidence = decision.map { ContentVerdict.tidy($0.confidence) }
         self.decidedBy = decision?.signal
         self.faces =
-            evidence.turns[shown].facesSought ? evidence.turns[shown].faces.filter { $0 >= policy.faceScore }.count : nil
+            evidence.turns[shown].facesSought
+            ? evidence.turns[shown].faces.filter { $0 >= policy.faceScore }.count : nil
         self.faceScores = evidence.turns.map { $0.bestFace.map(ContentVerdict.tidy) }
         self.sceneProbabilities = scene?.map(ContentVerdict.tidy)
         self.frames = evidence.frames

@@ -62,15 +62,18 @@ import Glibc
         #expect(policy.faceTurns(sceneLogits: sure, naturalUp: 0.9) == [true, false, false, false])
         #expect(policy.faceTurns(sceneLogits: sure, naturalUp: 0.3, onlyPicture: true) == [true, true, true, true])
         // About 0.94: one turn open, below the threshold; a face there could lift it.
-        #expect(policy.faceTurns(sceneLogits: [4, 0, 0, 0], naturalUp: 0.9, onlyPicture: true) == [true, false, false, false])
+        let first = [true, false, false, false]
+        #expect(policy.faceTurns(sceneLogits: [4, 0, 0, 0], naturalUp: 0.9, onlyPicture: true) == first)
         // Two turns open.
-        #expect(policy.faceTurns(sceneLogits: [5, 2.5, 0, 0], naturalUp: 0.9, onlyPicture: true) == [true, true, false, false])
+        let firstTwo = [true, true, false, false]
+        #expect(policy.faceTurns(sceneLogits: [5, 2.5, 0, 0], naturalUp: 0.9, onlyPicture: true) == firstTwo)
         for threshold in [0.5, 0.9, 0.95, 0.99] {
             policy.threshold = threshold
             let searched = policy.faceTurns(sceneLogits: sure, naturalUp: 0.9, onlyPicture: true)
             #expect((searched == none) == (threshold < 0.98), "threshold \(threshold): \(searched)")
             guard searched == none else { continue }
-            let unsearched = ContentVerdict(evidence: Self.evidence(faces: [[], [], [], []], scene: sure), policy: policy)
+            let unsearched = ContentVerdict(
+                evidence: Self.evidence(faces: [[], [], [], []], scene: sure), policy: policy)
             #expect(unsearched.turnNeeded == 0 && unsearched.decidedBy == .scene)
             for faces: [[Double]] in [[[1.5], [], [], []], [[-0.3], [], [], []], [[], [2], [], []]] {
                 let verdict = ContentVerdict(evidence: Self.evidence(faces: faces, scene: sure), policy: policy)
