@@ -526,7 +526,7 @@ extension Auditor {
     /// engine or model is one line, not one finding per file: loads the engine and makes the first
     /// one. OpenCV gets one thread per pass, whatever `jobs` is: `--jobs N` judges N files at once,
     /// each on one core (docs/audit.md), so `--jobs 1` is one core, not OpenCV's threads on every
-    /// core (which took a fifth more CPU for the same work, issue 32).
+    /// core (which took 14-23% more CPU for the same work: docs/performance.md, issue 32 round 7).
     public static func prepareContent() throws(ContentUnavailable) {
         try ContentEngine.setThreadsPerPass(1)
         contentEngines.add(try ContentEngine())
