@@ -141,11 +141,11 @@ public final class ContentEngine: @unchecked Sendable {
             turned.append(k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!))
             features.append(try sceneFeatures(of: turned[k], mirror: .pictureAlone))
         }
-        var logits = features.map { UprightHead.logit($0[...]) }
+        var logits = features.map(ContentEngine.sceneLogit)
         if ContentEngine.showsMirror(sceneLogits: logits) {
             for k in 0..<4 {
                 let mirrored = try sceneFeatures(of: turned[k], mirror: .mirrorAlone)
-                logits[k] = (logits[k] + UprightHead.logit(mirrored[...])) / 2
+                logits[k] = (logits[k] + ContentEngine.sceneLogit(mirrored)) / 2
                 features[k] = zip(features[k], mirrored).map { ($0 + $1) / 2 }
             }
         }
