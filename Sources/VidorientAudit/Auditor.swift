@@ -309,17 +309,26 @@ public struct Auditor: Sendable {
     /// with no record decoded (`AuditCache.Session.replay`); it renders the file and says true, or
     /// says false where it needs the record (which is then decoded). Not used where every record is
     /// needed: `--decisions` and `--where` read it.
+    ///
+    /// `ordered`: each chunk says below which path no record is still to come
+    /// (`AuditChunk.pathsToCome`), for `SortedRecords` to write a walk in path order as it goes;
+    /// a worker then hands over the units it finished even with no record in its chunk.
     public func run(
         _ source: Source, render: @escaping @Sendable (AuditRecord, inout AuditChunk) -> Void,
-        replay: AuditWriter.Replay? = nil,
+        replay: AuditWriter.Replay? = nil, ordered: Bool = false,
         deliver: @escaping (AuditChunk) -> Void, note: @escaping (WalkNote) -> Void = { _ in },
         progress: @escaping (AuditProgress) -> Void = { _ in }
     ) -> AuditSummary {
         let start = MonotonicClock.now
         let workers = max(1, options.jobs)
-        let queue = WalkQueue(capacity: 1024)
         // Callbacks and the run's counts, behind one lock taken once per chunk and per walk note.
-        let output = Mutex(RunOutput(deliver: deliver, note: note, progress: progress, start: start))
+        // A list can name any path next: only a walk's order is known as it goes.
+        var bounds: PathBounds?
+        if ordered, case .walk = source { bounds = PathBounds() }
+        let queue = WalkQueue(capacity: 1024, inPathOrder: bounds != nil)
+        let output = Mutex(
+            RunOutput(deliver: deliver, note: note, progress: progress, start: start, bounds: bounds))
+        let tracksBounds = bounds != nil
         let found = Atomic<Int>(0)
         let options = self.options
         // Which file each worker is reading, kept beside the cache: a file that killed an earlier
@@ -337,23 +346,34 @@ public struct Auditor: Sendable {
             defer { session?.finish() }
             var chunk = AuditChunk()
             chunk.reset()
+            // The bounds of the units this worker finished since its last hand-over (`ordered`).
+            var finished: [[UInt8]] = []
             var lastDelivery = MonotonicClock.now
             let hand = {
-                guard chunk.count > 0 else { return }
+                guard chunk.count > 0 || !finished.isEmpty else { return }
                 output.withLock {
-                    $0.take(chunk, found: found.load(ordering: .relaxed), walkFinished: queue.walkFinished)
+                    $0.take(
+                        chunk, found: found.load(ordering: .relaxed), walkFinished: queue.walkFinished,
+                        finished: finished)
                 }
                 chunk.reset()
+                finished.removeAll(keepingCapacity: true)
                 lastDelivery = MonotonicClock.now
             }
             // Hands over what it holds before it waits for more.
-            while let unit = queue.take(beforeWaiting: hand) {
+            while let (unit, bound) = queue.take(beforeWaiting: hand) {
                 switch unit {
                 case .folder(let folder):
                     let listed = walk.listKeepingOpen(folder, note: noted)
                     let units = WalkQueue.units(listed.entries, in: listed.open, workers: workers)
                     found.add(units.files, ordering: .relaxed)
-                    queue.put(units.units)
+                    var added: [[UInt8]] = []
+                    if tracksBounds {
+                        // The folder's units are under way before the folder is not.
+                        added = units.units.map(\.lowerBound)
+                        output.withLock { $0.listed(bound, found: added) }
+                    }
+                    queue.put(units.units, bounds: added)
                 case .files(let files):
                     for file in files {
                         let key: FileKey?
@@ -406,6 +426,7 @@ public struct Auditor: Sendable {
                         render(record, &chunk)
                         if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
                     }
+                    if tracksBounds { finished.append(bound) }
                 }
                 queue.done(unit)
             }
@@ -418,7 +439,12 @@ public struct Auditor: Sendable {
         case .walk(let roots):
             let units = WalkQueue.units(walk.start(roots, note: noted), workers: workers)
             found.store(units.files, ordering: .relaxed)
-            queue.put(units.units)
+            var added: [[UInt8]] = []
+            if tracksBounds {
+                added = units.units.map(\.lowerBound)
+                output.withLock { $0.listed(nil, found: added) }
+            }
+            queue.put(units.units, bounds: added)
         case .list(var paths):
             // Files go over in batches: one lock and at most one wake-up per batch.
             var batch: [WalkQueue.File] = []
@@ -548,6 +574,18 @@ public struct AuditChunk: Sendable {
     /// How many files the chunk holds, and their counts.
     public internal(set) var count = 0
     var summary = AuditSummary()
+    /// For an `ordered` run, as the chunk is handed over: the paths of the records still to come.
+    public internal(set) var pathsToCome = PathsToCome.unknown
+
+    /// What is known of the paths of the records still to come.
+    public enum PathsToCome: Sendable, Equatable {
+        /// Anything (a list of paths, or a run not `ordered`).
+        case unknown
+        /// None precedes these bytes (`SortedRecords.precedes`).
+        case atLeast([UInt8])
+        /// No record is still to come.
+        case none
+    }
 
     public init() {}
 
@@ -581,20 +619,37 @@ private struct RunOutput: @unchecked Sendable {
     let start: Double
     var summary = AuditSummary()
     var lastProgress = 0.0
+    /// The walk's units under way, for an `ordered` run.
+    var bounds: PathBounds?
 
     init(
         deliver: @escaping (AuditChunk) -> Void, note: @escaping (WalkNote) -> Void,
-        progress: @escaping (AuditProgress) -> Void, start: Double
+        progress: @escaping (AuditProgress) -> Void, start: Double, bounds: PathBounds?
     ) {
         self.deliver = deliver
         self.note = note
         self.progress = progress
         self.start = start
+        self.bounds = bounds
     }
 
-    mutating func take(_ chunk: AuditChunk, found: Int, walkFinished: Bool) {
+    /// A folder was listed (nil: the roots were started) and `found` are its units.
+    mutating func listed(_ folder: [UInt8]?, found: [[UInt8]]) {
+        for bound in found { bounds?.add(bound) }
+        if let folder { bounds?.remove(folder) }
+    }
+
+    /// A worker's chunk, and the units it finished whose records are in it or handed over before.
+    mutating func take(_ chunk: AuditChunk, found: Int, walkFinished: Bool, finished: [[UInt8]]) {
         summary.merge(chunk.summary)
-        deliver(chunk)
+        if bounds != nil {
+            for bound in finished { bounds?.remove(bound) }
+            var chunk = chunk
+            chunk.pathsToCome = bounds?.lowest.map { .atLeast($0) } ?? .none
+            deliver(chunk)
+        } else {
+            deliver(chunk)
+        }
         let now = MonotonicClock.now
         guard now - lastProgress >= 0.1 else { return }
         lastProgress = now
@@ -613,7 +668,11 @@ private struct RunOutput: @unchecked Sendable {
 /// An audit's work, shared by its workers: folders still to list and files still to audit, each
 /// worker taking the next unit (one lock and at most one wake-up per unit, not per file). Last in,
 /// first out: a folder's first files and folders are taken next, so the walk goes deep before
-/// wide and holds about one folder's names per level, not the library. The end is when nothing is
+/// wide and holds about one folder's names per level, not the library. `inPathOrder` (a run
+/// written in path order as it goes): the unit whose path comes first is taken first, which is
+/// the same walk for one worker, and keeps several near the least path still under way, so that
+/// few records wait for it (last in, first out, a worker that took the next year's folder while
+/// another listed this year's audited the next year ahead of it). The end is when nothing is
 /// queued, no unit is under way (a folder being listed may add more) and `finish` was called.
 /// Files from a list (`put` with `putWaiting`) are held to `capacity`, so memory does not grow
 /// with the list.
@@ -637,16 +696,34 @@ final class WalkQueue: @unchecked Sendable {
     enum Unit: Sendable {
         case folder(LibraryWalk.Folder)
         case files([File])
+
+        /// The least path a record from this unit can have: a folder's path and a slash (every
+        /// file in it, however deep, begins so), the least of a batch's files.
+        var lowerBound: [UInt8] {
+            switch self {
+            case .folder(let folder):
+                var bytes = folder.path.pathBytes
+                if bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
+                return bytes
+            case .files(let files):
+                guard var least = files.first?.path else { return [] }
+                for file in files.dropFirst() where SortedRecords.precedes(file.path, least) { least = file.path }
+                return least.pathBytes
+            }
+        }
     }
 
     /// Files handed over at once, at most.
     static let batch = 64
 
     private let capacity: Int
+    private let inPathOrder: Bool
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let filled = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let drained = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Last in, first out; or with `inPathOrder` least bound first (`ordered`).
     private var units: [Unit] = []
+    private var ordered = PathHeap<Unit>()
     /// Units queued or under way.
     private var outstanding = 0
     /// Folders queued or being listed.
@@ -658,8 +735,9 @@ final class WalkQueue: @unchecked Sendable {
     private let hungry = Atomic<Int>(0)
     private let walked = Atomic<Bool>(false)
 
-    init(capacity: Int) {
+    init(capacity: Int, inPathOrder: Bool = false) {
         self.capacity = capacity
+        self.inPathOrder = inPathOrder
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(filled, nil)
         pthread_cond_init(drained, nil)
@@ -709,11 +787,12 @@ final class WalkQueue: @unchecked Sendable {
         return (units, files)
     }
 
-    /// Queues `new`, the first of them to be taken first.
-    func put(_ new: [Unit]) {
+    /// Queues `new`, the first of them to be taken first; `inPathOrder`, with each one's
+    /// `lowerBound`.
+    func put(_ new: [Unit], bounds: [[UInt8]] = []) {
         guard !new.isEmpty else { return }
         pthread_mutex_lock(mutex)
-        add(new)
+        add(new, bounds: bounds)
         pthread_mutex_unlock(mutex)
     }
 
@@ -721,17 +800,18 @@ final class WalkQueue: @unchecked Sendable {
     func putWaiting(_ unit: Unit) {
         pthread_mutex_lock(mutex)
         while queuedFiles >= capacity && !finished { pthread_cond_wait(drained, mutex) }
-        add([unit])
+        add([unit], bounds: inPathOrder ? [unit.lowerBound] : [])
         pthread_mutex_unlock(mutex)
     }
 
-    private func add(_ new: [Unit]) {
-        for unit in new.reversed() {
+    private func add(_ new: [Unit], bounds: [[UInt8]] = []) {
+        precondition(!inPathOrder || bounds.count == new.count, "a unit in path order needs its bound")
+        for (index, unit) in new.enumerated().reversed() {
             switch unit {
             case .folder: folders += 1
             case .files(let files): queuedFiles += files.count
             }
-            units.append(unit)
+            if inPathOrder { ordered.push(bounds[index], unit) } else { units.append(unit) }
         }
         outstanding += new.count
         // Wake as many waiting workers as there are units, no more (each wakes for work).
@@ -740,15 +820,16 @@ final class WalkQueue: @unchecked Sendable {
         }
     }
 
-    /// The next unit, nil once the work is over. `beforeWaiting` runs (without the lock) when the
-    /// worker is about to wait. `done` must follow each unit taken, after what it added.
-    func take(beforeWaiting: () -> Void) -> Unit? {
+    /// The next unit and its bound (empty unless `inPathOrder`), nil once the work is over.
+    /// `beforeWaiting` runs (without the lock) when the worker is about to wait. `done` must follow
+    /// each unit taken, after what it added.
+    func take(beforeWaiting: () -> Void) -> (Unit, [UInt8])? {
         pthread_mutex_lock(mutex)
-        if units.isEmpty && !over {
+        if queueIsEmpty && !over {
             pthread_mutex_unlock(mutex)
             beforeWaiting()
             pthread_mutex_lock(mutex)
-            while units.isEmpty && !over {
+            while queueIsEmpty && !over {
                 waiting += 1
                 hungry.add(1, ordering: .relaxed)
                 pthread_cond_wait(filled, mutex)
@@ -756,7 +837,7 @@ final class WalkQueue: @unchecked Sendable {
                 waiting -= 1
             }
         }
-        guard let unit = units.popLast() else {
+        guard let (bound, unit) = inPathOrder ? ordered.popLeast() : units.popLast().map({ ([], $0) }) else {
             pthread_mutex_unlock(mutex)
             return nil
         }
@@ -767,7 +848,7 @@ final class WalkQueue: @unchecked Sendable {
             if before >= capacity / 2 && queuedFiles < capacity / 2 { pthread_cond_signal(drained) }
         }
         pthread_mutex_unlock(mutex)
-        return unit
+        return (unit, bound)
     }
 
     /// A unit taken is done (what it found already `put`).
@@ -796,6 +877,7 @@ final class WalkQueue: @unchecked Sendable {
     }
 
     private var over: Bool { finished && outstanding == 0 }
+    private var queueIsEmpty: Bool { units.isEmpty && ordered.isEmpty }
 
     private func settle() {
         if finished && folders == 0 { walked.store(true, ordering: .relaxed) }

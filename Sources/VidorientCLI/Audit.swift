@@ -197,6 +197,14 @@ struct Audit: ParsableCommand {
         let keepsRecords = page != nil
         let sorts = sort ?? SortedRecords.sortsByDefault
         var held = SortedRecords()
+        let emit = { (block: [UInt8]) in
+            let text = writer.text(of: block, first: first)
+            guard !text.isEmpty else { return }
+            // Only a terminal shows stdout and stderr on one screen: clear the line first there.
+            if stdoutIsTerminal { progress.clear() }
+            Terminal.output(text)
+            first = false
+        }
         let summary = Auditor(options: options).run(
             source,
             // On the worker that audited the file: the text (and, for the page, the record).
@@ -206,15 +214,10 @@ struct Audit: ParsableCommand {
             },
             // The page reads each record: no stored line stands for one there.
             replay: keepsRecords ? nil : writer.replay(marked: sorts),
+            ordered: sorts,
             deliver: { chunk in
                 for record in chunk.records { page?.add(record) }
-                if sorts { return held.add(chunk) }
-                let text = writer.text(of: chunk.text, first: first)
-                guard !text.isEmpty else { return }
-                // Only a terminal shows stdout and stderr on one screen: clear the line first there.
-                if stdoutIsTerminal { progress.clear() }
-                Terminal.output(text)
-                first = false
+                if sorts { held.add(chunk, write: emit) } else { emit(chunk.text) }
             },
             note: { note in
                 progress.clear()
@@ -222,11 +225,8 @@ struct Audit: ParsableCommand {
             },
             progress: { progress.show($0) })
         progress.clear()
-        // Empty unless sorted.
-        held.write { block in
-            Terminal.output(writer.text(of: block, first: first))
-            first = false
-        }
+        // Nothing unless sorted.
+        held.finish(write: emit)
         write(writer.end(summary))
         if let decisions = options.decisions {
             let held = decisions.heldBack

@@ -57,12 +57,12 @@ func renderedRun(_ source: Auditor.Source, format: AuditFormat, cache: AuditCach
             return true
         }
     }
+    var text: [UInt8] = []
     var summary = Auditor(options: options).run(
         source, render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
-        replay: replay, deliver: { held.add($0) })
+        replay: replay, ordered: true, deliver: { held.add($0) { text += $0 } })
     summary.seconds = 0
-    var text: [UInt8] = []
-    held.write { text += $0 }
+    held.finish { text += $0 }
     return (text, summary, replayed.withLock { $0 })
 }
 

@@ -411,3 +411,106 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         #expect(noteThreads.withLock { $0.allSatisfy { pthread_equal($0, caller) == 0 } })
     }
 }
+
+/// A sorted audit of a walk is written as it goes (`Auditor.run`'s `ordered`, `SortedRecords`):
+/// no record comes after a chunk said no record below it was still to come, and most of the text
+/// is out before the run ends, in the order of the paths' bytes, where a walk in name order
+/// differs from it (a folder `a` and a file `a.jpg`: `a.jpg` comes first; a Latin-1 name).
+@Suite struct AuditPathOrderTests {
+    static func library() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder("audit-path-order")
+        let manager = FileManager.default
+        let photo = try Data(contentsOf: Library.testMedia.appendingPathComponent("orient-6.jpg"))
+        var names: [String] = []
+        for sub in ["a", "a/b", "a-b", "a0", "z/y/x"] {
+            try manager.createDirectory(atPath: folder.path(sub), withIntermediateDirectories: true)
+            names += (0..<60).map { "\(sub)/f\($0).jpg" }
+        }
+        names += ["a.jpg", "a b.jpg", "a-1.jpg", "a0.jpg", "café.jpg", "z.jpg"]
+        for name in names { try photo.write(to: URL(fileURLWithPath: folder.path(name))) }
+        // "caf\xE9.jpg": Latin-1, after "café.jpg" (0xC3 0xA9) in byte order.
+        let latin = folder.path(String(pathBytes: Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)))
+        let descriptor = latin.withPathCString { open($0, O_WRONLY | O_CREAT, 0o644) }
+        try #require(descriptor >= 0)
+        _ = photo.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        return folder
+    }
+
+    @Test(arguments: [1, 2, 4])
+    func aWalkIsWrittenInPathOrderAsItGoes(jobs: Int) throws {
+        let folder = try Self.library()
+        defer { folder.remove() }
+        let writer = AuditWriter(format: .jsonl)
+        var options = AuditOptions()
+        options.jobs = jobs
+        var held = SortedRecords()
+        var text: [UInt8] = []
+        var writtenDuringTheRun = 0
+        // The greatest path a chunk said every record still to come is at or above.
+        var promised: [UInt8] = []
+        var broken: [String] = []
+        var chunks = 0
+        let summary = Auditor(options: options).run(
+            .walk([folder.path]), render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
+            ordered: true,
+            deliver: { chunk in
+                chunks += 1
+                for mark in chunk.marks where mark.path.pathBytes.lexicographicallyPrecedes(promised) {
+                    broken.append(mark.path)
+                }
+                switch chunk.pathsToCome {
+                case .atLeast(let bound): if promised.lexicographicallyPrecedes(bound) { promised = bound }
+                case .none: promised = [0xFF, 0xFF]
+                case .unknown: broken.append("a walk's chunk said nothing of the paths to come")
+                }
+                held.add(chunk) { block in
+                    text += block
+                    writtenDuringTheRun += block.count
+                }
+            })
+        held.finish { text += $0 }
+        #expect(broken.isEmpty, "records that came after a chunk said none below them would: \(broken.prefix(5))")
+        let paths = text.split(separator: UInt8(ascii: "\n")).map {
+            try? JSONDecoder().decode(AuditRecord.self, from: Data($0)).path.pathBytes
+        }
+        #expect(paths.count == 307 && summary.files == 307)
+        let bytes = paths.compactMap { $0 }
+        #expect(bytes.count == 307)
+        let disorder = bytes.indices.dropFirst().first { !bytes[$0 - 1].lexicographicallyPrecedes(bytes[$0]) }
+        #expect(disorder == nil, "\(disorder.map { String(pathBytes: bytes[$0]) } ?? "") is out of order")
+        let relative = bytes.map { Array($0.dropFirst(folder.path.utf8.count + 1)) }
+        let a = try #require(relative.firstIndex(of: Array("a/b/f0.jpg".utf8)))
+        #expect(try #require(relative.firstIndex(of: Array("a.jpg".utf8))) < a)
+        #expect(try #require(relative.firstIndex(of: Array("café.jpg".utf8))) == relative.count - 63)
+        #expect(relative[relative.count - 62] == Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        // Written as it went: at most the last 64 KiB, and what waited on a slower file, at the end.
+        #expect(chunks > 3)
+        #expect(writtenDuringTheRun * 2 > text.count, "\(writtenDuringTheRun) of \(text.count) bytes before the end")
+    }
+
+    /// A list can name any path next: its chunks say nothing, and the records are held to the end.
+    @Test func aListIsHeldToTheEnd() throws {
+        let folder = try Self.library()
+        defer { folder.remove() }
+        let writer = AuditWriter(format: .jsonl)
+        let listed = ["z.jpg", "a.jpg", "a/f1.jpg", "a0.jpg"].map { folder.path($0) }
+        var held = SortedRecords()
+        var duringTheRun = 0
+        var text: [UInt8] = []
+        _ = Auditor(options: AuditOptions()).run(
+            .list(listed.makeIterator()),
+            render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
+            ordered: true,
+            deliver: { chunk in
+                #expect(chunk.pathsToCome == .unknown)
+                held.add(chunk) { duringTheRun += $0.count }
+            })
+        held.finish { text += $0 }
+        #expect(duringTheRun == 0)
+        let paths = text.split(separator: UInt8(ascii: "\n")).compactMap {
+            try? JSONDecoder().decode(AuditRecord.self, from: Data($0)).path
+        }
+        #expect(paths == ["a.jpg", "a/f1.jpg", "a0.jpg", "z.jpg"].map { folder.path($0) })
+    }
+}
