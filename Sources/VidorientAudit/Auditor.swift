@@ -374,12 +374,12 @@ public struct Auditor: Sendable {
                         output.withLock { $0.listed(bound, found: added) }
                     }
                     queue.put(units.units, bounds: added)
-                case .files(let files):
+                case .files(let files, let folder):
                     for file in files {
                         let key: FileKey?
                         switch file.key {
                         case .known(let known): key = known
-                        case .walked(let folder):
+                        case .walked:
                             guard let walked = walk.key(ofWalked: file.path, in: folder, note: noted) else { continue }
                             key = walked
                         // A listed path as given, links followed: what the cache keys it by (taken
@@ -453,7 +453,7 @@ public struct Auditor: Sendable {
                 guard !batch.isEmpty else { return }
                 found.add(batch.count, ordering: .relaxed)
                 lastHandOver = MonotonicClock.now
-                queue.putWaiting(.files(batch))
+                queue.putWaiting(.files(batch, nil))
                 batch.removeAll(keepingCapacity: true)
                 if alone {
                     queue.finish()
@@ -681,9 +681,9 @@ final class WalkQueue: @unchecked Sendable {
     enum Key: Sendable {
         /// What the walk's own `lstat` (or a link's `stat`) said.
         case known(FileKey)
-        /// A regular file by its folder's listing: the worker takes its `lstat` (in the folder,
-        /// when the listing kept it open).
-        case walked(OpenFolder?)
+        /// A regular file by its folder's listing: the worker takes its `lstat` (in the unit's
+        /// folder, when the listing kept it open).
+        case walked
         /// A path from a list, taken as given (links followed).
         case listed
     }
@@ -695,7 +695,10 @@ final class WalkQueue: @unchecked Sendable {
 
     enum Unit: Sendable {
         case folder(LibraryWalk.Folder)
-        case files([File])
+        /// Files, with the folder their listing kept open (for `.walked` keys): held by the unit,
+        /// not by each file, whose copies would count references to one object from every worker
+        /// (a twentieth of a warm run's CPU at two jobs, the cores taking its count in turns).
+        case files([File], OpenFolder?)
 
         /// The least path a record from this unit can have: a folder's path and a slash (every
         /// file in it, however deep, begins so), the least of a batch's files.
@@ -705,7 +708,7 @@ final class WalkQueue: @unchecked Sendable {
                 var bytes = folder.path.pathBytes
                 if bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
                 return bytes
-            case .files(let files):
+            case .files(let files, _):
                 guard var least = files.first?.path else { return [] }
                 for file in files.dropFirst() where SortedRecords.precedes(file.path, least) { least = file.path }
                 return least.pathBytes
@@ -770,20 +773,20 @@ final class WalkQueue: @unchecked Sendable {
         for entry in entries {
             switch entry {
             case .file(let path, let key):
-                pending.append(File(path: path, key: key.map { .known($0) } ?? .walked(folder)))
+                pending.append(File(path: path, key: key.map { .known($0) } ?? .walked))
                 if pending.count >= size {
-                    units.append(.files(pending))
+                    units.append(.files(pending, folder))
                     pending.removeAll(keepingCapacity: true)
                 }
-            case .folder(let folder):
+            case .folder(let inner):
                 if !pending.isEmpty {
-                    units.append(.files(pending))
+                    units.append(.files(pending, folder))
                     pending.removeAll(keepingCapacity: true)
                 }
-                units.append(.folder(folder))
+                units.append(.folder(inner))
             }
         }
-        if !pending.isEmpty { units.append(.files(pending)) }
+        if !pending.isEmpty { units.append(.files(pending, folder)) }
         return (units, files)
     }
 
@@ -809,7 +812,7 @@ final class WalkQueue: @unchecked Sendable {
         for (index, unit) in new.enumerated().reversed() {
             switch unit {
             case .folder: folders += 1
-            case .files(let files): queuedFiles += files.count
+            case .files(let files, _): queuedFiles += files.count
             }
             if inPathOrder { ordered.push(bounds[index], unit) } else { units.append(unit) }
         }
@@ -841,7 +844,7 @@ final class WalkQueue: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             return nil
         }
-        if case .files(let files) = unit {
+        if case .files(let files, _) = unit {
             let before = queuedFiles
             queuedFiles -= files.count
             // A list's reader is woken once the queue is half empty, not for every batch.
