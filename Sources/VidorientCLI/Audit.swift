@@ -72,7 +72,7 @@ struct Audit: ParsableCommand {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Write the files in path order, at the end (default: when standard output is not a pipe).")
+        help: "Write in path order, each file once those before it are done (default: when stdout is not a pipe).")
     var sort: Bool?
 
     @Flag(help: "Human output: list info findings too (--json, --jsonl and --csv always have them).")
