@@ -35,6 +35,7 @@ public struct SortedRecords: Sendable {
         case .none: write(below: nil, output)
         case .atLeast(let bound): write(below: bound, output)
         }
+        if !out.isEmpty && MonotonicClock.now - lastOutput >= 0.1 { flush(output) }
     }
 
     /// Every record still held, in path order: at the end of the run.
@@ -62,7 +63,6 @@ public struct SortedRecords: Sendable {
             out += store.text(of: piece)
             if out.count >= 1 << 16 { flush(output) }
         }
-        if !out.isEmpty && MonotonicClock.now - lastOutput >= 0.1 { flush(output) }
         compact(keeping: held)
     }
 
