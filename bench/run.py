@@ -44,6 +44,7 @@ case's own.
 """
 
 import argparse
+import fcntl
 import os
 import random
 import re
@@ -394,6 +395,14 @@ def main(argv):
     name, write, quick, repeats = opts.case, opts.write, opts.quick, opts.repeats
     if write and (quick or repeats):
         die("--write takes the full run: no --quick, no --repeats")
+    # One run at a time: two at once share WORK's folders (the fix case resets its library before
+    # each run) and time each other.
+    os.makedirs(WORK, exist_ok=True)
+    lock = open(os.path.join(WORK, ".run.lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        die(f"another bench/run.py is running on {WORK}; wait for it (or set BENCH_WORK)")
     path = name if name.endswith(".py") else os.path.join(BENCH, "cases", name + ".py")
     if not os.path.isfile(path):
         die(f"no benchmark {path}; the cases are: "
