@@ -49,14 +49,16 @@ public struct SortedRecords: Sendable {
     /// in blocks of about 64 KiB (for `AuditWriter.text(of:first:)`, which takes the JSON's first
     /// comma off).
     private mutating func write(below bound: [UInt8]?, _ output: ([UInt8]) -> Void) {
-        guard !store.pieces.isEmpty else { return }
-        var ready = store.pieces
+        var ready: [Store.Piece] = []
         var held: [Store.Piece] = []
         if let bound {
-            held = store.pieces.filter { !store.path(of: $0, precedes: bound) }
-            guard held.count < store.pieces.count else { return }
-            if !held.isEmpty { ready = store.pieces.filter { store.path(of: $0, precedes: bound) } }
+            for piece in store.pieces {
+                if store.path(of: piece, precedes: bound) { ready.append(piece) } else { held.append(piece) }
+            }
+        } else {
+            ready = store.pieces
         }
+        guard !ready.isEmpty else { return }
         store.sort(&ready)
         out.reserveCapacity(1 << 16)
         for piece in ready {
@@ -114,7 +116,11 @@ public struct SortedRecords: Sendable {
         {
             return ordered
         }
-        return a.pathBytes.withUnsafeBufferPointer { a in b.pathBytes.withUnsafeBufferPointer { b in precedes(a, b) } }
+        return precedes(a.pathBytes, b.pathBytes)
+    }
+
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in precedes(a, b) } }
     }
 
     /// Records' texts and paths, end to end.
@@ -227,7 +233,7 @@ struct PathHeap<Value> {
         var child = items.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard PathHeap.precedes(items[child].path, items[parent].path) else { break }
+            guard SortedRecords.precedes(items[child].path, items[parent].path) else { break }
             items.swapAt(child, parent)
             child = parent
         }
@@ -242,16 +248,12 @@ struct PathHeap<Value> {
             let left = 2 * parent + 1
             guard left < items.count else { break }
             let right = left + 1
-            let next = right < items.count && PathHeap.precedes(items[right].path, items[left].path) ? right : left
-            guard PathHeap.precedes(items[next].path, items[parent].path) else { break }
+            let next = right < items.count && SortedRecords.precedes(items[right].path, items[left].path) ? right : left
+            guard SortedRecords.precedes(items[next].path, items[parent].path) else { break }
             items.swapAt(next, parent)
             parent = next
         }
         return least
-    }
-
-    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in SortedRecords.precedes(a, b) } }
     }
 }
 

@@ -329,6 +329,16 @@ public struct Auditor: Sendable {
         let output = Mutex(
             RunOutput(deliver: deliver, note: note, progress: progress, start: start, bounds: bounds))
         let tracksBounds = bounds != nil
+        // Queues what a listing (or, with nil, the start of the roots) found; for a run in path
+        // order, their bounds are under way before the listed folder's is not.
+        let enqueue: @Sendable ([WalkQueue.Unit], [UInt8]?) -> Void = { units, listed in
+            var added: [[UInt8]] = []
+            if tracksBounds {
+                added = units.map(\.lowerBound)
+                output.withLock { $0.listed(listed, found: added) }
+            }
+            queue.put(units, bounds: added)
+        }
         let found = Atomic<Int>(0)
         let options = self.options
         // Which file each worker is reading, kept beside the cache: a file that killed an earlier
@@ -367,13 +377,7 @@ public struct Auditor: Sendable {
                     let listed = walk.listKeepingOpen(folder, note: noted)
                     let units = WalkQueue.units(listed.entries, in: listed.open, workers: workers)
                     found.add(units.files, ordering: .relaxed)
-                    var added: [[UInt8]] = []
-                    if tracksBounds {
-                        // The folder's units are under way before the folder is not.
-                        added = units.units.map(\.lowerBound)
-                        output.withLock { $0.listed(bound, found: added) }
-                    }
-                    queue.put(units.units, bounds: added)
+                    enqueue(units.units, bound)
                 case .files(let files, let folder):
                     for file in files {
                         let key: FileKey?
@@ -439,12 +443,7 @@ public struct Auditor: Sendable {
         case .walk(let roots):
             let units = WalkQueue.units(walk.start(roots, note: noted), workers: workers)
             found.store(units.files, ordering: .relaxed)
-            var added: [[UInt8]] = []
-            if tracksBounds {
-                added = units.units.map(\.lowerBound)
-                output.withLock { $0.listed(nil, found: added) }
-            }
-            queue.put(units.units, bounds: added)
+            enqueue(units.units, nil)
         case .list(var paths):
             // Files go over in batches: one lock and at most one wake-up per batch.
             var batch: [WalkQueue.File] = []
@@ -642,14 +641,12 @@ private struct RunOutput: @unchecked Sendable {
     /// A worker's chunk, and the units it finished whose records are in it or handed over before.
     mutating func take(_ chunk: AuditChunk, found: Int, walkFinished: Bool, finished: [[UInt8]]) {
         summary.merge(chunk.summary)
+        var chunk = chunk
         if bounds != nil {
             for bound in finished { bounds?.remove(bound) }
-            var chunk = chunk
             chunk.pathsToCome = bounds?.lowest.map { .atLeast($0) } ?? .none
-            deliver(chunk)
-        } else {
-            deliver(chunk)
         }
+        deliver(chunk)
         let now = MonotonicClock.now
         guard now - lastProgress >= 0.1 else { return }
         lastProgress = now
@@ -803,7 +800,7 @@ final class WalkQueue: @unchecked Sendable {
     func putWaiting(_ unit: Unit) {
         pthread_mutex_lock(mutex)
         while queuedFiles >= capacity && !finished { pthread_cond_wait(drained, mutex) }
-        add([unit], bounds: inPathOrder ? [unit.lowerBound] : [])
+        add([unit])  // a list is never in path order (`Auditor.run`)
         pthread_mutex_unlock(mutex)
     }
 
