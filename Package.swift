@@ -69,12 +69,15 @@ let package = Package(
         // TIFF/raw, HEIF/AVIF items, XMP and sidecars; plans tag fixes and normalize's rebuilds.
         .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "CZlib"]),
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
-        // JPEG through libjpeg-turbo with DCT scaling. Owns every libheif and turbojpeg pointer.
+        // JPEG through libjpeg-turbo with DCT scaling, WebP through libwebp shrinking as it decodes;
+        // encodes thumbnails (JPEG through libjpeg-turbo, PNG through zlib). Owns every libheif,
+        // turbojpeg and libwebp pointer.
         .target(
-            name: "VidorientPhotoDecoding", dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CTurboJPEG", "CWebP"]),
+            name: "VidorientPhotoDecoding",
+            dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CTurboJPEG", "CWebP", "CZlib"]),
         // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
         .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
-        // Owns every FFmpeg pointer: probing, decoding, scaling, encoding. Used through Vidorient.
+        // Owns every FFmpeg pointer: probing, decoding and scaling video, normalize's lossless stills. Used through Vidorient.
         .target(
             name: "VidorientFFmpeg",
             dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "CFFmpeg"]),

@@ -12,7 +12,9 @@ import VidorientPhotoDecoding
 /// a thumbnail item when one is large enough, else FFmpeg's HEVC decoder on every tile at once
 /// (`HEIFTiles`), else libheif (AVIF, 10-bit; transformations off); libjpeg-turbo with DCT scaling for JPEG and
 /// for a raw file's embedded JPEG preview (CMYK and YCCK turned into RGB), libwebp's animation
-/// decoder for an animated WebP's first frame, FFmpeg for PNG, other WebP and TIFF.
+/// decoder for an animated WebP's first frame, libwebp at the size asked for a still WebP, FFmpeg
+/// for PNG and TIFF. What a decoder leaves larger is shrunk by `Picture.resized`, so a JPEG or
+/// WebP never opens FFmpeg.
 struct PhotoFrames {
     let path: String
     let report: MediaReport
@@ -73,9 +75,7 @@ struct PhotoFrames {
             guard decoded.width != geometry.scaledWidth || decoded.height != geometry.scaledHeight else {
                 return (decoded, warning)
             }
-            let scaled = try PictureScaler.scale(
-                decoded, width: geometry.scaledWidth, height: geometry.scaledHeight, path: path)
-            return (scaled, warning)
+            return (decoded.resized(width: geometry.scaledWidth, height: geometry.scaledHeight), warning)
         }
         return Thumbnailer.Frame(
             picture: geometry.orient(stored), stored: stored, time: nil, report: report,
@@ -97,8 +97,9 @@ struct PhotoFrames {
     /// freed: `System.mapLargeBlocks`): libheif's whole-picture decode about 5.3 bytes a stored
     /// pixel at 8 bits (AVIF) and 10 at 10 bits (HEIC), counted as 8 and 16; FFmpeg decoding one
     /// HEVC item whole 4.5, counted as 6, and a grid's tiles pasted into one 4:2:0 picture about
-    /// 3; libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file read whole,
-    /// FFmpeg's still decoders 8. Over rather than under: a reservation too large only makes a
+    /// 3; libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file read whole; libwebp
+    /// 4 a stored pixel (a lossless WebP is held whole as ARGB; a lossy one far less); FFmpeg's
+    /// still decoders 8. Over rather than under: a reservation too large only makes a
     /// job wait, and two 12 MP 8-bit AVIFs still fit the budget at once.
     func decodeCost(storedWidth: Int, storedHeight: Int, minimumWidth: Int, minimumHeight: Int, preview: EmbeddedImage?)
         -> Int
@@ -127,6 +128,8 @@ struct PhotoFrames {
                 scale *= 2
             }
             return 4 * stored / (scale * scale) + (preview?.length ?? file)
+        case .webp where evidence.formatDetail != "webp animated":
+            return 4 * stored + file
         default:
             return 8 * stored + file
         }
@@ -163,6 +166,14 @@ struct PhotoFrames {
             let webp = try bytes(at: 0, count: evidence.fileSize)
             do { return (try WebPAnimation.firstFrame(webp), nil) } catch {
                 throw InputError(path: path, reason: "could not decode the webp animation: \(error)")
+            }
+        case .webp:
+            // libwebp shrinks while it decodes: a lossy photo is never held whole.
+            let (width, height) = (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
+            try refuseOver(WebPStill.maximumPixels, width, height, path: path, what: "the webp", purpose: "decoded")
+            let webp = try bytes(at: 0, count: evidence.fileSize)
+            do { return (try WebPStill.decode(webp, width: minimumWidth, height: minimumHeight), nil) } catch {
+                throw InputError(path: path, reason: "could not decode the webp: \(error)")
             }
         case .tiff where preview != nil, .raw where preview != nil:
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)

@@ -142,7 +142,8 @@ public struct ThumbnailBatch: Sendable {
     public func make(_ job: Job, request: ThumbnailRequest, quality: Int, flush: OutputFile.Flush = .now)
         throws(VidorientError) -> Written
     {
-        let thumbnailer = Thumbnailer()
+        // A frame alone has no caption: FreeType is not even opened for it.
+        let thumbnailer = layout == .frame ? Thumbnailer(font: nil) : Thumbnailer()
         let picture: Picture
         var time: Double?
         var exif: Int?

@@ -186,7 +186,7 @@ public final class HTMLReport {
         let failures = Atomic<Int>(0)
         forEachConcurrently(paths.count, jobs: jobs) { index in
             do {
-                let frame = try Thumbnailer().frame(
+                let frame = try Thumbnailer(font: nil).frame(
                     paths[index], request: ThumbnailRequest(largestSide: width))
                 // `stored` is at the displayed picture's scale already.
                 var pictures = [(frame.stored, "s"), (frame.picture, "d")]

@@ -1,6 +1,6 @@
-/// The picture formats thumbnails are written in: PNG or JPEG, encoded by libavcodec's own
-/// encoders (`encode`, in Vidorient) with bit-exact flags, so the same picture gives the same
-/// bytes on every run and machine.
+/// The picture formats thumbnails are written in: PNG or JPEG, encoded without FFmpeg (`encode`,
+/// in Vidorient: libjpeg-turbo and zlib), so the same picture gives the same bytes on every run
+/// and machine.
 public enum ImageFormat: String, Sendable, CaseIterable {
     case png, jpg
 

@@ -137,3 +137,22 @@ package struct LosslessStillValue: Sendable, Equatable {
         )
     }
 }
+
+/// Sends one frame and the end of the stream to an opened encoder and returns every byte it
+/// writes (one still image: PNG, JPEG).
+func encodeStill(
+    _ frame: UnsafeMutablePointer<AVFrame>, context: UnsafeMutablePointer<AVCodecContext>,
+    packet: UnsafeMutablePointer<AVPacket>
+) throws(FFmpegError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    try FFmpegError.check(avcodec_send_frame(context, frame))
+    try FFmpegError.check(avcodec_send_frame(context, nil))
+    while true {
+        let code = avcodec_receive_packet(context, packet)
+        if code == FFmpegError.endOfFile.code || code == FFmpegError.tryAgain.code { break }
+        try FFmpegError.check(code)
+        bytes += UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+        av_packet_unref(packet)
+    }
+    return bytes
+}

@@ -34,30 +34,3 @@ package enum FFmpegStill {
     /// input may take; a 750 KB PNG can claim 16000x16000 (docs/hostile-input.md, "Memory bound").
     package static let maximumPixels = 40_000_000
 }
-
-/// Resamples an RGB picture with swscale: area averaging for reductions, bicubic otherwise.
-package enum PictureScaler {
-    package static func scale(_ picture: Picture, width: Int, height: Int, path: String) throws(InputError) -> Picture {
-        try FFmpegLibraries.load(for: path)
-        let reduction = Double(picture.width) / Double(max(1, width))
-        let flags = (reduction > 2 ? SWS_AREA : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_BITEXACT
-        guard
-            let context = sws_getContext(
-                Int32(picture.width), Int32(picture.height), AV_PIX_FMT_RGB24, Int32(width), Int32(height),
-                AV_PIX_FMT_RGB24, flags, nil, nil, nil)
-        else { throw InputError(path: path, reason: "could not scale the picture to \(width)x\(height)") }
-        defer { sws_freeContext(context) }
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        picture.pixels.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                var sourcePlanes: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
-                var sourceStrides: [Int32] = [Int32(picture.width * 3), 0, 0, 0]
-                var targetPlanes: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
-                var targetStrides: [Int32] = [Int32(width * 3), 0, 0, 0]
-                _ = sws_scale(
-                    context, &sourcePlanes, &sourceStrides, 0, Int32(picture.height), &targetPlanes, &targetStrides)
-            }
-        }
-        return Picture(width: width, height: height, pixels: pixels)
-    }
-}

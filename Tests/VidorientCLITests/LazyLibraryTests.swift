@@ -136,7 +136,12 @@ enum LoadedObjects {
         let out = { (name: String) in folder.appendingPathComponent(name).path }
         // FFmpeg's own libraries need libwebp and FreeType: a run that loads FFmpeg maps them too.
         let cases: [(arguments: [String], opens: Set<String>, loadsFFmpeg: Bool)] = [
-            (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")], ["libturbojpeg"], true),
+            // A photo's thumbnail needs no FFmpeg: decoded by its own library, shrunk by
+            // `Picture.resized`, written by zlib (PNG) or libjpeg-turbo (JPEG).
+            (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")], ["libturbojpeg"], false),
+            (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.jpg")], ["libturbojpeg"], false),
+            (["thumbnail", Run.media("orient-6.webp"), "-o", out("webp.png")], ["libwebp"], false),
+            (["thumbnail", Run.media("orient-6.webp"), "-o", out("webp.jpg")], ["libwebp", "libturbojpeg"], false),
             (["thumbnail", "--grid", "2x1", Run.media("orient-6.mp4"), "-o", out("sheet.png")], ["libfreetype"], true),
             (
                 ["audit", "--jsonl", "--no-progress", "--cache-path", out("cache.sqlite"), Run.media("orient-6.jpg")],
@@ -203,6 +208,15 @@ enum LoadedObjects {
         #expect(jpeg.stderrLines.count == 1)
         #expect(jpeg.stderr.contains("libturbojpeg is not installed ("), "\(jpeg.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out("jpeg.png")))
+
+        // A movie's frame is written by libjpeg-turbo too: without it, a JPEG is one line, a PNG is made.
+        let movie = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.mp4"), "-o", out("movie.jpg")])
+        #expect(movie.status == 2)
+        #expect(movie.stderrLines.count == 1)
+        #expect(movie.stderr.contains("libturbojpeg is not installed ("), "\(movie.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out("movie.jpg")))
+        let moviePNG = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.mp4"), "-o", out("movie.png")])
+        #expect(moviePNG.status == 0, "\(moviePNG.stderr)")
 
         let webp = try without("libwebp", ["normalize", Run.media("orient-6.webp"), "-o", out("upright.webp")])
         #expect(webp.status == 2)

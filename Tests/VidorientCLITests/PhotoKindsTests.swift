@@ -91,4 +91,36 @@ struct PhotoKindsTests {
         #expect(refused.stderrLines.count == 1 && refused.stderr.contains(claiming), "\(refused.stderr)")
         #expect(refused.stderr.contains("16383x16383 canvas"))
     }
+
+    /// A still WebP is decoded by libwebp at the size asked (no FFmpeg), lossy and lossless alike,
+    /// its transparency flattened onto black as an animation's first frame is: a 64x48 picture,
+    /// red on the left, transparent on the right.
+    @Test(.enabled(if: isInstalled("cwebp"), "needs cwebp (webp)"))
+    func aStillWebPIsShrunkByLibwebpAndItsTransparencyIsBlack() throws {
+        let folder = try TemporaryFolder("photo-kinds-webp")
+        defer { folder.remove() }
+        let png = folder.path("half.png")
+        let made = try run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "color=red:size=64x48,format=rgba", "-vf",
+                "geq=r=255:g=0:b=0:a='if(lt(X,32),255,0)'", "-frames:v", "1", png,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        for (name, options) in [("lossy", ["-q", "90"]), ("lossless", ["-lossless"])] {
+            let webp = folder.path("\(name).webp")
+            let encoded = try run("cwebp", ["-quiet"] + options + [png, "-o", webp])
+            try #require(encoded.status == 0, "\(encoded.stderr)")
+            let output = folder.path("\(name).png")
+            let thumbnail = try Run.vidorient(["thumbnail", webp, "-o", output, "--width", "32"])
+            #expect(thumbnail.status == 0, "\(thumbnail.stderr)")
+            let picture = try DecodedRGB(decoding: output)
+            try #require(picture.width == 32 && picture.height == 24, "\(name)")
+            func pixel(_ x: Int, _ y: Int) -> [Int] {
+                picture.pixels[(3 * (y * 32 + x))..<(3 * (y * 32 + x) + 3)].map(Int.init)
+            }
+            #expect(zip(pixel(6, 12), [255, 0, 0]).allSatisfy { abs($0 - $1) <= 12 }, "\(name): \(pixel(6, 12))")
+            #expect(pixel(26, 12).allSatisfy { $0 <= 4 }, "\(name): \(pixel(26, 12))")
+        }
+    }
 }

@@ -104,11 +104,17 @@ struct ContentJudgeTests {
     /// Each turn is shown to the network as it is, and its mirror image only when that leaves the
     /// scene in doubt: the evidence's scores are the picture's alone for a picture the scene is sure
     /// of, and the mean with the mirror image's otherwise; the mirror pass is the mirror image (its
-    /// score is the one of the picture mirrored by hand, not the picture's).
+    /// score is the one of the picture mirrored by hand, not the picture's). The engine shows the
+    /// network the centred square, which sits a pixel off the centre when the sides differ by an
+    /// odd number: the picture loses a column then, so that the square mirrored is the mirror
+    /// image's square and the two scores agree to rounding.
     @Test(arguments: ContentPhotos.scenes + [ContentPhotos.face])
     func theMirrorIsShownOnlyWhenThePictureLeavesDoubt(name: String) throws {
         let engine = try ContentEngine()
-        let picture = try Self.picture(name)
+        var picture = try Self.picture(name)
+        if (picture.width - picture.height) % 2 != 0 {
+            picture = picture.cropped(PixelRect(x: 0, y: 0, width: picture.width - 1, height: picture.height))
+        }
         let evidence = try engine.evidence(of: picture, policy: ContentEngine.policy)
         var plain: [Double] = [], mirrored: [Double] = []
         for k in 0..<4 {
@@ -117,7 +123,7 @@ struct ContentJudgeTests {
             mirrored.append(ContentEngine.sceneLogit(try engine.sceneFeatures(of: turned, mirror: .mirrorAlone)))
             let byHand = ContentEngine.sceneLogit(
                 try engine.sceneFeatures(of: turned.oriented(.upMirrored), mirror: .pictureAlone))
-            #expect(abs(mirrored[k] - byHand) < 0.25, "\(name) turn \(k): \(mirrored[k]) against \(byHand)")
+            #expect(abs(mirrored[k] - byHand) < 0.01, "\(name) turn \(k): \(mirrored[k]) against \(byHand)")
         }
         #expect(
             zip(plain, mirrored).contains { abs($0 - $1) > 0.25 }, "\(name): the mirror pass is not the mirror image")

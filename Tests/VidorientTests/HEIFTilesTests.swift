@@ -30,7 +30,7 @@ import VidorientTestSupport
     /// libheif's whole picture, shrunk as every photo is.
     static func libheif(_ path: String, width: Int, height: Int) throws -> Picture {
         let full = try HEIFDecoderPicture.decode(path)
-        return try PictureScaler.scale(full, width: width, height: height, path: path)
+        return full.resized(width: width, height: height)
     }
 
     /// IMG_2682 (an iPhone's 8x6 grid of 512x512 tiles) with its thumbnail reference renamed, so
@@ -107,7 +107,7 @@ import VidorientTestSupport
                     thumbnailHeight: height, maximumBytes: HEIFTilesTests.maximumBytes,
                     maximumTilePixels: HEIFDecoder.maximumDecodedPixels),
                 "an 8-bit AV1 image takes this path")
-            let reference = try PictureScaler.scale(full, width: width, height: height, path: path)
+            let reference = full.resized(width: width, height: height)
             let difference = HEIFTilesTests.meanDifference(ours, reference)
             #expect(difference < 1, "\(name) at \(width)x\(height): mean difference \(difference)")
             #expect(HEIFTilesTests.meanDifference(ours.oriented(.down), reference) > 10)

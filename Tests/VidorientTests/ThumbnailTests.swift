@@ -180,6 +180,49 @@ private func expectUpright(_ picture: Picture, sourceLocation: SourceLocation = 
         expectUpright(decoded.picture)
     }
 
+    /// Our PNG (zlib) and JPEG (libjpeg-turbo) read back by FFmpeg, a decoder that is not ours:
+    /// the PNG pixel for pixel, the JPEG close, and smaller at a lower quality.
+    @Test func encodedPicturesReadBackInAnotherDecoder() throws {
+        let path = TestMedia.folder.appendingPathComponent("orient-7.mp4").path
+        let picture = try Thumbnailer().frame(path, request: ThumbnailRequest(width: 320)).picture
+        let folder = try scratchFolder("encode")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func readBack(_ bytes: [UInt8], _ name: String) throws -> DecodedRGB {
+            let file = folder.appendingPathComponent(name)
+            try Data(bytes).write(to: file)
+            return try DecodedRGB(decoding: file.path)
+        }
+        let png = try readBack(try ImageFormat.png.encode(picture), "picture.png")
+        #expect(png.width == picture.width && png.height == picture.height)
+        #expect(png.pixels == picture.pixels)
+        var sizes: [Int] = []
+        for quality in [50, 90] {
+            let bytes = try ImageFormat.jpg.encode(picture, quality: quality)
+            sizes.append(bytes.count)
+            let jpeg = try readBack(bytes, "picture-\(quality).jpg")
+            #expect(jpeg.width == picture.width && jpeg.height == picture.height)
+            var difference = 0
+            for (a, b) in zip(jpeg.pixels, picture.pixels) { difference += abs(Int(a) - Int(b)) }
+            #expect(Double(difference) / Double(picture.pixels.count) < (quality == 90 ? 3 : 6), "quality \(quality)")
+        }
+        #expect(sizes[0] < sizes[1], "\(sizes)")
+    }
+
+    /// A photo decoded whole and shrunk by `Picture.resized` is the area mean of its pixels
+    /// (`areaMean`, a direct two-dimensional integration), within a level: a real 1800x1200 camera
+    /// photo where ../shared/media is present, TestMedia's otherwise.
+    @Test func aPhotoShrunkIsTheMeanOfItsPixels() throws {
+        let path =
+            SharedMedia.existingPath("Landscape_1.jpg") ?? TestMedia.folder.appendingPathComponent("orient-1.jpg").path
+        let full = try Thumbnailer().frame(path, request: ThumbnailRequest()).picture
+        let (width, height) = (full.width * 2 / 7, full.height * 2 / 7)
+        let small = full.resized(width: width, height: height)
+        let reference = areaMean(
+            full.pixels, width: full.width, height: full.height, newWidth: width, newHeight: height)
+        let worst = zip(small.pixels, reference).map { abs(Double($0) - $1) }.max() ?? 0
+        #expect(worst <= 1.01, "worst \(worst)")
+    }
+
     @Test(arguments: TestMedia.bad)
     func badFilesGiveNoPicture(entry: TestMedia.Entry) throws {
         #expect(throws: InputError.self) { try Thumbnailer().frame(entry.path, request: ThumbnailRequest()) }
