@@ -14,12 +14,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 INSTALL ?= install
-# FFmpeg, libheif, libjpeg-turbo, libwebp, FreeType and SQLite are opened on first use, never linked
+# FFmpeg, libheif, libjpeg-turbo, libpng, libwebp, FreeType and SQLite are opened on first use, never linked
 # (docs/ARCHITECTURE.md): their C targets only include the headers. Debian and Ubuntu keep those on
 # the compiler's own search path (the multiarch directory pkg-config names; FreeType's freetype2/ is
 # given in Package.swift); where pkg-config names another, it is passed on here.
 HEADER_DIRS := $(filter-out -I/usr/include -I/usr/include/%-linux-gnu -I/usr/include/freetype2,$(shell \
-	pkg-config --cflags-only-I libavformat libavcodec libavutil libswscale libheif libturbojpeg libwebp \
+	pkg-config --cflags-only-I libavformat libavcodec libavutil libswscale libheif libturbojpeg libpng libwebp \
 	freetype2 sqlite3 2>/dev/null))
 SWIFT_FLAGS ?= -c release --static-swift-stdlib $(addprefix -Xcc ,$(HEADER_DIRS))
 

@@ -44,6 +44,8 @@ let package = Package(
             ]),
         // libjpeg-turbo's TurboJPEG API: DCT-scaled decoding, lossless transforms.
         .target(name: "CTurboJPEG", dependencies: ["CLibraryLoader"]),
+        // libpng's simplified API: a PNG's pixels for thumbnails and the content judge, without FFmpeg.
+        .target(name: "CLibPNG", dependencies: ["CLibraryLoader"]),
         // libwebp, for normalize's lossless WebP decode and exact re-encode (FFmpeg's wrapper cannot set `exact`),
         // and libwebpdemux, for an animated WebP's first frame (FFmpeg's decoder reads no animation).
         .target(name: "CWebP", dependencies: ["CLibraryLoader"]),
@@ -74,7 +76,7 @@ let package = Package(
         // turbojpeg and libwebp pointer.
         .target(
             name: "VidorientPhotoDecoding",
-            dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CTurboJPEG", "CWebP", "CZlib"]),
+            dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CLibPNG", "CTurboJPEG", "CWebP", "CZlib"]),
         // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
         .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
         // Owns every FFmpeg pointer: probing, decoding and scaling video, normalize's lossless stills. Used through Vidorient.

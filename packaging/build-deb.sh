@@ -52,11 +52,11 @@ if [ -z "$depends" ]; then
   exit 1
 fi
 
-# FFmpeg, libheif, libjpeg-turbo, libwebp (and libwebpdemux), FreeType and SQLite are not linked but opened on first
+# FFmpeg, libheif, libjpeg-turbo, libpng, libwebp (and libwebpdemux), FreeType and SQLite are not linked but opened on first
 # use (Sources/CLibraryLoader), by the sonames their headers named at build time, which the binary
 # holds as strings. Each becomes the dependency its package declares in its shlibs file, as
 # dpkg-shlibdeps would have written it.
-OPENED=(libavformat libavcodec libavutil libswscale libheif libturbojpeg libwebp libwebpdemux libfreetype libsqlite3)
+OPENED=(libavformat libavcodec libavutil libswscale libheif libturbojpeg libpng16 libwebp libwebpdemux libfreetype libsqlite3)
 for library in "${OPENED[@]}"; do
   soname=$(strings -n 8 "$root/usr/bin/vidorient" | grep -E -x "$library\.so\.[0-9]+" | sort -u)
   if [ "$(printf '%s\n' "$soname" | grep -c .)" != 1 ]; then

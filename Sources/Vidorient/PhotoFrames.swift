@@ -12,9 +12,9 @@ import VidorientPhotoDecoding
 /// a thumbnail item when one is large enough, else FFmpeg's HEVC decoder on every tile at once
 /// (`HEIFTiles`), else libheif (AVIF, 10-bit; transformations off); libjpeg-turbo with DCT scaling for JPEG and
 /// for a raw file's embedded JPEG preview (CMYK and YCCK turned into RGB), libwebp's animation
-/// decoder for an animated WebP's first frame, libwebp at the size asked for a still WebP, FFmpeg
-/// for PNG and TIFF. What a decoder leaves larger is shrunk by `Picture.resized`, so a JPEG or
-/// WebP never opens FFmpeg.
+/// decoder for an animated WebP's first frame, libwebp at the size asked for a still WebP, libpng
+/// for PNG, FFmpeg for TIFF. What a decoder leaves larger is shrunk by `Picture.resized`, so a
+/// JPEG, PNG or WebP never opens FFmpeg.
 struct PhotoFrames {
     let path: String
     let report: MediaReport
@@ -98,8 +98,8 @@ struct PhotoFrames {
     /// pixel at 8 bits (AVIF) and 10 at 10 bits (HEIC), counted as 8 and 16; FFmpeg decoding one
     /// HEVC item whole 4.5, counted as 6, and a grid's tiles pasted into one 4:2:0 picture about
     /// 3; libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file read whole; libwebp
-    /// 4 a stored pixel (a lossless WebP is held whole as ARGB; a lossy one far less); FFmpeg's
-    /// still decoders 8. Over rather than under: a reservation too large only makes a
+    /// 4 a stored pixel (a lossless WebP is held whole as ARGB; a lossy one far less); libpng 3 (its
+    /// RGB picture, and a row or two of its own); FFmpeg's still decoders 8. Over rather than under: a reservation too large only makes a
     /// job wait, and two 12 MP 8-bit AVIFs still fit the budget at once.
     func decodeCost(storedWidth: Int, storedHeight: Int, minimumWidth: Int, minimumHeight: Int, preview: EmbeddedImage?)
         -> Int
@@ -130,6 +130,8 @@ struct PhotoFrames {
             return 4 * stored / (scale * scale) + (preview?.length ?? file)
         case .webp where evidence.formatDetail != "webp animated":
             return 4 * stored + file
+        case .png:
+            return 3 * stored + file
         default:
             return 8 * stored + file
         }
@@ -174,6 +176,13 @@ struct PhotoFrames {
             let webp = try bytes(at: 0, count: evidence.fileSize)
             do { return (try WebPStill.decode(webp, width: minimumWidth, height: minimumHeight), nil) } catch {
                 throw InputError(path: path, reason: "could not decode the webp: \(error)")
+            }
+        case .png:
+            let (width, height) = (evidence.storedWidth ?? 0, evidence.storedHeight ?? 0)
+            try refuseOver(PNGStill.maximumPixels, width, height, path: path, what: "the png", purpose: "decoded whole")
+            let png = try bytes(at: 0, count: evidence.fileSize)
+            do { return (try PNGStill.decode(png), nil) } catch {
+                throw InputError(path: path, reason: "could not decode the png: \(error)")
             }
         case .tiff where preview != nil, .raw where preview != nil:
             return try decodeJPEG(try bytes(at: preview!.offset!, count: preview!.length), minimumWidth, minimumHeight)

@@ -38,8 +38,8 @@ enum LoadedObjects {
 
     static let missing = ["VIDORIENT_LIBRARY_DIR": "/nonexistent/vidorient-no-libraries"]
 
-    /// The smaller libraries, opened on first use too: libjpeg-turbo, libwebp, FreeType, SQLite.
-    static let small = ["libturbojpeg", "libwebp", "libfreetype", "libsqlite3"]
+    /// The smaller libraries, opened on first use too: libjpeg-turbo, libpng, libwebp, FreeType, SQLite.
+    static let small = ["libturbojpeg", "libpng16", "libwebp", "libfreetype", "libsqlite3"]
 
     /// Which of `small` a run mapped, by the stems of their sonames.
     static func smallOnes(_ objects: [String]) -> Set<String> {
@@ -141,6 +141,7 @@ enum LoadedObjects {
             (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")], ["libturbojpeg"], false),
             (["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.jpg")], ["libturbojpeg"], false),
             (["thumbnail", Run.media("orient-6.webp"), "-o", out("webp.png")], ["libwebp"], false),
+            (["thumbnail", Run.media("orient-6.png"), "-o", out("png.png")], ["libpng16"], false),
             (["thumbnail", Run.media("orient-6.webp"), "-o", out("webp.jpg")], ["libwebp", "libturbojpeg"], false),
             (["thumbnail", "--grid", "2x1", Run.media("orient-6.mp4"), "-o", out("sheet.png")], ["libfreetype"], true),
             (
@@ -217,6 +218,12 @@ enum LoadedObjects {
         #expect(!FileManager.default.fileExists(atPath: out("movie.jpg")))
         let moviePNG = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.mp4"), "-o", out("movie.png")])
         #expect(moviePNG.status == 0, "\(moviePNG.stderr)")
+
+        let png = try without("libpng16", ["thumbnail", Run.media("orient-6.png"), "-o", out("png.png")])
+        #expect(png.status == 2)
+        #expect(png.stderrLines.count == 1)
+        #expect(png.stderr.contains("libpng is not installed ("), "\(png.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out("png.png")))
 
         let webp = try without("libwebp", ["normalize", Run.media("orient-6.webp"), "-o", out("upright.webp")])
         #expect(webp.status == 2)

@@ -123,4 +123,74 @@ struct PhotoKindsTests {
             #expect(pixel(26, 12).allSatisfy { $0 <= 4 }, "\(name): \(pixel(26, 12))")
         }
     }
+
+    /// PNG's colour types and depths, decoded by libpng (no FFmpeg): each file made here with the
+    /// RGB a viewer shows it as (transparency on black), and the thumbnail at the stored size must
+    /// be that, within a level (16 bits round to 8; the alpha blend rounds).
+    @Test func everyKindOfPNGIsDecodedAsItShows() throws {
+        let folder = try TemporaryFolder("photo-kinds-png")
+        defer { folder.remove() }
+        let made = try run("python3", ["-c", Self.pngKinds, folder.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let kinds = String(decoding: made.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(kinds.count == 9, "\(kinds)")
+        for kind in kinds {
+            let output = folder.path("\(kind)-out.png")
+            let thumbnail = try Run.vidorient(["thumbnail", folder.path("\(kind).png"), "-o", output, "--width", "7"])
+            #expect(thumbnail.status == 0, "\(kind): \(thumbnail.stderr)")
+            let picture = try DecodedRGB(decoding: output)
+            let expected = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path("\(kind).rgb"))))
+            try #require(picture.width == 7 && picture.height == 5, "\(kind)")
+            let worst = zip(picture.pixels, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(kind): \(Array(picture.pixels.prefix(12))) against \(Array(expected.prefix(12)))")
+        }
+    }
+
+    /// Writes 7x5 PNGs of each kind (NAME.png) and the RGB each shows (NAME.rgb), and prints the names.
+    static let pngKinds = """
+        import struct, sys, zlib
+        W, H, out = 7, 5, sys.argv[1] + "/"
+        def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+        PLTE = [(i * 16, 255 - i * 16, (i * 97) % 256) for i in range(16)]
+        TRNS = [255, 255, 255, 0, 255, 128] + [255] * 10
+        def write(name, ctype, depth, px, interlace=0):
+            def row(xs, y):
+                samples = [s for x in xs for s in px(x, y)]
+                if depth == 16: return b"".join(struct.pack(">H", s) for s in samples)
+                if depth == 8: return bytes(samples)
+                bits = "".join(format(s, "0%db" % depth) for s in samples)
+                bits += "0" * (-len(bits) % 8)
+                return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+            raw = b""
+            passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+            for x0, y0, dx, dy in (passes if interlace else [(0, 0, 1, 1)]):
+                xs = list(range(x0, W, dx))
+                if xs: raw += b"".join(b"\\0" + row(xs, y) for y in range(y0, H, dy))
+            body = chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, depth, ctype, 0, 0, interlace))
+            if ctype == 3:
+                body += chunk(b"PLTE", bytes(c for rgb in PLTE for c in rgb)) + chunk(b"tRNS", bytes(TRNS))
+            body += chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+            open(out + name + ".png", "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + body)
+            shown = []
+            for y in range(H):
+                for x in range(W):
+                    s = px(x, y)
+                    if depth == 16: s = [round(v / 257) for v in s]
+                    if ctype == 3: s = list(PLTE[s[0]]) + [TRNS[s[0]]]
+                    if ctype in (0, 4): s = [s[0]] * 3 + list(s[1:])
+                    if depth == 1 and ctype == 0: s = [v * 255 for v in s]
+                    alpha = s[3] if len(s) > 3 else 255
+                    shown += [round(v * alpha / 255) for v in s[:3]]
+            open(out + name + ".rgb", "wb").write(bytes(shown))
+            print(name)
+        write("grey-1", 0, 1, lambda x, y: [(x + y) % 2])
+        write("grey-8", 0, 8, lambda x, y: [(x * 30 + y * 7) % 256])
+        write("rgb-8", 2, 8, lambda x, y: [x * 30, y * 50, (x + y) * 20])
+        write("rgb-16", 2, 16, lambda x, y: [x * 9000, y * 13000, 65535 - x * y * 1000])
+        write("palette-4", 3, 4, lambda x, y: [(x + 2 * y) % 16])
+        write("grey-alpha-8", 4, 8, lambda x, y: [200 - x * 20, (x * 40 + y * 10) % 256])
+        write("rgba-16-interlaced", 6, 16, lambda x, y: [x * 9000, y * 13000, 40000, (x * 9000 + y * 3000) % 65536], 1)
+        write("rgb-8-interlaced", 2, 8, lambda x, y: [x * 30, y * 50, (x + y) * 20], 1)
+        write("palette-4-interlaced", 3, 4, lambda x, y: [(3 * x + y) % 16], 1)
+        """
 }
