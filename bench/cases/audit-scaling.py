@@ -13,7 +13,8 @@
 # `fix --from-audit AUDIT.jsonl --in-place` on copies of TestMedia's scaled-2x.mp4 (the audit suggests
 # a fix for each), reset from a pristine copy and synced before every run. And `audit --content` at the
 # same --jobs on the photos of scikit-image's data folder (.build-models/skimage-data, from .ci/setup;
-# copied 4 times), each run's peak RSS beside it: the memory of one content engine per worker.
+# copied 4 times), each run's peak RSS beside it: the memory of one content engine per worker; and
+# `thumbnail` of those same photos (no clip among them, so no FFmpeg) at each --jobs.
 # Run: python3 bench/run.py audit-scaling [--write | --quick]
 import json
 import os
@@ -25,6 +26,7 @@ REPEATS, WARMUP = (3, 1) if QUICK else (10, 2)
 N = 2000 if QUICK else 20000
 LIB, CACHE = f"{WORK}/library-small", f"{WORK}/library-small-cache.sqlite"
 THUMBS, SHEET = f"{WORK}/library-small-every-50", f"{WORK}/scaling-thumbnails"
+PHOTO_SHEET = f"{WORK}/scaling-photo-thumbnails"
 FIXES = 200 if QUICK else 2000
 FIX, PRISTINE, FIX_AUDIT = f"{WORK}/fix-library", f"{WORK}/fix-library-pristine", f"{WORK}/fix-library.jsonl"
 SKIMAGE, CONTENT = f"{REPO}/.build-models/skimage-data", f"{WORK}/content-photos"
@@ -62,7 +64,7 @@ def SETUP(v):
         os.makedirs(f"{CONTENT}/{copy}", exist_ok=True)
         for name in photos:
             shutil.copyfile(f"{SKIMAGE}/{name}", f"{CONTENT}/{copy}/{name}")
-    GROUPS[5]["files"] = 4 * len(photos)
+    GROUPS[5]["files"] = GROUPS[6]["files"] = 4 * len(photos)
     # The result cache filled once, untimed; every timed run finds every file unchanged.
     subprocess.run(f"rm -rf {CACHE}*", shell=True)
     subprocess.run([v["vidorient"], "audit", LIB, "--jsonl", "--no-progress", "--cache-path", CACHE],
@@ -122,6 +124,14 @@ GROUPS = [
      "targets": [("ratio", jobs_label(2), jobs_label(1), round(1 / 1.8, 4))] if NPROC >= 2 else [],
      "commands": {jobs_label(j): f"{{vidorient}} audit {CONTENT} --content --jsonl --no-progress --jobs {j}"
                   for j in JOBS}},
+    # Issue 32, round 9: a photo's thumbnail opens no FFmpeg, whose loading (one lock, ~30 ms) every
+    # worker waited on; the same photos as the content audit, each thumbnailed at 320 px.
+    {"title": "thumbnail over a folder of photos (the content audit's, PNG and JPEG) at each --jobs",
+     "ref": jobs_label(1), "repeats": 3 if QUICK else 5, "ok": (0, 2), "before": f"rm -rf {PHOTO_SHEET}",
+     "targets": [("ratio", jobs_label(2), jobs_label(1), round(1 / 1.8, 4))] if NPROC >= 2 else [],
+     "commands": {jobs_label(j): f"{{vidorient}} thumbnail {CONTENT} --out-dir {PHOTO_SHEET} --name '{{relpath}}/{{stem}}.jpg'"
+                  f" --quiet --jobs {j}"
+                  for j in JOBS}},
 ]
 
 
@@ -131,8 +141,9 @@ def CHECK(c, stdout, v):
         return "output to /dev/null"
     lines = sum(1 for l in open(stdout, errors="replace") if l.strip())
     if c.argv[1] == "thumbnail":
-        made = len(os.listdir(SHEET)) if os.path.isdir(SHEET) else 0
-        return f"{made:,} thumbnails of {GROUPS[2]['files']:,} files"
+        folder, group = (PHOTO_SHEET, GROUPS[6]) if CONTENT in c.argv else (SHEET, GROUPS[2])
+        made = sum(len(files) for _, _, files in os.walk(folder))
+        return f"{made:,} thumbnails of {group['files']:,} files"
     if c.argv[1] == "fix":
         return f"{lines:,} lines on stdout"
     want = GROUPS[5]["files"] if "--content" in c.argv else GROUPS[4]["files"] if c.argv.count(LIB) == 5 \
