@@ -204,31 +204,21 @@ enum LoadedObjects {
             return try Run.vidorient(arguments, environment: ["VIDORIENT_LIBRARY_DIR": libraries.path])
         }
 
-        let jpeg = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.jpg"), "-o", out("jpeg.png")])
-        #expect(jpeg.status == 2)
-        #expect(jpeg.stderrLines.count == 1)
-        #expect(jpeg.stderr.contains("libturbojpeg is not installed ("), "\(jpeg.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: out("jpeg.png")))
-
+        // What needs the library missing is one line naming it, exit status 2, and nothing written.
+        func refused(_ stem: String, _ title: String, _ arguments: [String], output: String) throws {
+            let run = try without(stem, arguments + ["-o", output])
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("\(title) is not installed ("), "\(arguments): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(arguments)")
+        }
+        try refused("libturbojpeg", "libturbojpeg", ["thumbnail", Run.media("orient-6.jpg")], output: out("jpeg.png"))
         // A movie's frame is written by libjpeg-turbo too: without it, a JPEG is one line, a PNG is made.
-        let movie = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.mp4"), "-o", out("movie.jpg")])
-        #expect(movie.status == 2)
-        #expect(movie.stderrLines.count == 1)
-        #expect(movie.stderr.contains("libturbojpeg is not installed ("), "\(movie.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: out("movie.jpg")))
+        try refused("libturbojpeg", "libturbojpeg", ["thumbnail", Run.media("orient-6.mp4")], output: out("movie.jpg"))
         let moviePNG = try without("libturbojpeg", ["thumbnail", Run.media("orient-6.mp4"), "-o", out("movie.png")])
         #expect(moviePNG.status == 0, "\(moviePNG.stderr)")
-
-        let png = try without("libpng16", ["thumbnail", Run.media("orient-6.png"), "-o", out("png.png")])
-        #expect(png.status == 2)
-        #expect(png.stderrLines.count == 1)
-        #expect(png.stderr.contains("libpng is not installed ("), "\(png.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: out("png.png")))
-
-        let webp = try without("libwebp", ["normalize", Run.media("orient-6.webp"), "-o", out("upright.webp")])
-        #expect(webp.status == 2)
-        #expect(webp.stderr.contains("libwebp is not installed ("), "\(webp.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: out("upright.webp")))
+        try refused("libpng16", "libpng", ["thumbnail", Run.media("orient-6.png")], output: out("png.png"))
+        try refused("libwebp", "libwebp", ["normalize", Run.media("orient-6.webp")], output: out("upright.webp"))
 
         let cache = out("cache.sqlite")
         let audit = try without(

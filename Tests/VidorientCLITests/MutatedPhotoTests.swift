@@ -330,3 +330,70 @@ enum FixScratchTool {
         return list.map { $0["Orientation"] as? Int }
     }
 }
+
+/// The pixel decoders on hostile bytes (issue 32, round 9: libpng through its own C wrapper, libwebp
+/// shrinking as it decodes, libjpeg-turbo): bytes flipped, runs overwritten, bytes inserted and the
+/// file cut short, anywhere in a PNG (8-bit, and 16-bit RGBA interlaced), a lossy and a lossless
+/// WebP and a JPEG, 40 of each, seeded. Every `thumbnail` either makes a picture of the size asked
+/// or says one line naming the file, exit status 2; none crashes or hangs.
+@Suite struct MutatedPixelsTests {
+    @Test func everyMutantGivesAPictureOrOneLine() throws {
+        let folder = try TemporaryFolder("mutated-pixels")
+        defer { folder.remove() }
+        let kinds = try run("python3", ["-c", PhotoKindsTests.pngKinds, folder.path])
+        try #require(kinds.status == 0, "\(kinds.stderr)")
+        var sources = [
+            Run.media("orient-6.png"), folder.path("rgba-16-interlaced.png"), Run.media("orient-6.webp"),
+            Run.media("orient-6.jpg"),
+        ]
+        let lossless = folder.path("lossless.webp")
+        let made = try run("cwebp", ["-quiet", "-lossless", Run.media("orient-6.png"), "-o", lossless])
+        try #require(made.status == 0, "\(made.stderr)")
+        sources.append(lossless)
+        var generator = SplitMix64(state: 32)
+        var outcomes: [Int32: Int] = [:]
+        for (number, source) in sources.enumerated() {
+            let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+            let ext = (source as NSString).pathExtension
+            for index in 0..<40 {
+                var bytes = original
+                let at = Int.random(in: 8..<bytes.count, using: &generator)
+                switch index % 4 {
+                case 0:
+                    for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                        bytes[Int.random(in: 8..<bytes.count, using: &generator)] = UInt8.random(
+                            in: 0...255, using: &generator)
+                    }
+                case 1: bytes.removeSubrange(at...)
+                case 2:
+                    for offset in at..<min(bytes.count, at + 4) {
+                        bytes[offset] = UInt8.random(in: 0...255, using: &generator)
+                    }
+                default:
+                    bytes.insert(
+                        contentsOf: (0..<Int.random(in: 1...64, using: &generator)).map { _ in
+                            UInt8.random(in: 0...255, using: &generator)
+                        }, at: at)
+                }
+                let path = folder.path("mutant-\(number)-\(index).\(ext)")
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                let output = folder.path("mutant-\(number)-\(index)-out.png")
+                let thumbnail = try Run.vidorient(["thumbnail", path, "-o", output, "--width", "32"])
+                outcomes[thumbnail.status, default: 0] += 1
+                let label = "\((source as NSString).lastPathComponent) mutant \(index)"
+                #expect(thumbnail.status == 0 || thumbnail.status == 2, "\(label): \(thumbnail.stderr)")
+                if thumbnail.status == 0 {
+                    let picture = try DecodedRGB(decoding: output)
+                    #expect(picture.width == 32, "\(label)")
+                } else {
+                    #expect(
+                        thumbnail.stderrLines.count == 1 && thumbnail.stderr.contains(path),
+                        "\(label): \(thumbnail.stderr)")
+                    #expect(!FileManager.default.fileExists(atPath: output), "\(label)")
+                }
+            }
+        }
+        // Both outcomes happen: damage a decoder steps over, and damage it refuses.
+        #expect(outcomes[0, default: 0] > 20 && outcomes[2, default: 0] > 20, "\(outcomes)")
+    }
+}
