@@ -99,8 +99,9 @@ struct PhotoFrames {
     /// HEVC item whole 4.5, counted as 6, and a grid's tiles pasted into one 4:2:0 picture about
     /// 3; libjpeg-turbo 4 a decoded pixel (after DCT scaling) beside the file read whole; libwebp
     /// 4 a stored pixel (a lossless WebP is held whole as ARGB; a lossy one far less); libpng 3 (its
-    /// RGB picture, and a row or two of its own); FFmpeg's still decoders 8. Over rather than under: a reservation too large only makes a
-    /// job wait, and two 12 MP 8-bit AVIFs still fit the budget at once.
+    /// RGB picture, and a row or two of its own); FFmpeg's still decoders 8. Over rather than
+    /// under: a reservation too large only makes a job wait, and two 12 MP 8-bit AVIFs still fit
+    /// the budget at once.
     func decodeCost(storedWidth: Int, storedHeight: Int, minimumWidth: Int, minimumHeight: Int, preview: EmbeddedImage?)
         -> Int
     {
