@@ -1,7 +1,8 @@
 import CFFmpeg
 package import VidorientCore
 
-/// A still picture decoded by FFmpeg (PNG, WebP, TIFF, BMP, GIF) and scaled in one swscale pass.
+/// A still picture decoded by FFmpeg (TIFF, and whatever else no photo library of ours decodes:
+/// JPEG, PNG and WebP have their own) and scaled in one swscale pass.
 package enum FFmpegStill {
     package static func decode(path: String, width: Int, height: Int) throws(InputError) -> Picture {
         let file = try MediaFile(path: path)
@@ -28,7 +29,7 @@ package enum FFmpegStill {
         }
     }
 
-    /// The most pixels a still (PNG, WebP, TIFF) is decoded at: FFmpeg makes the whole picture
+    /// The most pixels a still (a TIFF) is decoded at: FFmpeg makes the whole picture
     /// before it is scaled, up to 8 bytes a pixel (16-bit RGBA), so 40 megapixels is 320 MB at
     /// most (a 16-bit RGBA PNG of 47.6 megapixels peaked at 423 MB), within the 400 MB any single
     /// input may take; a 750 KB PNG can claim 16000x16000 (docs/hostile-input.md, "Memory bound").
