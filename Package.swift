@@ -71,12 +71,12 @@ let package = Package(
         // TIFF/raw, HEIF/AVIF items, XMP and sidecars; plans tag fixes and normalize's rebuilds.
         .target(name: "VidorientPhoto", dependencies: ["VidorientCore", "VidorientIO", "VidorientISOBMFF", "CZlib"]),
         // Decodes photos' stored pixels: HEIF/AVIF through libheif (its own transformations off),
-        // JPEG through libjpeg-turbo with DCT scaling, WebP through libwebp shrinking as it decodes;
-        // encodes thumbnails (JPEG through libjpeg-turbo, PNG through zlib). Owns every libheif,
-        // turbojpeg and libwebp pointer.
+        // JPEG through libjpeg-turbo with DCT scaling, WebP through libwebp shrinking as it decodes,
+        // PNG through libpng; writes JPEGs through libjpeg-turbo. Owns every libheif, turbojpeg,
+        // libpng and libwebp pointer.
         .target(
             name: "VidorientPhotoDecoding",
-            dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CLibPNG", "CTurboJPEG", "CWebP", "CZlib"]),
+            dependencies: ["VidorientCore", "VidorientIO", "CLibHeif", "CLibPNG", "CTurboJPEG", "CWebP"]),
         // Draws caption text through FreeType for Core's layout (Core draws no glyphs itself).
         .target(name: "VidorientText", dependencies: ["VidorientCore", "CFreeType"]),
         // Owns every FFmpeg pointer: probing, decoding and scaling video, normalize's lossless stills. Used through Vidorient.

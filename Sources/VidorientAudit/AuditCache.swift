@@ -495,7 +495,7 @@ private final class Database: @unchecked Sendable {
         // SQLite is opened here, the first time a cache is (Sources/CSQLite/SQLiteLoader.c).
         var error = [CChar](repeating: 0, count: 512)
         guard vo_sqlite_load(&error, error.count) == 0 else {
-            let reason = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = String(cMessage: error)
             throw SQLiteError(code: SQLITE_CANTOPEN, reason: reason)
         }
         try makeParentDirectories(of: path)

@@ -217,7 +217,7 @@ public final class ContentEngine: @unchecked Sendable {
     }
 
     static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(cMessage: buffer)
     }
 }
 

@@ -17,6 +17,12 @@
 private let escapeBase: UInt32 = 0xF700
 
 extension String {
+    /// A C library's message written into a buffer we gave it: the characters up to the first NUL,
+    /// as UTF-8 (a byte that is not becomes U+FFFD). Not for paths: `init(pathBytes:)` is.
+    public init(cMessage buffer: some Collection<CChar>) {
+        self = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The path named by `bytes`, decoded losslessly (see above).
     public init(pathBytes bytes: some Collection<UInt8>) {
         // The common case first: valid UTF-8 that has no character of the escape range.

@@ -25,7 +25,7 @@ struct FFmpegError: Error, CustomStringConvertible {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         let message =
             av_strerror(code, &buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            ? String(cMessage: buffer)
             : "ffmpeg error \(code)"
         return message.prefix(1).lowercased() + message.dropFirst()
     }
@@ -66,6 +66,6 @@ enum FFmpegLibraries {
     static var loadFailure: String? {
         var error = [CChar](repeating: 0, count: 512)
         guard vo_ffmpeg_load(&error, error.count) != 0 else { return nil }
-        return String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cMessage: error)
     }
 }

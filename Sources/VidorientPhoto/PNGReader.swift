@@ -149,6 +149,20 @@ package enum PNGReader {
         Int(bytes.withUnsafeBufferPointer { CZlib.crc32(crc, $0.baseAddress, uInt($0.count)) })
     }
 
+    /// Appends one chunk to `png`: its length, type and data, and the CRC-32 of type and data. The
+    /// one chunk writer, for normalize's rebuilt PNG and for `PNGWriter`'s.
+    static func appendChunk(_ type: some Collection<UInt8>, _ data: some Collection<UInt8>, to png: inout [UInt8]) {
+        png += bigEndian(UInt32(data.count))
+        let start = png.count
+        png += type
+        png += data
+        png += bigEndian(UInt32(crc32(of: png[start...])))
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+    }
+
     /// Checks a chunk's CRC reading it a megabyte at a time, so an image-data chunk of any size
     /// costs little memory.
     static func checkCRC(_ source: some ByteSource, typeOffset: Int, length: Int) throws(PhotoFormatError) -> Bool {

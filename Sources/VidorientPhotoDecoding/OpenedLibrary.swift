@@ -21,6 +21,6 @@ enum OpenedLibrary {
             case .webpdemux: vo_webpdemux_load(&error, error.count)
             }
         guard status != 0 else { return nil }
-        return String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cMessage: error)
     }
 }

@@ -15,7 +15,7 @@ package enum PNGStill {
         if let reason = OpenedLibrary.libpng.failure { throw VidorientError(reason) }
         var error = [CChar](repeating: 0, count: 300)
         func reason() -> String {
-            String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            String(cMessage: error)
         }
         return try png.withUnsafeBufferPointer { bytes in
             Result { () throws(VidorientError) -> Picture in
@@ -24,7 +24,9 @@ package enum PNGStill {
                 else { throw VidorientError("libpng could not read the png: \(reason())") }
                 defer { vo_png_close(handle) }
                 let (columns, rows) = (Int(width), Int(height))
-                guard columns > 0, rows > 0, columns * rows <= maximumPixels else {
+                // Two of the header's 32-bit numbers: their product checked before it is trusted.
+                let (count, overflow) = columns.multipliedReportingOverflow(by: rows)
+                guard columns > 0, rows > 0, !overflow, count <= maximumPixels else {
                     throw .unsupported(
                         "the png claims \(width)x\(height) pixels, more than the \(maximumPixels) decoded")
                 }

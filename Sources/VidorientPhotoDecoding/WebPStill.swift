@@ -21,7 +21,9 @@ package enum WebPStill {
             config.input.width > 0, config.input.height > 0
         else { throw VidorientError("libwebp could not read the webp header") }
         let (storedWidth, storedHeight) = (Int(config.input.width), Int(config.input.height))
-        guard storedWidth * storedHeight <= maximumPixels else {
+        guard !storedWidth.multipliedReportingOverflow(by: storedHeight).overflow,
+            storedWidth * storedHeight <= maximumPixels
+        else {
             throw .unsupported(
                 "the webp claims \(storedWidth)x\(storedHeight) pixels, more than the \(maximumPixels) decoded")
         }

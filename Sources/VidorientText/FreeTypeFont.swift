@@ -29,7 +29,7 @@ public final class FreeTypeFont: TextRenderer, @unchecked Sendable {
     public static let unavailable: String? = {
         var error = [CChar](repeating: 0, count: 512)
         guard vo_freetype_load(&error, error.count) != 0 else { return nil }
-        return String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cMessage: error)
     }()
 
     /// Where a sans-serif face is looked for, in order: `VIDORIENT_FONT`, then DejaVu Sans

@@ -72,17 +72,7 @@ package enum PNGUpright {
         }
         var changes: [String] = []
         var output = PNGReader.signature
-        func append(_ type: [UInt8], _ data: some Collection<UInt8>) {
-            let length = data.count
-            output += [
-                UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
-            ]
-            let start = output.count
-            output += type
-            output += data
-            let crc = PNGReader.crc32(of: output[start...])
-            output += [UInt8(crc >> 24 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
-        }
+        func append(_ type: [UInt8], _ data: some Collection<UInt8>) { PNGReader.appendChunk(type, data, to: &output) }
         func edited(_ chunk: Chunk) throws(PhotoFormatError) -> [UInt8]? {
             switch chunk.name {
             case "hIST":
