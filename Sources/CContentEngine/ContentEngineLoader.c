@@ -21,6 +21,8 @@ static const char library_name[] = "libVidorientContentEngine.so";
     VOID_FUNCTION(vo_content_set_threads, (int threads), (threads))                                                \
     FUNCTION(vo_content_engine *, vo_content_engine_create, (const char *model_path, char *error, size_t length),   \
              (model_path, error, length))                                                                          \
+    FUNCTION(vo_content_engine *, vo_content_engine_create_with,                                                   \
+             (const char *model_path, int options, char *error, size_t length), (model_path, options, error, length)) \
     VOID_FUNCTION(vo_content_engine_destroy, (vo_content_engine * engine), (engine))                               \
     FUNCTION(int, vo_content_faces,                                                                                \
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int longest_side,  \

@@ -242,6 +242,52 @@ struct ContentJudgeTests {
         #expect(zip(mirrorAlone.features[..<count], alone.features[..<count]).contains { abs($0 - $1) > 0.1 })
     }
 
+    /// The depthwise convolutions the engine computes itself (5×5, and 3×3 on small pictures) give
+    /// OpenCV's own features within rounding, at every side the surface allows (each side puts the
+    /// layers' pictures on another of the engine's paths: one channel at a time, every channel at once, or
+    /// OpenCV's) and with the mirror image as a second picture of the batch. The sums are taken in
+    /// another order, so some features differ in their last bits: proof that the engine's own ran.
+    @Test func theEnginesOwnConvolutionsAreOpenCVs() throws {
+        try ContentEngine.loadLibrary()
+        let model = try SceneModel.locate()
+        func engine(_ options: Int32) throws -> OpaquePointer {
+            var error = [CChar](repeating: 0, count: 600)
+            return try #require(
+                model.withPathCString { vo_content_engine_create_with($0, options, &error, error.count) },
+                "\(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        let own = try engine(0)
+        let opencv = try engine(VO_CONTENT_OPENCV_CONVOLUTIONS)
+        defer {
+            vo_content_engine_destroy(own)
+            vo_content_engine_destroy(opencv)
+        }
+        func features(_ engine: OpaquePointer, _ picture: Picture, side: Int) -> [Float] {
+            var features = [Float](repeating: -7, count: 2 * Int(VO_CONTENT_FEATURES))
+            var error = [CChar](repeating: 0, count: 600)
+            let status = picture.pixels.withUnsafeBufferPointer { pixels in
+                vo_content_scene(
+                    engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height),
+                    Int32(picture.width * 3), Int32(side), 1, &features, &error, error.count)
+            }
+            #expect(status == 0)
+            return features
+        }
+        var differing = 0
+        for name in [ContentPhotos.face, ContentPhotos.scenes[0], ContentPhotos.textures[0]] {
+            let picture = try Self.picture(name)
+            for side in [96, 160, 224, 320] {
+                let mine = features(own, picture, side: side)
+                let theirs = features(opencv, picture, side: side)
+                let worst = zip(mine, theirs).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
+                #expect(worst <= 1e-4, "\(name) at \(side) px: features apart by \(worst)")
+                #expect(theirs.allSatisfy { $0 != -7 })
+                differing += zip(mine, theirs).filter { $0 != $1 }.count
+            }
+        }
+        #expect(differing > 0, "every feature bit for bit OpenCV's: the engine's own convolutions did not run")
+    }
+
     @Test func aFlatPictureIsNotJudged() throws {
         let folder = try TemporaryFolder("content-flat")
         defer { folder.remove() }

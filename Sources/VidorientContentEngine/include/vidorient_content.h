@@ -25,7 +25,7 @@ extern "C" {
 #define VO_CONTENT_SCENE_SIDE_MIN 96
 #define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
-#define VO_CONTENT_INTERFACE 2
+#define VO_CONTENT_INTERFACE 3
 
 typedef struct vo_content_engine vo_content_engine;
 
@@ -45,6 +45,11 @@ void vo_content_set_threads(int threads);
 // An engine with the scene network read from `model_path` (ONNX). NULL on failure, with one
 // line in `error`.
 vo_content_engine *vo_content_engine_create(const char *model_path, char *error, size_t length);
+// As vo_content_engine_create, with options: VO_CONTENT_OPENCV_CONVOLUTIONS has OpenCV compute
+// every convolution, the depthwise ones the engine otherwise computes itself included (the same
+// features within rounding; what the tests compare the engine's own against).
+#define VO_CONTENT_OPENCV_CONVOLUTIONS 1
+vo_content_engine *vo_content_engine_create_with(const char *model_path, int options, char *error, size_t length);
 void vo_content_engine_destroy(vo_content_engine *engine);
 
 // dlib's HOG frontal face detector on the picture, first scaled down (area averaging) so that its
