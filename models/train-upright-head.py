@@ -187,7 +187,10 @@ def fit_head(x, l2, has_up, iterations=400):
     z = ((x - mean) / scale).transpose(0, 2, 1, 3).reshape(-1, 4, x.shape[-1])  # sets × 4 × d
     target = np.where(np.repeat(has_up, x.shape[2])[:, None], np.eye(4)[0], np.full(4, 0.25))
     w = np.zeros(z.shape[-1])
-    flat = z.reshape(-1, z.shape[-1])  # one row a turn: matrix products, which BLAS runs on every core
+    # One row a turn: matrix products, which BLAS runs on every core. In float64 once, here: numpy
+    # would otherwise convert the float32 features to float64 in every product (the same numbers,
+    # ten times slower).
+    flat = z.reshape(-1, z.shape[-1]).astype(np.float64)
     # Adam on the mean cross-entropy: convex, so the start does not matter.
     m, v, rate = np.zeros_like(w), np.zeros_like(w), 0.05
     for step in range(1, iterations + 1):
