@@ -58,8 +58,9 @@ cv::Mat wrap(const uint8_t *rgb, int width, int height, int stride) {
     return cv::Mat(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), static_cast<size_t>(stride));
 }
 
-// dlib's detector, deserialized from the copy compiled into dlib once per process (that takes
-// about 0.4 s of CPU, most of an engine's start-up) and copied into each engine after that.
+// dlib's detector, deserialized from the copy compiled into dlib once per process (about 0.35 s
+// of CPU) and copied into an engine at its first face search (`vo_content_faces`): a process whose
+// scene decides every picture never pays it.
 const dlib::frontal_face_detector &face_detector() {
     static const dlib::frontal_face_detector prototype = dlib::get_frontal_face_detector();
     return prototype;

@@ -9,8 +9,9 @@ import VidorientTestSupport
 /// The content engine on real photographs (scikit-image's sample images from Debian's
 /// python3-skimage, `ContentPhotos`): the scene network survived its conversion, the faces and the
 /// scene turn the way Core's verdict assumes, and pictures with nothing to say get no opinion.
-/// Each test makes its own engine (one thread uses an engine at a time; after the process's
-/// first, an engine costs about 60 ms), so that the tests run beside the others, not one by one.
+/// Each test makes its own engine (one thread uses an engine at a time; an engine costs about 40 ms,
+/// dlib's detector about 0.35 s once a process, at its first face search), so that the tests run
+/// beside the others, not one by one.
 @Suite(.enabled(if: ContentPhotos.isPresent, "scikit-image's sample photos are absent (.ci/setup extracts them)"))
 struct ContentJudgeTests {
     /// The displayed picture as ContentJudge judges it.

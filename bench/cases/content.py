@@ -183,9 +183,15 @@ def SETUP(v):
         if held_out == HELD_OUT[0]:
             sampled = made  # the cost sample: its first 40 photos
 
-    if os.path.isdir(VIDEOS):
-        listed = [r for r in read_tsv(os.path.join(REPO, "models/videos/videos.tsv"))
-                  if os.path.splitext(r["path"])[1].lower() in (".mp4", ".mov", ".m4v")]
+    listed = [r for r in read_tsv(os.path.join(REPO, "models/videos/videos.tsv"))
+              if os.path.splitext(r["path"])[1].lower() in (".mp4", ".mov", ".m4v")]
+    present = [r for r in listed if os.path.isfile(os.path.join(VIDEOS, r["source"], r["path"]))]
+    if len(present) < len(listed):
+        # Say so rather than drop the line or measure a part of the set as if it were all of it.
+        lines.append(f"Videos: not measured in this run ({len(present)} of the {len(listed)} MP4/MOV clips of "
+                     "models/videos are in .build-models/videos; `python3 models/photos/fetch.py --set videos` "
+                     "brings them)")
+    else:
         video_dir = os.path.join(WORK, "content-videos")
         vmade = turned_copies(listed, video_dir, VIDEOS, lambda row, i: f"{i:03d}{os.path.splitext(row['path'])[1]}")
         videos = judge(video_dir, vmade, lambda row: row["up"] != "none")
