@@ -99,19 +99,12 @@ public final class ContentEngine: @unchecked Sendable {
 
     private let engine: OpaquePointer
 
-    /// Loads the engine's library (once per process) and the scene model. `opencvConvolutions`: OpenCV
-    /// computes every convolution, the depthwise ones the engine otherwise computes itself included
-    /// (the same features within rounding, at about 1.5× the CPU a pass; for comparing the two).
-    public init(opencvConvolutions: Bool = false) throws(ContentUnavailable) {
+    /// Loads the engine's library (once per process) and the scene model.
+    public init() throws(ContentUnavailable) {
         try ContentEngine.loadLibrary()
         let model = try SceneModel.locate()
         var error = [CChar](repeating: 0, count: 600)
-        let options = opencvConvolutions ? VO_CONTENT_OPENCV_CONVOLUTIONS : 0
-        guard
-            let engine = model.withPathCString({
-                vo_content_engine_create_with($0, Int32(options), &error, error.count)
-            })
-        else {
+        guard let engine = model.withPathCString({ vo_content_engine_create($0, &error, error.count) }) else {
             throw ContentUnavailable("the content model cannot be read (\(ContentEngine.text(error)))")
         }
         self.engine = engine
