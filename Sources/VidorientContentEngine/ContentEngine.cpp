@@ -69,10 +69,11 @@ const dlib::frontal_face_detector &face_detector() {
 // A depthwise convolution (one filter per channel) of 5×5, or of 3×3 with stride 1 on a small
 // picture, computed here rather than by OpenCV 4.6, whose own treats each channel as a separate
 // small matrix product (its fast path is 3×3 only) and spent 44 % of a pass of EfficientNet-Lite0
-// at 160 px in its nine 5×5 layers. The same sums in another order: features within 1e-5 of
-// OpenCV's (ContentJudgeTests). Registered as OpenCV's "Convolution" for the networks this engine
-// reads (`DepthwiseConvolution::create`), so every other convolution is OpenCV's own, and so is a
-// depthwise one where OpenCV's is the faster (a 3×3 over more than 20×20 outputs, any stride 2 of 3×3).
+// at 160 px in its nine 5×5 layers. The same sums in another order: features within a few
+// millionths of OpenCV's (ContentJudgeTests holds them within 1e-4). Registered as OpenCV's
+// "Convolution" for the networks this engine reads (`DepthwiseConvolution::create`), so every other
+// convolution is OpenCV's own, and so is a depthwise one where OpenCV's is the faster (a 3×3 over
+// more than 20×20 outputs, any 3×3 of stride 2).
 class DepthwiseConvolution : public cv::dnn::Layer {
   public:
     // OpenCV's layer for `params`, or this one where it applies.
@@ -87,13 +88,16 @@ class DepthwiseConvolution : public cv::dnn::Layer {
         const int channels = integer("num_output", 0, -1), kernel = integer("kernel_size", 0, 0);
         const int stride = integer("stride", 0, 1);
         bool applies = channels > 0 && integer("group", 0, 1) == channels && params.blobs.size() >= 1 &&
-                       params.blobs[0].dims == 4 && params.blobs[0].size[0] == channels &&
+                       params.blobs[0].dims == 4 && params.blobs[0].type() == CV_32F &&
+                       params.blobs[0].isContinuous() && params.blobs[0].size[0] == channels &&
                        params.blobs[0].size[1] == 1 && params.blobs[0].size[2] == kernel &&
                        params.blobs[0].size[3] == kernel && integer("kernel_size", 1, 0) == kernel &&
                        (kernel == 5 || (kernel == 3 && stride == 1)) && (stride == 1 || stride == 2) &&
                        integer("stride", 1, 1) == stride && integer("dilation", 0, 1) == 1 &&
                        integer("dilation", 1, 1) == 1 && !params.has("pad_mode") && !params.has("adj") &&
-                       (params.blobs.size() < 2 || params.blobs[1].total() == static_cast<size_t>(channels));
+                       (params.blobs.size() < 2 ||
+                        (params.blobs[1].total() == static_cast<size_t>(channels) &&
+                         params.blobs[1].type() == CV_32F && params.blobs[1].isContinuous()));
         int pad_top = 0, pad_left = 0;
         if (applies && params.has("pad")) {
             // One pad for all sides, one a dimension, or each dimension's start then end (ONNX's
