@@ -105,7 +105,7 @@ public final class ContentEngine: @unchecked Sendable {
         let model = try SceneModel.locate()
         var error = [CChar](repeating: 0, count: 600)
         guard let engine = model.withPathCString({ vo_content_engine_create($0, &error, error.count) }) else {
-            throw ContentUnavailable("the content model cannot be read (\(ContentEngine.text(error)))")
+            throw ContentUnavailable("the content model cannot be read (\(String(cMessage: error)))")
         }
         self.engine = engine
     }
@@ -116,7 +116,7 @@ public final class ContentEngine: @unchecked Sendable {
     public static func loadLibrary() throws(ContentUnavailable) {
         var error = [CChar](repeating: 0, count: 600)
         guard vo_content_load(&error, error.count) != 0 else { return }
-        throw ContentUnavailable(text(error))
+        throw ContentUnavailable(String(cMessage: error))
     }
 
     /// How many threads OpenCV may use inside one pass of the scene network, for the whole
@@ -170,7 +170,7 @@ public final class ContentEngine: @unchecked Sendable {
                 Int32(ContentEngine.faceSide), Int32(ContentEngine.faceUpsample), Float(floor), &found,
                 Int32(found.count), &error, error.count)
         }
-        guard count >= 0 else { throw ContentUnavailable("face detection failed (\(ContentEngine.text(error)))") }
+        guard count >= 0 else { throw ContentUnavailable("face detection failed (\(String(cMessage: error)))") }
         return found.prefix(Int(count)).map { Double($0.score) }
     }
 
@@ -189,7 +189,7 @@ public final class ContentEngine: @unchecked Sendable {
                 engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
                 Int32(ContentEngine.sceneSide), pass.rawValue, &features, &error, error.count)
         }
-        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
+        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(String(cMessage: error)))") }
         return features
     }
 
@@ -212,12 +212,8 @@ public final class ContentEngine: @unchecked Sendable {
                 engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
                 &logits, &error, error.count)
         }
-        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(ContentEngine.text(error)))") }
+        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(String(cMessage: error)))") }
         return Array(logits.indices.sorted { logits[$0] > logits[$1] }.prefix(count))
-    }
-
-    static func text(_ buffer: [CChar]) -> String {
-        String(cMessage: buffer)
     }
 }
 

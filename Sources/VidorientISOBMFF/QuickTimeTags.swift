@@ -165,7 +165,7 @@ enum QuickTimeTags {
     static func formatted(_ format: String, _ values: Double...) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         _ = withVaList(values) { arguments in vsnprintf(&buffer, buffer.count, format, arguments) }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cMessage: buffer)
     }
 
     /// Old QuickTime strings are Mac OS Roman: ASCII reads alike; other bytes are not followed.

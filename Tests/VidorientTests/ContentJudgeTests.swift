@@ -203,7 +203,7 @@ struct ContentJudgeTests {
         var error = [CChar](repeating: 0, count: 600)
         let engine = try #require(
             try SceneModel.locate().withPathCString { vo_content_engine_create($0, &error, error.count) },
-            "\(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+            "\(String(cMessage: error))")
         defer { vo_content_engine_destroy(engine) }
         let picture = try Self.picture(ContentPhotos.scenes[0])
         let count = Int(VO_CONTENT_FEATURES)
@@ -215,7 +215,7 @@ struct ContentJudgeTests {
                     engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height),
                     Int32(picture.width * 3), Int32(side), mirror, &features, &error, error.count)
             }
-            let line = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let line = String(cMessage: error)
             return (status, features, line)
         }
         let side = ContentEngine.sceneSide
@@ -255,7 +255,7 @@ struct ContentJudgeTests {
             var error = [CChar](repeating: 0, count: 600)
             return try #require(
                 model.withPathCString { vo_content_engine_create_with($0, options, &error, error.count) },
-                "\(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+                "\(String(cMessage: error))")
         }
         let own = try engine(0)
         let opencv = try engine(VO_CONTENT_OPENCV_CONVOLUTIONS)
