@@ -75,6 +75,7 @@ done
 
 # The content engine links dlib and OpenCV; it is opened only for --content, so its libraries are
 # recommended, not required: without them --content says so in one line and nothing else changes.
+# It opens Tesseract itself (dlopen, for the text signal; no shlibs entry), so that is named by hand.
 recommends=$(cd "$shlib" && dpkg-shlibdeps -O "$OLDPWD/$root/usr/lib/vidorient/libVidorientContentEngine.so" 2>/dev/null \
   | sed -n 's/^shlibs:Depends=//p' | tr ',' '\n' | sed 's/^ *//' | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)( |$)' \
   | paste -sd, - | sed 's/,/, /g')
@@ -91,7 +92,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: fonts-dejavu-core, $recommends
+Recommends: fonts-dejavu-core, $recommends, libtesseract5, tesseract-ocr-osd
 Section: video
 Priority: optional
 Description: tell which way is up for any video or photo, and act on it

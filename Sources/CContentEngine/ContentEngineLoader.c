@@ -33,6 +33,14 @@ static const char library_name[] = "libVidorientContentEngine.so";
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int side,          \
               int mirror, float *features, char *error, size_t length),                                            \
              (engine, rgb, width, height, stride, side, mirror, features, error, length))                          \
+    FUNCTION(int, vo_content_scene_classes,                                                                        \
+             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int side, int mirror, \
+              float *features, float *logits, char *error, size_t length),                                         \
+             (engine, rgb, width, height, stride, side, mirror, features, logits, error, length))                  \
+    FUNCTION(int, vo_content_text_orientation,                                                                     \
+             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int longest_side,  \
+              vo_content_text *text, char *error, size_t length),                                                  \
+             (engine, rgb, width, height, stride, longest_side, text, error, length))                              \
     FUNCTION(int, vo_content_classes,                                                                              \
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, float *logits,     \
               char *error, size_t length),                                                                         \

@@ -45,14 +45,43 @@ public struct ContentJudge: Sendable {
     /// The evidence of each picture judged, combined for a clip; a clip whose frames are all
     /// black or flat gives evidence with no faces and no scene (no opinion, 0 frames).
     public func evidence(_ path: String, engine: ContentEngine) throws(InputError) -> ContentEvidence {
-        try measure(
-            frames(PictureSource(path, request: ContentJudge.request)).map(\.picture), path: path, engine: engine)
+        try judge(PictureSource(path, request: ContentJudge.request), path: path, engine: engine) {
+            request throws(InputError) in try PictureSource(path, request: request)
+        }
     }
 
     /// `evidence` of a file `Prober` has read.
     public func evidence(of inspected: InspectedFile, engine: ContentEngine) throws(InputError) -> ContentEvidence {
-        let source = try PictureSource(inspected, request: ContentJudge.request)
-        return try measure(frames(source).map(\.picture), path: inspected.path, engine: engine)
+        try judge(PictureSource(inspected, request: ContentJudge.request), path: inspected.path, engine: engine) {
+            request throws(InputError) in try PictureSource(inspected, request: request)
+        }
+    }
+
+    /// The pictures measured and combined; then, for a file that faces and scene leave without an
+    /// opinion and that looks like a page or a screen (`ContentPolicy.readsText`), what Tesseract
+    /// reads in it at `ContentEngine.textSide`: a photo decoded again, a clip's middle frame
+    /// (`reopened` asks for the file at that size). Where Tesseract or its data is not installed,
+    /// the text is not read (`content.text` is null) and the file is judged as before.
+    private func judge(
+        _ source: PictureSource, path: String, engine: ContentEngine,
+        reopened: (ThumbnailRequest) throws(InputError) -> PictureSource
+    ) throws(InputError) -> ContentEvidence {
+        var evidence = try measure(frames(source).map(\.picture), path: path, engine: engine)
+        guard policy.readsText(evidence) else { return evidence }
+        let request = ThumbnailRequest(width: ContentEngine.textSide, height: ContentEngine.textSide)
+        let picture: Picture
+        switch source {
+        case .photo(let photo): picture = try photo.frame(request).picture
+        case .video:
+            guard case .video(let video) = try reopened(request) else { return evidence }
+            let middle = video.isStill ? 0 : (video.duration ?? 0) / 2
+            picture = Thumbnailer.Frame(try video.grab(at: middle, exact: true), report: video.report).picture
+        }
+        guard !RepresentativeFrame.isUniform(picture) else { return evidence }
+        evidence.text = try? engine.text(in: picture)
+        // A page the thumbnail's test calls flat (nearly white) was still judged, by its text.
+        if evidence.text != nil { evidence.frames = max(evidence.frames, 1) }
+        return evidence
     }
 
     /// What the judged pictures are asked as: the displayed picture fitted into `pictureSide`.
@@ -110,7 +139,17 @@ public struct ContentJudge: Sendable {
         }
         if measured.count == 1 { return measured[0] }
         let nothing = ContentEvidence.Turn(faces: [], scene: nil)
-        return ContentEvidence(frames: measured, policy: policy)
-            ?? ContentEvidence(turns: Array(repeating: nothing, count: 4), frames: 0)
+        if let combined = ContentEvidence(frames: measured, policy: policy) { return combined }
+        var evidence = ContentEvidence(turns: Array(repeating: nothing, count: 4), frames: 0)
+        // Nothing for faces and the scene: but a page of sparse text on white is "flat" (nearly
+        // white) to the thumbnail's test, and its text can still be read. How much it looks like
+        // text is measured on every picture not of one colour, for Tesseract alone to decide.
+        do {
+            evidence.textLikeness = try pictures.filter { !RepresentativeFrame.isUniform($0) }
+                .map { picture throws(ContentUnavailable) in try engine.textLikeness(of: picture) }.max()
+        } catch {
+            throw InputError(path: path, reason: error.description)
+        }
+        return evidence
     }
 }

@@ -6,8 +6,8 @@ import VidorientCore
 struct ContentOptions: ParsableArguments {
     @Flag(
         help: """
-            Judge from the pixels which way is up: faces and the scene in the picture's four quarter \
-            turns (docs/content.md). Loads the content engine (dlib, OpenCV) and its model.
+            Judge from the pixels which way is up: faces, the scene and a page's text in the picture's \
+            four quarter turns (docs/content.md). Loads the content engine (dlib, OpenCV, Tesseract).
             """)
     var content = false
 

@@ -88,14 +88,34 @@ public final class ContentEngine: @unchecked Sendable {
     /// what the upright head was fitted for.
     public static let sceneSide = UprightHead.sceneSide
     public static let sceneMirror = UprightHead.sceneMirror
-    /// The verdict's numbers, chosen with the head; `threshold` is the default `--content-threshold`.
-    public static let policy = UprightHead.policy
+    /// The verdict's numbers, chosen with the head (`threshold` is the default `--content-threshold`),
+    /// and the text signal's, chosen on the `text-choose` split (docs/content.md).
+    public static let policy: ContentPolicy = {
+        var policy = UprightHead.policy
+        policy.textLikenessFloor = 0.5
+        policy.textConfidence = 3
+        return policy
+    }()
+
+    /// The ImageNet classes of pictures that are mostly text or a screen, whose summed probability
+    /// is a picture's `ContentEvidence.textLikeness`: binder, envelope, packet, web site, comic book,
+    /// crossword puzzle, street sign, book jacket, menu, screen, monitor, television, desktop
+    /// computer, laptop, notebook, hand-held computer, cellular telephone, scoreboard.
+    public static let textClasses = [
+        446, 549, 692, 916, 917, 918, 919, 921, 922, 782, 664, 851, 527, 620, 681, 590, 487, 781,
+    ]
+    /// The longest side a picture is read by Tesseract at (a smaller one is enlarged toward it, at
+    /// most twice): its letters must be of a readable size. Chosen on the `text-choose` split
+    /// (docs/content.md): at confidence 5, read as they are up to 2,400 px, 38.6% of its pages;
+    /// enlarged toward 2,400, 59.8%; toward 3,200, 64.9%, every one right.
+    public static let textSide = 3200
 
     /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
     /// A cached verdict with another identity is stale.
     /// The mirror's doubt range and the face search change the scores a verdict carries, so they are part of it.
     public static let identity =
         "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch2"
+        + "-text-\(policy.textLikenessFloor)-\(policy.textConfidence)"
 
     private let engine: OpaquePointer
 
@@ -137,9 +157,12 @@ public final class ContentEngine: @unchecked Sendable {
     {
         var turned: [Picture] = []
         var features: [[Float]] = []
+        var textLikeness = 0.0
         for k in 0..<4 {
             turned.append(k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!))
-            features.append(try sceneFeatures(of: turned[k], mirror: .pictureAlone))
+            let (turnFeatures, classes) = try sceneFeaturesAndClasses(of: turned[k])
+            features.append(turnFeatures)
+            textLikeness = max(textLikeness, ContentEngine.textLikeness(classes))
         }
         var logits = features.map(ContentEngine.sceneLogit)
         if ContentEngine.showsMirror(sceneLogits: logits) {
@@ -157,7 +180,48 @@ public final class ContentEngine: @unchecked Sendable {
             let faces = searched[k] ? try faces(in: turned[k], floor: policy.faceFloor) : []
             turns.append(ContentEvidence.Turn(faces: faces, scene: logits[k], facesSought: searched[k]))
         }
-        return ContentEvidence(turns: turns, naturalUp: naturalUp)
+        return ContentEvidence(turns: turns, naturalUp: naturalUp, textLikeness: textLikeness)
+    }
+
+    /// How much `picture` looks like a page of text or a screen (`ContentEvidence.textLikeness`), for
+    /// a picture faces and the scene do not judge (nearly white or black): the scene's passes of its
+    /// four turns, their classes only.
+    public func textLikeness(of picture: Picture) throws(ContentUnavailable) -> Double {
+        var most = 0.0
+        for k in 0..<4 {
+            let turned = k == 0 ? picture : picture.oriented(Orientation(rotation: k * 90, mirrored: false)!)
+            most = max(most, ContentEngine.textLikeness(try sceneFeaturesAndClasses(of: turned).1))
+        }
+        return most
+    }
+
+    /// The probability of `textClasses` among the network's 1,000 class scores.
+    static func textLikeness(_ logits: [Float]) -> Double {
+        let top = Double(logits.max() ?? 0)
+        let exponentials = logits.map { exp(Double($0) - top) }
+        let sum = exponentials.reduce(0, +)
+        return textClasses.reduce(0) { $0 + exponentials[$1] } / sum
+    }
+
+    /// What Tesseract's orientation detection reads in `picture`, given at most `textSide` on its
+    /// longest side (a smaller one is enlarged toward it, at most twice); nil when there is too little
+    /// text for it. Throws when Tesseract or its orientation data is not installed.
+    public func text(in picture: Picture) throws(ContentUnavailable) -> TextReading? {
+        var reading = vo_content_text()
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_text_orientation(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                Int32(ContentEngine.textSide), &reading, &error, error.count)
+        }
+        guard status >= 0 else { throw ContentUnavailable(String(cMessage: error)) }
+        guard status == 1 else { return nil }
+        let script = withUnsafeBytes(of: reading.script) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return TextReading(
+            turn: Int(reading.rotation) / 90, confidence: Double(reading.confidence), script: script,
+            scriptConfidence: Double(reading.script_confidence))
     }
 
     /// The score of every face at `floor` or above, best first.
@@ -191,6 +255,22 @@ public final class ContentEngine: @unchecked Sendable {
         }
         guard status == 0 else { throw ContentUnavailable("the scene network failed (\(String(cMessage: error)))") }
         return features
+    }
+
+    /// The scene network's features of the picture's centred square and its ImageNet class scores,
+    /// from one pass.
+    func sceneFeaturesAndClasses(of picture: Picture) throws(ContentUnavailable) -> ([Float], [Float]) {
+        var features = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
+        var logits = [Float](repeating: 0, count: Int(VO_CONTENT_CLASSES))
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_scene_classes(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                Int32(ContentEngine.sceneSide), ScenePass.pictureAlone.rawValue, &features, &logits, &error,
+                error.count)
+        }
+        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(String(cMessage: error)))") }
+        return (features, logits)
     }
 
     /// Whether the four turns' scores of the picture alone call for their mirror images too

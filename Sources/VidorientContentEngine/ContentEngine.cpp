@@ -1,15 +1,17 @@
-// The content engine: dlib's HOG frontal face detector and EfficientNet-Lite0 through OpenCV's
-// DNN module, behind the C surface in include/vidorient_content.h. Built as its
-// own shared library (libVidorientContentEngine.so) and opened on first use, never linked into
-// the program. Every C++ object is owned here; no exception crosses the C surface.
+// The content engine: dlib's HOG frontal face detector, EfficientNet-Lite0 through OpenCV's DNN
+// module and Tesseract's orientation detection, behind the C surface in include/vidorient_content.h.
+// Built as its own shared library (libVidorientContentEngine.so) and opened on first use, never
+// linked into the program. Every C++ object is owned here; no exception crosses the C surface.
 
 #include "vidorient_content.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <dlib/image_processing/frontal_face_detector.h>
@@ -20,11 +22,18 @@
 #include <opencv2/dnn/layer.details.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <tesseract/capi.h>
+
 struct vo_content_engine {
     cv::dnn::Net scene;
     // dlib's detector, copied in on the first face search: a photo the scene decides never needs it.
     dlib::frontal_face_detector faces;
     bool faces_loaded = false;
+    // Tesseract, made at the first text reading (its orientation data, about 10 MB, is read then).
+    TessBaseAPI *text = nullptr;
+    ~vo_content_engine();
 };
 
 namespace {
@@ -64,6 +73,76 @@ cv::Mat wrap(const uint8_t *rgb, int width, int height, int stride) {
 const dlib::frontal_face_detector &face_detector() {
     static const dlib::frontal_face_detector prototype = dlib::get_frontal_face_detector();
     return prototype;
+}
+
+// Tesseract's C API (tesseract/capi.h), opened once per process at the first text reading: the
+// engine does not link it, so a system without Tesseract still finds faces and judges scenes.
+struct Tesseract {
+    decltype(&TessBaseAPICreate) create = nullptr;
+    decltype(&TessBaseAPIDelete) destroy = nullptr;
+    decltype(&TessBaseAPISetVariable) set_variable = nullptr;
+    decltype(&TessBaseAPIInit3) init = nullptr;
+    decltype(&TessBaseAPISetImage) set_image = nullptr;
+    decltype(&TessBaseAPIDetectOrientationScript) detect = nullptr;
+    decltype(&TessBaseAPIClear) clear = nullptr;
+    // Where osd.traineddata was found; empty when it was not.
+    std::string data;
+    // Why there is no text reading, or empty.
+    std::string failure;
+};
+
+bool is_file(const std::string &path) {
+    struct stat status;
+    return stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
+}
+
+const Tesseract &tesseract_library() {
+    static const Tesseract library = [] {
+        Tesseract t;
+        void *handle = dlopen("libtesseract.so.5", RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) handle = dlopen("libtesseract.so.4", RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            const char *why = dlerror();
+            t.failure = std::string("Tesseract is not installed (") + (why ? why : "libtesseract.so.5") + ")";
+            return t;
+        }
+        bool all = true;
+        auto symbol = [&](auto &function, const char *name) {
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
+            all = all && function != nullptr;
+        };
+        symbol(t.create, "TessBaseAPICreate");
+        symbol(t.destroy, "TessBaseAPIDelete");
+        symbol(t.set_variable, "TessBaseAPISetVariable");
+        symbol(t.init, "TessBaseAPIInit3");
+        symbol(t.set_image, "TessBaseAPISetImage");
+        symbol(t.detect, "TessBaseAPIDetectOrientationScript");
+        symbol(t.clear, "TessBaseAPIClear");
+        if (!all) {
+            t.failure = "Tesseract's library has no orientation detection (built without its legacy engine)";
+            return t;
+        }
+        // Its data folder as Tesseract itself looks for it ($TESSDATA_PREFIX), then where Debian and
+        // Ubuntu (tesseract-ocr-osd), Fedora, Arch and Alpine put it.
+        std::vector<std::string> folders;
+        if (const char *prefix = std::getenv("TESSDATA_PREFIX"); prefix != nullptr && *prefix != 0) {
+            folders.push_back(prefix);
+            folders.push_back(std::string(prefix) + "/tessdata");
+        }
+        for (const char *folder : {"/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                                   "/usr/share/tessdata", "/usr/local/share/tessdata"})
+            folders.push_back(folder);
+        for (const auto &folder : folders) {
+            if (is_file(folder + "/osd.traineddata")) {
+                t.data = folder;
+                return t;
+            }
+        }
+        t.failure = "Tesseract's orientation data is not installed (no osd.traineddata in $TESSDATA_PREFIX or "
+                    "/usr/share/tesseract-ocr/5/tessdata; Debian and Ubuntu: tesseract-ocr-osd)";
+        return t;
+    }();
+    return library;
 }
 
 // A depthwise convolution (one filter per channel) of 5×5, or of 3×3 with stride 1 on a small
@@ -322,6 +401,10 @@ vo_content_engine *vo_content_engine_create_with(const char *model_path, int opt
     return status == 0 ? engine : nullptr;
 }
 
+vo_content_engine::~vo_content_engine() {
+    if (text != nullptr) tesseract_library().destroy(text);
+}
+
 void vo_content_engine_destroy(vo_content_engine *engine) { delete engine; }
 
 int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
@@ -407,6 +490,12 @@ static void run(vo_content_engine *engine, const cv::Mat &input, const char *nam
 
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length) {
+    return vo_content_scene_classes(engine, rgb, width, height, stride, side, mirror, features, nullptr, error,
+                                    length);
+}
+
+int vo_content_scene_classes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                             int side, int mirror, float *features, float *logits, char *error, size_t length) {
     if (engine == nullptr || !valid(rgb, width, height, stride) || features == nullptr || side % 32 != 0 ||
         side < VO_CONTENT_SCENE_SIDE_MIN || side > VO_CONTENT_SCENE_SIDE_MAX || mirror < 0 || mirror > 2) {
         say(error, length, "scene: invalid arguments");
@@ -414,8 +503,75 @@ int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, i
     }
     return guarded(error, length, [&]() {
         cv::Mat input = square_input(rgb, width, height, stride, side, mirror);
-        run(engine, input, "features", static_cast<size_t>(input.size[0]) * VO_CONTENT_FEATURES, features);
+        size_t pictures = static_cast<size_t>(input.size[0]);
+        if (logits == nullptr) {
+            run(engine, input, "features", pictures * VO_CONTENT_FEATURES, features);
+            return 0;
+        }
+        // One pass for both: the classes are one matrix product after the features.
+        engine->scene.setInput(input, "image");
+        std::vector<cv::Mat> results;
+        engine->scene.forward(results, std::vector<cv::String>{"features", "logits"});
+        if (results.size() != 2 || results[0].total() != pictures * VO_CONTENT_FEATURES ||
+            results[1].total() != pictures * VO_CONTENT_CLASSES || results[0].type() != CV_32F ||
+            results[1].type() != CV_32F)
+            throw std::runtime_error("the scene network gave features or logits of an unexpected shape");
+        std::copy(results[0].ptr<float>(), results[0].ptr<float>() + results[0].total(), features);
+        std::copy(results[1].ptr<float>(), results[1].ptr<float>() + results[1].total(), logits);
         return 0;
+    });
+}
+
+int vo_content_text_orientation(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                                int longest_side, vo_content_text *text, char *error, size_t length) {
+    if (engine == nullptr || !valid(rgb, width, height, stride) || text == nullptr || longest_side < 1 ||
+        longest_side > 16384) {
+        say(error, length, "text: invalid arguments");
+        return -1;
+    }
+    const Tesseract &library = tesseract_library();
+    if (!library.failure.empty()) {
+        say(error, length, library.failure);
+        return -1;
+    }
+    return guarded(error, length, [&]() {
+        if (engine->text == nullptr) {
+            TessBaseAPI *made = library.create();
+            if (made == nullptr) throw std::bad_alloc();
+            // Tesseract's messages ("Too few characters", "Estimating resolution") go to its debug
+            // file, not to our standard error.
+            library.set_variable(made, "debug_file", "/dev/null");
+            if (library.init(made, library.data.c_str(), "osd") != 0) {
+                library.destroy(made);
+                throw std::runtime_error("Tesseract could not read its orientation data in " + library.data);
+            }
+            engine->text = made;
+        }
+        cv::Mat picture = wrap(rgb, width, height, stride);
+        double scale = std::min(static_cast<double>(longest_side) / std::max(width, height),
+                                static_cast<double>(VO_CONTENT_TEXT_ENLARGE));
+        if (scale > 1.01) {
+            cv::Mat larger;
+            cv::resize(picture, larger,
+                       cv::Size(static_cast<int>(width * scale + 0.5), static_cast<int>(height * scale + 0.5)), 0, 0,
+                       cv::INTER_CUBIC);
+            picture = larger;
+        }
+        // No resolution is given, as `tesseract --psm 0` gives none for a PNG: it takes 70 dpi and
+        // estimates the letters' size from the picture.
+        library.set_image(engine->text, picture.data, picture.cols, picture.rows, 3, static_cast<int>(picture.step));
+        int degrees = 0;
+        float confidence = 0, script_confidence = 0;
+        const char *script = nullptr;
+        bool read = library.detect(engine->text, &degrees, &confidence, &script, &script_confidence);
+        library.clear(engine->text);
+        if (!read) return 0;
+        // Tesseract says how far the picture is turned clockwise from upright; the turn back is the rest.
+        text->rotation = (360 - degrees % 360) % 360;
+        text->confidence = confidence;
+        text->script_confidence = script_confidence;
+        std::snprintf(text->script, sizeof text->script, "%s", script != nullptr ? script : "");
+        return 1;
     });
 }
 

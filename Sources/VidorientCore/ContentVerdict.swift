@@ -45,12 +45,24 @@ public struct ContentEvidence: Sendable, Hashable {
     /// has none), from what it shows whichever way it is turned; for several frames, their mean.
     /// nil when the scene was not measured.
     public var naturalUp: Double?
+    /// How much the picture looks like a page of text or a screen: the scene network's probability
+    /// of its ImageNet classes of such things (`ContentEngine.textClasses`: web site, menu, book
+    /// jacket...), the most of any turn; for several frames, the most of any. nil when not measured.
+    public var textLikeness: Double?
+    /// What Tesseract's orientation detection read in the picture at a size its letters can be
+    /// read (`TextReading`); nil when it was not asked (`ContentPolicy.readsText`) or read nothing.
+    public var text: TextReading?
 
-    public init(turns: [Turn], frames: Int = 1, naturalUp: Double? = nil) {
+    public init(
+        turns: [Turn], frames: Int = 1, naturalUp: Double? = nil, textLikeness: Double? = nil,
+        text: TextReading? = nil
+    ) {
         precondition(turns.count == 4, "content evidence has one entry per quarter turn")
         self.turns = turns
         self.frames = frames
         self.naturalUp = naturalUp
+        self.textLikeness = textLikeness
+        self.text = text
     }
 
     /// Several frames of one clip as one piece of evidence: each frame's scene turned into
@@ -72,7 +84,8 @@ public struct ContentEvidence: Sendable, Hashable {
         self.init(
             turns: turns.map { Turn(faces: $0.faces, scene: $0.scene, facesSought: $0.facesSought) },
             frames: frames.reduce(0) { $0 + $1.frames },
-            naturalUp: naturalUp.isEmpty ? nil : naturalUp.reduce(0, +) / Double(naturalUp.count))
+            naturalUp: naturalUp.isEmpty ? nil : naturalUp.reduce(0, +) / Double(naturalUp.count),
+            textLikeness: frames.compactMap(\.textLikeness).max())
     }
 
     /// The scene's probability of each turn being the upright one; nil when not measured.
@@ -98,6 +111,47 @@ public struct ContentEvidence: Sendable, Hashable {
     }
 }
 
+/// What Tesseract's orientation and script detection read in a picture of text (`tesseract --psm 0`).
+public struct TextReading: Sendable, Hashable, Codable {
+    /// Quarter turns clockwise (0...3) that show the picture upright, as `ContentEvidence.turns` counts them.
+    public var turn: Int
+    /// Tesseract's orientation confidence: how far its best orientation leads the next (not a
+    /// probability; its header calls 15 "reasonably confident").
+    public var confidence: Double
+    /// The script it saw (`Latin`, `Han`, `Cyrillic`...) and its confidence in that.
+    public var script: String
+    public var scriptConfidence: Double
+
+    public init(turn: Int, confidence: Double, script: String, scriptConfidence: Double) {
+        self.turn = ((turn % 4) + 4) % 4
+        self.confidence = confidence
+        self.script = script
+        self.scriptConfidence = scriptConfidence
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case turn = "turn_needed", confidence, script, scriptConfidence = "script_confidence"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            turn: try c.decode(Int.self, forKey: .turn) / 90,
+            confidence: try c.decode(Double.self, forKey: .confidence),
+            script: try c.decode(String.self, forKey: .script),
+            scriptConfidence: try c.decode(Double.self, forKey: .scriptConfidence))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        // Two decimals, as Tesseract prints them: the rest is float noise.
+        try c.encode(turn * 90, forKey: .turn)
+        try c.encode((confidence * 100).rounded() / 100, forKey: .confidence)
+        try c.encode(script, forKey: .script)
+        try c.encode((scriptConfidence * 100).rounded() / 100, forKey: .scriptConfidence)
+    }
+}
+
 /// The numbers the verdict is decided with. Those vidorient uses (`ContentEngine.policy`) were
 /// chosen with the upright head on the validation split of models/photos (models/upright-head.md).
 public struct ContentPolicy: Sendable, Hashable {
@@ -118,10 +172,16 @@ public struct ContentPolicy: Sendable, Hashable {
     /// probability under this: dlib finds faces in clouds and foliage, and a sunset's sky says
     /// more than a face in it. The scene may still decide. 0: faces always decide.
     public var sceneVeto: Double
+    /// Tesseract is asked only of a picture with no opinion from faces or scene whose
+    /// `ContentEvidence.textLikeness` is at least this (it costs a decode at a readable size and
+    /// 0.1 to 0.5 s of CPU); above 1: never.
+    public var textLikenessFloor: Double
+    /// Tesseract's orientation confidence at which the text decides.
+    public var textConfidence: Double
 
     public init(
         threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double,
-        naturalUpFloor: Double = 0, sceneVeto: Double = 0
+        naturalUpFloor: Double = 0, sceneVeto: Double = 0, textLikenessFloor: Double = 2, textConfidence: Double = 15
     ) {
         self.threshold = threshold
         self.faceScore = faceScore
@@ -130,6 +190,17 @@ public struct ContentPolicy: Sendable, Hashable {
         self.sceneTemperature = sceneTemperature
         self.naturalUpFloor = naturalUpFloor
         self.sceneVeto = sceneVeto
+        self.textLikenessFloor = textLikenessFloor
+        self.textConfidence = textConfidence
+    }
+
+    /// Whether Tesseract should read the picture this evidence is of: faces and scene leave it
+    /// without an opinion, and it looks like a page or a screen.
+    public func readsText(_ evidence: ContentEvidence) -> Bool {
+        guard let likeness = evidence.textLikeness, likeness >= textLikenessFloor, evidence.text == nil else {
+            return false
+        }
+        return ContentVerdict(evidence: evidence, policy: self).verdict == .noOpinion
     }
 
     /// The turns faces are looked for in, given the scene's log-odds of each turn and the
@@ -174,7 +245,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     }
 
     public enum Signal: String, Sendable, Hashable, Codable {
-        case faces, scene
+        case faces, scene, text
     }
 
     /// Why there is no opinion.
@@ -190,7 +261,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public var verdict: Verdict
     /// Clockwise degrees (0, 90, 180, 270) that turn the displayed picture upright; nil without an opinion.
     public var turnNeeded: Int?
-    /// The winning turn's probability under the deciding signal; nil without an opinion.
+    /// The winning turn's probability under the deciding signal; nil without an opinion, and when
+    /// the text decided (Tesseract's confidence, in `text`, is not a probability).
     public var confidence: Double?
     public var decidedBy: Signal?
     /// Faces at `faceScore` or above in the upright turn (the displayed picture without an opinion);
@@ -204,6 +276,10 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public var frames: Int
     /// The probability that the picture has a natural up at all; nil when the scene was not measured.
     public var naturalUp: Double?
+    /// How much the picture looks like a page of text or a screen (`ContentEvidence.textLikeness`).
+    public var textLikeness: Double?
+    /// What Tesseract read, when it was asked and read an orientation.
+    public var text: TextReading?
     /// Why there is no opinion; nil with one.
     public var silence: Silence?
     /// The threshold the opinion was held to.
@@ -224,6 +300,11 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
             scene[best] >= policy.threshold, sceneHasSay
         {
             decision = (best, scene[best], .scene)
+        } else if let text = evidence.text, text.confidence >= policy.textConfidence,
+            (evidence.textLikeness ?? 0) >= policy.textLikenessFloor
+        {
+            // Where faces and scene are silent on a page or a screen, its letters say which way is up.
+            decision = (text.turn, .nan, .text)
         }
         let shown = decision?.turn ?? 0
         self.verdict =
@@ -234,7 +315,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
             default: .sideways
             }
         self.turnNeeded = decision.map { $0.turn * 90 }
-        self.confidence = decision.map { ContentVerdict.tidy($0.confidence) }
+        self.confidence = decision.flatMap { $0.signal == .text ? nil : ContentVerdict.tidy($0.confidence) }
         self.decidedBy = decision?.signal
         self.faces =
             evidence.turns[shown].facesSought
@@ -243,6 +324,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         self.sceneProbabilities = scene?.map(ContentVerdict.tidy)
         self.frames = evidence.frames
         self.naturalUp = evidence.naturalUp.map(ContentVerdict.tidy)
+        self.textLikeness = evidence.textLikeness.map(ContentVerdict.tidy)
+        self.text = evidence.text
         self.silence =
             switch (decision, evidence.frames, evidence.naturalUp, scene?.max()) {
             case (.some, _, _, _): nil
@@ -268,7 +351,25 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case verdict, turnNeeded = "turn_needed", confidence, decidedBy = "decided_by", faces
         case faceScores = "face_scores", sceneProbabilities = "scene_probabilities", frames
-        case naturalUp = "natural_up", silence, threshold
+        case naturalUp = "natural_up", silence, threshold, textLikeness = "text_likeness", text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        verdict = try c.decode(Verdict.self, forKey: .verdict)
+        turnNeeded = try c.decodeIfPresent(Int.self, forKey: .turnNeeded)
+        confidence = try c.decodeIfPresent(Double.self, forKey: .confidence)
+        decidedBy = try c.decodeIfPresent(Signal.self, forKey: .decidedBy)
+        faces = try c.decodeIfPresent(Int.self, forKey: .faces)
+        faceScores = try c.decode([Double?].self, forKey: .faceScores)
+        sceneProbabilities = try c.decodeIfPresent([Double].self, forKey: .sceneProbabilities)
+        frames = try c.decode(Int.self, forKey: .frames)
+        naturalUp = try c.decodeIfPresent(Double.self, forKey: .naturalUp)
+        silence = try c.decodeIfPresent(Silence.self, forKey: .silence)
+        threshold = try c.decode(Double.self, forKey: .threshold)
+        // A record from before the text signal (an older cache) has neither.
+        textLikeness = try c.decodeIfPresent(Double.self, forKey: .textLikeness)
+        text = try c.decodeIfPresent(TextReading.self, forKey: .text)
     }
 }
 
@@ -279,16 +380,21 @@ extension MediaReport {
     /// it upright as the fix, a tag or a matrix (docs/findings.md).
     public mutating func judgeContent(_ verdict: ContentVerdict) {
         content = verdict
-        guard let turn = verdict.turnNeeded, turn != 0, let confidence = verdict.confidence,
-            let signal = verdict.decidedBy
-        else { return }
+        guard let turn = verdict.turnNeeded, turn != 0, let signal = verdict.decidedBy else { return }
         let displayed = (photo?.exifOrientation ?? video?.exifOrientation).flatMap(Orientation.init(exif:))
         let upright = displayed.flatMap(verdict.uprightOrientation(from:))
-        let why = signal == .faces ? "faces (\(verdict.faces ?? 0)) say" : "the scene says"
+        let why =
+            switch signal {
+            case .faces: "faces (\(verdict.faces ?? 0)) say"
+            case .scene: "the scene says"
+            case .text: "its text says"
+            }
+        let sure =
+            verdict.confidence.map { "confidence \($0.text(decimals: 3))" }
+            ?? verdict.text.map { "Tesseract's orientation confidence \($0.confidence.text(decimals: 2))" } ?? ""
         let looks = turn == 180 ? "upside down" : "on its side"
         var message =
-            "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise "
-            + "(confidence \(confidence.text(decimals: 3)))"
+            "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise (\(sure))"
         if let upright { message += "; EXIF \(upright.exif) shows it so" }
         // A tag (photos) or a matrix (MP4/QuickTime) turns it losslessly; other containers only get a look.
         let fixable = photo != nil || MediaFormat.movieContainerNames.contains(format.name)

@@ -7,9 +7,13 @@ extension ContentVerdict {
             switch decidedBy {
             case .faces: "\(faces ?? 0) face\(faces == 1 ? "" : "s")"
             case .scene: "the scene"
+            case .text: "its text, by Tesseract"
             case nil: ""
             }
-        let sure = confidence.map { ", confidence \($0.text(decimals: 3))" } ?? ""
+        let sure =
+            confidence.map { ", confidence \($0.text(decimals: 3))" }
+            ?? (decidedBy == .text ? text.map { ", orientation confidence \($0.confidence.text(decimals: 2))" } : nil)
+            ?? ""
         switch self.verdict {
         case .upright: return "upright as displayed (\(why)\(sure))"
         case .sideways, .upsideDown:

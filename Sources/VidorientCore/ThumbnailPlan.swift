@@ -247,4 +247,8 @@ public enum RepresentativeFrame {
         let stats = picture.lumaStatistics
         return stats.deviation < 6 || stats.mean < 12 || stats.mean > 245
     }
+
+    /// A frame of one colour, near enough: nothing in it at all (a flat frame that is not uniform is
+    /// dark or bright, as a page of sparse text on white is).
+    public static func isUniform(_ picture: Picture) -> Bool { picture.lumaStatistics.deviation < 6 }
 }

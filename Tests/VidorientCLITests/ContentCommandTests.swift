@@ -149,6 +149,65 @@ struct ContentCommandTests {
         #expect(content["decided_by"] as? String == "faces")
     }
 
+    /// A page of text stored turned (the pixels; no tag): faces and the scene say nothing of it, so
+    /// Tesseract reads its lines, and the text decides each turn back, naming itself, with no
+    /// probability (Tesseract's confidence is in `text`). The pixels' own way up, once turned back,
+    /// is upright by the text too.
+    @Test(
+        .enabled(if: TextPages.isPresent, "Tesseract's orientation data, FFmpeg or DejaVu is absent"),
+        arguments: 0..<4)
+    func aPageOfTextIsTurnedBackByItsText(quarterTurns: Int) throws {
+        let folder = try TemporaryFolder("content-page")
+        defer { folder.remove() }
+        let path = folder.path("page.png")
+        try TextPages.page(path, turned: quarterTurns)
+        let (report, content) = try Self.content(path)
+        #expect(content["decided_by"] as? String == "text")
+        #expect(content["turn_needed"] as? Int == (360 - 90 * quarterTurns) % 360)
+        #expect(content["confidence"] is NSNull)
+        let text = try #require(content["text"] as? [String: Any])
+        #expect(text["turn_needed"] as? Int == (360 - 90 * quarterTurns) % 360)
+        #expect(text["script"] as? String == "Latin")
+        #expect(try #require(text["confidence"] as? Double) >= 5)
+        #expect(try #require(content["text_likeness"] as? Double) >= 0.5)
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        #expect(findings.contains { $0["code"] as? String == "content-sideways" } == (quarterTurns % 2 == 1))
+    }
+
+    /// A page with a few lines at its top is nearly white, which the thumbnail's test calls flat:
+    /// faces and the scene judge nothing (`frames` would be 0), but its text is still read.
+    @Test(.enabled(if: TextPages.isPresent, "Tesseract's orientation data, FFmpeg or DejaVu is absent"))
+    func aNearlyWhitePageIsStillReadByItsText() throws {
+        let folder = try TemporaryFolder("content-white-page")
+        defer { folder.remove() }
+        let path = folder.path("page.png")
+        try TextPages.page(path, turned: 1, lines: 30)
+        let (_, content) = try Self.content(path)
+        #expect(content["decided_by"] as? String == "text")
+        #expect(content["turn_needed"] as? Int == 270)
+        #expect(content["frames"] as? Int == 1)
+    }
+
+    /// A screen recording of a page turned on its side: the frames say nothing, its middle frame's
+    /// text does.
+    @Test(.enabled(if: TextPages.isPresent, "Tesseract's orientation data, FFmpeg or DejaVu is absent"))
+    func aScreenRecordingIsTurnedBackByItsText() throws {
+        let folder = try TemporaryFolder("content-recording")
+        defer { folder.remove() }
+        let path = folder.path("recording.mp4")
+        try TextPages.recording(path, turned: 3)
+        let (_, content) = try Self.content(path)
+        #expect(content["decided_by"] as? String == "text")
+        #expect(content["turn_needed"] as? Int == 90)
+    }
+
+    /// A photo is not read as text: its likeness is low and Tesseract is not asked.
+    @Test func aPhotoIsNotReadAsText() throws {
+        let (_, content) = try Self.content(ContentPhotos.path("gravel.png"))
+        #expect(content["text"] is NSNull)
+        #expect(try #require(content["text_likeness"] as? Double) < 0.5)
+    }
+
     /// A texture has no up: no opinion, and audit --content raises nothing for it.
     @Test func aTextureHasNoOpinion() throws {
         let (_, content) = try Self.content(ContentPhotos.path("gravel.png"))

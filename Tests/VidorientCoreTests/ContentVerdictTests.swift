@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VidorientCore
 
@@ -201,8 +202,103 @@ import Glibc
         #expect(
             text
                 == #"{"confidence":null,"decided_by":null,"face_scores":[null,null,null,null],"faces":0,"frames":1,"#
-                + #""natural_up":null,"scene_probabilities":null,"silence":"below-threshold","threshold":0.9,"#
-                + #""turn_needed":null,"verdict":"no-opinion"}"#)
+                + #""natural_up":null,"scene_probabilities":null,"silence":"below-threshold","text":null,"#
+                + #""text_likeness":null,"threshold":0.9,"turn_needed":null,"verdict":"no-opinion"}"#)
+    }
+
+    static let textPolicy: ContentPolicy = {
+        var policy = Self.policy
+        policy.textLikenessFloor = 0.5
+        policy.textConfidence = 5
+        return policy
+    }()
+
+    /// A picture whose faces and scene say nothing, with how much it looks like text and what
+    /// Tesseract read in it.
+    static func page(likeness: Double = 0.8, reading: TextReading?) -> ContentEvidence {
+        var evidence = Self.evidence()
+        evidence.textLikeness = likeness
+        evidence.text = reading
+        return evidence
+    }
+
+    /// Where faces and the scene are silent on a page or a screen, the text decides: its turn, no
+    /// probability (Tesseract's confidence is not one), the reading kept in the verdict and its JSON.
+    @Test func theTextDecidesWhereFacesAndSceneAreSilent() throws {
+        let reading = TextReading(turn: 3, confidence: 24.07, script: "Latin", scriptConfidence: 16.67)
+        let verdict = ContentVerdict(evidence: Self.page(reading: reading), policy: Self.textPolicy)
+        #expect(verdict.verdict == .sideways)
+        #expect(verdict.turnNeeded == 270)
+        #expect(verdict.decidedBy == .text)
+        #expect(verdict.confidence == nil)
+        #expect(verdict.text == reading)
+        #expect(
+            verdict.line == "upright once turned 270° clockwise (its text, by Tesseract, orientation confidence 24.07)")
+        let json = try JSONText(pretty: false).encode(verdict)
+        #expect(
+            json.contains(#""text":{"confidence":24.07,"script":"Latin","script_confidence":16.67,"turn_needed":270}"#))
+        #expect(json.contains(#""text_likeness":0.8"#))
+        #expect(try JSONDecoder().decode(ContentVerdict.self, from: Data(json.utf8)) == verdict)
+        var report = Self.photoReport(exif: 1)
+        report.judgeContent(verdict)
+        let finding = try #require(report.findings.first { $0.code == "content-sideways" })
+        #expect(finding.message.contains("its text says it is upright once turned 270° clockwise"))
+        #expect(finding.message.contains("orientation confidence 24.07"))
+        #expect(finding.suggestedFix == SuggestedFix(orientation: 8))
+    }
+
+    /// Not below Tesseract's confidence, not on a picture that does not look like text, never over
+    /// the scene or a face that decides.
+    @Test func theTextDecidesOnlyWhatNothingElseDid() {
+        let weak = TextReading(turn: 1, confidence: 4.9, script: "Latin", scriptConfidence: 3)
+        #expect(ContentVerdict(evidence: Self.page(reading: weak), policy: Self.textPolicy).verdict == .noOpinion)
+        let sure = TextReading(turn: 1, confidence: 30, script: "Latin", scriptConfidence: 3)
+        let photo = Self.page(likeness: 0.49, reading: sure)
+        #expect(ContentVerdict(evidence: photo, policy: Self.textPolicy).verdict == .noOpinion)
+        var scene = Self.page(reading: sure)
+        scene.turns = Self.evidence(scene: [7, 0, 0, 0]).turns
+        let verdict = ContentVerdict(evidence: scene, policy: Self.textPolicy)
+        #expect(verdict.decidedBy == .scene)
+        #expect(verdict.turnNeeded == 0)
+        // The policy of a build without the text signal never asks, and never lets it decide.
+        #expect(ContentVerdict(evidence: Self.page(reading: sure), policy: Self.policy).verdict == .noOpinion)
+        #expect(!Self.policy.readsText(Self.page(reading: nil)))
+    }
+
+    /// Tesseract is asked only of a picture that looks like text and has no opinion yet, once.
+    @Test func tesseractIsAskedOnlyWhereItCouldDecide() {
+        #expect(Self.textPolicy.readsText(Self.page(reading: nil)))
+        #expect(!Self.textPolicy.readsText(Self.page(likeness: 0.2, reading: nil)))
+        var decided = Self.page(reading: nil)
+        decided.turns = Self.evidence(scene: [0, 7, 0, 0]).turns
+        #expect(!Self.textPolicy.readsText(decided))
+        let read = TextReading(turn: 0, confidence: 1, script: "Latin", scriptConfidence: 1)
+        #expect(!Self.textPolicy.readsText(Self.page(reading: read)))
+        var unmeasured = Self.page(reading: nil)
+        unmeasured.textLikeness = nil
+        #expect(!Self.textPolicy.readsText(unmeasured))
+    }
+
+    /// A record from before the text signal (an older cache) has neither key, and still reads.
+    @Test func aVerdictFromBeforeTheTextSignalStillReads() throws {
+        let old =
+            #"{"confidence":0.97,"decided_by":"scene","face_scores":[null,null,null,null],"faces":null,"frames":1,"#
+            + #""natural_up":0.8,"scene_probabilities":[0.97,0.01,0.01,0.01],"silence":null,"threshold":0.91,"#
+            + #""turn_needed":0,"verdict":"upright"}"#
+        let verdict = try JSONDecoder().decode(ContentVerdict.self, from: Data(old.utf8))
+        #expect(verdict.decidedBy == .scene)
+        #expect(verdict.text == nil)
+        #expect(verdict.textLikeness == nil)
+    }
+
+    /// A clip's likeness is the most any frame has.
+    @Test func framesKeepTheirMostTextLikeness() throws {
+        var a = Self.evidence()
+        a.textLikeness = 0.3
+        var b = Self.evidence()
+        b.textLikeness = 0.7
+        let combined = try #require(ContentEvidence(frames: [a, b, Self.evidence(scene: nil)], policy: Self.policy))
+        #expect(combined.textLikeness == 0.7)
     }
 
     /// A picture with no natural up (a texture, space) may still have a turn the scene prefers:

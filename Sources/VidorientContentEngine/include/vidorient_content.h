@@ -4,7 +4,9 @@
 // The content engine's C surface: what vidorient asks of dlib and OpenCV's DNN module, which
 // are C++. The engine (Sources/VidorientContentEngine, libVidorientContentEngine.so) owns every
 // C++ object and lets no exception out; it is opened on first use (CContentEngine/ContentEngineLoader.c), so
-// that no command that does not judge content maps dlib or OpenCV.
+// that no command that does not judge content maps dlib or OpenCV. Tesseract, for the orientation
+// of text, is opened by the engine itself at the first text reading (it may be absent: then only
+// that reading fails).
 //
 // Pictures are 8-bit RGB, three bytes a pixel, rows top to bottom, `stride` bytes apart. The
 // engine judges nothing: it finds faces and measures scene features of the picture it is given.
@@ -25,7 +27,7 @@ extern "C" {
 #define VO_CONTENT_SCENE_SIDE_MIN 96
 #define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
-#define VO_CONTENT_INTERFACE 3
+#define VO_CONTENT_INTERFACE 4
 
 typedef struct vo_content_engine vo_content_engine;
 
@@ -67,6 +69,31 @@ int vo_content_faces(vo_content_engine *engine, const uint8_t *rgb, int width, i
 // mirror image's alone. Returns 0, or -1 with a line in `error`.
 int vo_content_scene(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride, int side,
                      int mirror, float *features, char *error, size_t length);
+
+// vo_content_scene, and in `logits` (NULL: not wanted) the network's ImageNet class scores of the
+// same passes, VO_CONTENT_CLASSES for each picture in the order of `features`: a picture of a page
+// or a screen is told by its classes (web site, menu, book jacket...) at no cost of its own.
+int vo_content_scene_classes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                             int side, int mirror, float *features, float *logits, char *error, size_t length);
+
+// What Tesseract's orientation and script detection (its `osd` data, as `tesseract --psm 0`) reads
+// in a picture of text: `rotation`, the clockwise degrees (0, 90, 180, 270) that turn the picture
+// upright; `confidence`, Tesseract's orientation confidence (15 is "reasonably confident", its
+// header says); the script it saw, with its confidence.
+typedef struct {
+    int rotation;
+    float confidence;
+    char script[32];
+    float script_confidence;
+} vo_content_text;
+
+// Reads `text` from the picture, first enlarged (bicubic, at most VO_CONTENT_TEXT_ENLARGE times) toward
+// `longest_side` when it is smaller: Tesseract misses letters only a few pixels high. Returns 1 when
+// it read an orientation, 0 when the picture has too little text for one, or -1 with a line in
+// `error` (Tesseract or its orientation data is not installed, or it failed).
+#define VO_CONTENT_TEXT_ENLARGE 2
+int vo_content_text_orientation(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                                int longest_side, vo_content_text *text, char *error, size_t length);
 
 // The network's ImageNet class scores (1,000 logits, in ImageNet's class order) for the picture's
 // centred square at VO_CONTENT_SCENE_SIDE: what proves the conversion from PyTorch kept the network
