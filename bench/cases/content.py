@@ -4,6 +4,9 @@
 # `test3` (441 photos from 20 sources, gathered after every choice was made; `test` and `test2`, looked at,
 # now help choose: see docs/content.md): every photo in its four quarter turns, made by `vidorient fix --rotation +90/180/270` on copies (the tag turns the displayed
 # picture; the pixels are the photo's own), judged by one `audit --content --jsonl` over them all.
+# test4 too (650 photos and 183 pages of text and screens from 53 sources, gathered for issue 31
+# before any of its choices), its photos and its pages apart; and `text-choose`, the pages the text
+# signal's numbers were chosen on, for comparison (not a held-out figure).
 # The right answer is the turn that undoes the one applied; for a photo with no natural up
 # (photos.tsv `up` = none) it is no opinion. The same for the real videos of models/videos: each
 # MP4/MOV turned by its matrix (`fix --rotation`), judged from its frames.
@@ -35,12 +38,18 @@ def read_tsv(path):
         return list(csv.DictReader(f, delimiter="\t"))
 
 
-HELD_OUT = ("test3",)
+HELD_OUT = ("test3", "test4", "text-choose")
+SOURCES = {row["id"]: row for row in read_tsv(os.path.join(REPO, "models/photos/sources.tsv"))}
+
+
+def is_text(row):
+    """A page of text or a screen: its source's content says `text:`."""
+    return SOURCES[row["source"]]["content"].startswith("text:")
 
 
 def test_photos(held_out):
-    split = {row["id"]: row["split"] for row in read_tsv(os.path.join(REPO, "models/photos/sources.tsv"))}
-    rows = [r for r in read_tsv(os.path.join(REPO, "models/photos/photos.tsv")) if split[r["source"]] == held_out]
+    rows = [r for r in read_tsv(os.path.join(REPO, "models/photos/photos.tsv"))
+            if SOURCES[r["source"]]["split"] == held_out]
     rows.sort(key=lambda r: r["sha256"])
     return rows[:60] if QUICK else rows
 
@@ -179,7 +188,17 @@ def SETUP(v):
         photo_dir = os.path.join(WORK, f"content-photos-{held_out}")
         made = turned_copies(rows, photo_dir, PHOTOS, lambda row, i: f"{i:04d}{os.path.splitext(row['path'])[1]}")
         photos = judge(photo_dir, made, up)
-        lines.append(describe(f"Photos ({held_out} split, {len(rows)} photos × 4 turns)", photos))
+        pages = sum(1 for row in rows if is_text(row))
+        if pages == 0:
+            lines.append(describe(f"Photos ({held_out} split, {len(rows)} photos × 4 turns)", photos))
+        elif pages == len(rows):
+            lines.append(describe(f"Pages of text and screens ({held_out} split, where the text signal's numbers "
+                                  f"were chosen: not held out; {len(rows)} pictures × 4 turns)", photos))
+        else:
+            lines.append(describe(f"Photos ({held_out} split, {len(rows) - pages} photos × 4 turns)",
+                                  tallied(photos["outcomes"], {p: r for p, r in made.items() if not is_text(r)}, up)))
+            lines.append(describe(f"Pages of text and screens ({held_out} split, {pages} pictures × 4 turns)",
+                                  tallied(photos["outcomes"], {p: r for p, r in made.items() if is_text(r)}, up)))
         if held_out == HELD_OUT[0]:
             sampled = made  # the cost sample: its first 40 photos
 

@@ -117,7 +117,7 @@ def write_atomically(path, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", choices=["photos", "videos", "all"], default="all")
-    ap.add_argument("--split", choices=["train", "validation", "test", "test2", "test3", "test4"],
+    ap.add_argument("--split", choices=["train", "validation", "test", "test2", "test3", "test4", "text-choose"],
                     help="photos of one split only (videos have no split)")
     ap.add_argument("--source", action="append", help="only this source id (repeatable)")
     ap.add_argument("--cache", help="cache folder (default .build-models/<set> at the project root; "
