@@ -291,16 +291,6 @@ import Glibc
         #expect(verdict.textLikeness == nil)
     }
 
-    /// A clip's likeness is the most any frame has.
-    @Test func framesKeepTheirMostTextLikeness() throws {
-        var a = Self.evidence()
-        a.textLikeness = 0.3
-        var b = Self.evidence()
-        b.textLikeness = 0.7
-        let combined = try #require(ContentEvidence(frames: [a, b, Self.evidence(scene: nil)], policy: Self.policy))
-        #expect(combined.textLikeness == 0.7)
-    }
-
     /// A picture with no natural up (a texture, space) may still have a turn the scene prefers:
     /// below the policy's natural-up floor the scene is silenced and says why; a face still decides.
     @Test func theSceneHasNoSayOnAPictureWithoutAnUp() throws {
@@ -373,14 +363,18 @@ import Glibc
         #expect(unsure.line.hasPrefix("no opinion (below the threshold"))
     }
 
-    /// A clip's natural-up probability is its frames' mean; frames without one do not count.
+    /// A clip's natural-up probability is its frames' mean, its text-likeness the most any frame
+    /// has; frames without one do not count.
     @Test func framesAverageTheirNaturalUp() throws {
         var a = Self.evidence()
         a.naturalUp = 0.2
+        a.textLikeness = 0.3
         var b = Self.evidence()
         b.naturalUp = 0.6
+        b.textLikeness = 0.7
         let combined = try #require(ContentEvidence(frames: [a, b, Self.evidence(scene: nil)], policy: Self.policy))
         #expect(abs(try #require(combined.naturalUp) - 0.4) < 1e-12)
+        #expect(combined.textLikeness == 0.7)
         #expect(try #require(ContentEvidence(frames: [Self.evidence()], policy: Self.policy)).naturalUp == nil)
     }
 
