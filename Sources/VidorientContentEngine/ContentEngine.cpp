@@ -536,6 +536,10 @@ int vo_content_text_orientation(vo_content_engine *engine, const uint8_t *rgb, i
     }
     return guarded(error, length, [&]() {
         if (engine->text == nullptr) {
+            // One engine made at a time: `debug_file` is one of Tesseract's global parameters, which
+            // two workers' first readings would otherwise set at once.
+            static std::mutex making;
+            std::lock_guard<std::mutex> one(making);
             TessBaseAPI *made = library.create();
             if (made == nullptr) throw std::bad_alloc();
             // Tesseract's messages ("Too few characters", "Estimating resolution") go to its debug

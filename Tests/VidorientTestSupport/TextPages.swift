@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Pages of text for the content verdict's text signal, drawn when a test runs: FFmpeg's
 /// `drawtext` writes the first lines of Debian's copy of the GPL-3 in DejaVu Serif, black on
