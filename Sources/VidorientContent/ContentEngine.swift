@@ -246,28 +246,29 @@ public final class ContentEngine: @unchecked Sendable {
 
     /// The scene network's features of the picture's centred square, or of its mirror image's.
     public func sceneFeatures(of picture: Picture, mirror pass: ScenePass) throws(ContentUnavailable) -> [Float] {
-        var features = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
-        var error = [CChar](repeating: 0, count: 600)
-        let status = picture.pixels.withUnsafeBufferPointer { pixels in
-            vo_content_scene(
-                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
-                Int32(ContentEngine.sceneSide), pass.rawValue, &features, &error, error.count)
-        }
-        guard status == 0 else { throw ContentUnavailable("the scene network failed (\(String(cMessage: error)))") }
-        return features
+        try scenePass(of: picture, mirror: pass, classes: false).features
     }
 
     /// The scene network's features of the picture's centred square and its ImageNet class scores,
     /// from one pass.
     func sceneFeaturesAndClasses(of picture: Picture) throws(ContentUnavailable) -> ([Float], [Float]) {
+        try scenePass(of: picture, mirror: .pictureAlone, classes: true)
+    }
+
+    /// One pass of the scene network: its features and, when asked, its class scores (else empty).
+    private func scenePass(of picture: Picture, mirror pass: ScenePass, classes: Bool) throws(ContentUnavailable)
+        -> (features: [Float], logits: [Float])
+    {
         var features = [Float](repeating: 0, count: Int(VO_CONTENT_FEATURES))
-        var logits = [Float](repeating: 0, count: Int(VO_CONTENT_CLASSES))
+        var logits = [Float](repeating: 0, count: classes ? Int(VO_CONTENT_CLASSES) : 0)
         var error = [CChar](repeating: 0, count: 600)
         let status = picture.pixels.withUnsafeBufferPointer { pixels in
-            vo_content_scene_classes(
-                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
-                Int32(ContentEngine.sceneSide), ScenePass.pictureAlone.rawValue, &features, &logits, &error,
-                error.count)
+            logits.withUnsafeMutableBufferPointer { scores in
+                vo_content_scene_classes(
+                    engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                    Int32(ContentEngine.sceneSide), pass.rawValue, &features, classes ? scores.baseAddress : nil,
+                    &error, error.count)
+            }
         }
         guard status == 0 else { throw ContentUnavailable("the scene network failed (\(String(cMessage: error)))") }
         return (features, logits)

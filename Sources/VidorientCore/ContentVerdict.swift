@@ -351,25 +351,9 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case verdict, turnNeeded = "turn_needed", confidence, decidedBy = "decided_by", faces
         case faceScores = "face_scores", sceneProbabilities = "scene_probabilities", frames
+        // A record from before the text signal (an older cache) has neither key: synthesized
+        // decoding reads a missing optional as nil.
         case naturalUp = "natural_up", silence, threshold, textLikeness = "text_likeness", text
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        verdict = try c.decode(Verdict.self, forKey: .verdict)
-        turnNeeded = try c.decodeIfPresent(Int.self, forKey: .turnNeeded)
-        confidence = try c.decodeIfPresent(Double.self, forKey: .confidence)
-        decidedBy = try c.decodeIfPresent(Signal.self, forKey: .decidedBy)
-        faces = try c.decodeIfPresent(Int.self, forKey: .faces)
-        faceScores = try c.decode([Double?].self, forKey: .faceScores)
-        sceneProbabilities = try c.decodeIfPresent([Double].self, forKey: .sceneProbabilities)
-        frames = try c.decode(Int.self, forKey: .frames)
-        naturalUp = try c.decodeIfPresent(Double.self, forKey: .naturalUp)
-        silence = try c.decodeIfPresent(Silence.self, forKey: .silence)
-        threshold = try c.decode(Double.self, forKey: .threshold)
-        // A record from before the text signal (an older cache) has neither.
-        textLikeness = try c.decodeIfPresent(Double.self, forKey: .textLikeness)
-        text = try c.decodeIfPresent(TextReading.self, forKey: .text)
     }
 }
 
