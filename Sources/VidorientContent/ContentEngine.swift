@@ -115,7 +115,7 @@ public final class ContentEngine: @unchecked Sendable {
     /// The mirror's doubt range and the face search change the scores a verdict carries, so they are part of it.
     public static let identity =
         "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch2"
-        + "-text-\(policy.textLikenessFloor)-\(policy.textConfidence)"
+        + "-text-\(policy.textLikenessFloor)-\(policy.textConfidence)-pagefaces"
 
     private let engine: OpaquePointer
 

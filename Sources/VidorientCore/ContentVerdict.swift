@@ -194,6 +194,17 @@ public struct ContentPolicy: Sendable, Hashable {
         self.textConfidence = textConfidence
     }
 
+    /// Whether faces may decide in `turn`, given the scene's probabilities: anywhere in a picture
+    /// that does not look like a page or a screen (`textLikeness` under `textLikenessFloor`); in one
+    /// that does, only in the turn the scene finds likeliest. A face the scene cannot confirm on a
+    /// page is more often a drawing, an icon or a pattern than a person (on `text-choose`, the only
+    /// face that decided was a wrong one, of 0.27, in a turn the scene gave 0.15).
+    public func facesDecide(inTurn turn: Int, scene: [Double]?, textLikeness: Double?) -> Bool {
+        guard let textLikeness, textLikeness >= textLikenessFloor else { return true }
+        guard let scene, let likeliest = scene.indices.max(by: { scene[$0] < scene[$1] }) else { return false }
+        return likeliest == turn
+    }
+
     /// Whether Tesseract should read the picture this evidence is of: faces and scene leave it
     /// without an opinion, and it looks like a page or a screen.
     public func readsText(_ evidence: ContentEvidence) -> Bool {
@@ -290,10 +301,13 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         var decision: (turn: Int, confidence: Double, signal: Signal)?
         let sceneHasSay = scene != nil && (evidence.naturalUp ?? 1) >= policy.naturalUpFloor
         // Faces first: a face is the surest sign of up there is, when one turn alone has one, and
-        // the scene (where it has a say) does not rule that turn out.
+        // the scene (where it has a say) does not rule that turn out. In a picture that looks like
+        // a page or a screen (`textLikeness`), a face is more likely a drawing, an icon or a
+        // pattern: there it decides only in the turn the scene finds likeliest.
         if let faces = evidence.faceProbabilities(policy: policy),
             let best = faces.indices.max(by: { faces[$0] < faces[$1] }),
-            faces[best] >= policy.threshold, !(sceneHasSay && (scene?[best] ?? 1) < policy.sceneVeto)
+            faces[best] >= policy.threshold, !(sceneHasSay && (scene?[best] ?? 1) < policy.sceneVeto),
+            policy.facesDecide(inTurn: best, scene: scene, textLikeness: evidence.textLikeness)
         {
             decision = (best, faces[best], .faces)
         } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }),

@@ -265,6 +265,35 @@ import Glibc
         #expect(!Self.policy.readsText(Self.page(reading: nil)))
     }
 
+    /// On a page or a screen a face decides only in the turn the scene finds likeliest; on a photo,
+    /// in any turn the scene does not rule out. The page's text then decides instead.
+    @Test func aFaceOnAPageNeedsTheScene() throws {
+        // A strong face at 90°; the scene leans, under the threshold, to 180° (about 0.15 for 90°).
+        let faces: [[Double]] = [[], [0.9], [], []]
+        let reading = TextReading(turn: 0, confidence: 9, script: "Latin", scriptConfidence: 5)
+        var page = Self.evidence(faces: faces, scene: [0.3, 0, 0.8, 0.2])
+        page.textLikeness = 0.7
+        let photo = page
+        page.text = reading
+        let onPage = ContentVerdict(evidence: page, policy: Self.textPolicy)
+        #expect(onPage.decidedBy == .text)
+        #expect(onPage.turnNeeded == 0)
+        #expect(Self.textPolicy.readsText(photo))
+        var lowLikeness = photo
+        lowLikeness.textLikeness = 0.3
+        let onPhoto = ContentVerdict(evidence: lowLikeness, policy: Self.textPolicy)
+        #expect(onPhoto.decidedBy == .faces)
+        #expect(onPhoto.turnNeeded == 90)
+        // The scene's likeliest turn is the face's: it decides on a page too.
+        var confirmed = Self.evidence(faces: faces, scene: [0.3, 0.9, 0.8, 0.2])
+        confirmed.textLikeness = 0.7
+        #expect(ContentVerdict(evidence: confirmed, policy: Self.textPolicy).decidedBy == .faces)
+        // A policy without the text signal (floor above 1) keeps faces as they were.
+        #expect(ContentVerdict(evidence: page, policy: Self.policy).decidedBy == .faces)
+        #expect(!Self.textPolicy.facesDecide(inTurn: 1, scene: nil, textLikeness: 0.7))
+        #expect(Self.textPolicy.facesDecide(inTurn: 1, scene: nil, textLikeness: nil))
+    }
+
     /// Tesseract is asked only of a picture that looks like text and has no opinion yet, once.
     @Test func tesseractIsAskedOnlyWhereItCouldDecide() {
         #expect(Self.textPolicy.readsText(Self.page(reading: nil)))
