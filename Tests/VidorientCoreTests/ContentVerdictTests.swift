@@ -268,20 +268,20 @@ import Glibc
     /// On a page or a screen a face decides only in the turn the scene finds likeliest; on a photo,
     /// in any turn the scene does not rule out. The page's text then decides instead.
     @Test func aFaceOnAPageNeedsTheScene() throws {
-        // A strong face at 90°; the scene leans, under the threshold, to 180° (about 0.15 for 90°).
+        // A strong face at 90°; the scene leans, under the threshold, to 180° (about 0.17 for 90°).
         let faces: [[Double]] = [[], [0.9], [], []]
-        let reading = TextReading(turn: 0, confidence: 9, script: "Latin", scriptConfidence: 5)
-        var page = Self.evidence(faces: faces, scene: [0.3, 0, 0.8, 0.2])
-        page.textLikeness = 0.7
-        let photo = page
-        page.text = reading
+        var unread = Self.evidence(faces: faces, scene: [0.3, 0, 0.8, 0.2])
+        unread.textLikeness = 0.7
+        // The face does not decide, so Tesseract is asked, and its reading decides.
+        #expect(Self.textPolicy.readsText(unread))
+        var page = unread
+        page.text = TextReading(turn: 0, confidence: 9, script: "Latin", scriptConfidence: 5)
         let onPage = ContentVerdict(evidence: page, policy: Self.textPolicy)
         #expect(onPage.decidedBy == .text)
         #expect(onPage.turnNeeded == 0)
-        #expect(Self.textPolicy.readsText(photo))
-        var lowLikeness = photo
-        lowLikeness.textLikeness = 0.3
-        let onPhoto = ContentVerdict(evidence: lowLikeness, policy: Self.textPolicy)
+        var photo = unread
+        photo.textLikeness = 0.3
+        let onPhoto = ContentVerdict(evidence: photo, policy: Self.textPolicy)
         #expect(onPhoto.decidedBy == .faces)
         #expect(onPhoto.turnNeeded == 90)
         // The scene's likeliest turn is the face's: it decides on a page too.
