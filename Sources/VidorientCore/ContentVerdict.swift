@@ -194,12 +194,14 @@ public struct ContentPolicy: Sendable, Hashable {
         self.textConfidence = textConfidence
     }
 
-    /// Whether faces may decide in `turn`, given the scene's probabilities: anywhere in a picture
-    /// that does not look like a page or a screen (`textLikeness` under `textLikenessFloor`); in one
-    /// that does, only in the turn the scene finds likeliest. A face the scene cannot confirm on a
-    /// page is more often a drawing, an icon or a pattern than a person (on `text-choose`, the only
-    /// face that decided was a wrong one, of 0.27, in a turn the scene gave 0.15).
-    public func facesDecide(inTurn turn: Int, scene: [Double]?, textLikeness: Double?) -> Bool {
+    /// Whether faces may decide in `turn`, given the scene's probabilities and whether the scene has
+    /// a say (a natural up): never where the scene with a say gives that turn under `sceneVeto`;
+    /// anywhere else in a picture that does not look like a page or a screen (`textLikeness` under
+    /// `textLikenessFloor`); in one that does, only in the turn the scene finds likeliest. A face the
+    /// scene cannot confirm on a page is more often a drawing, an icon or a pattern than a person (on
+    /// `text-choose`, the only face that decided was a wrong one, of 0.27, in a turn the scene gave 0.15).
+    public func facesDecide(inTurn turn: Int, scene: [Double]?, sceneHasSay: Bool, textLikeness: Double?) -> Bool {
+        if sceneHasSay, let scene, scene[turn] < sceneVeto { return false }
         guard let textLikeness, textLikeness >= textLikenessFloor else { return true }
         guard let scene, let likeliest = scene.indices.max(by: { scene[$0] < scene[$1] }) else { return false }
         return likeliest == turn
@@ -300,14 +302,12 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         let scene = evidence.sceneProbabilities(policy: policy)
         var decision: (turn: Int, confidence: Double, signal: Signal)?
         let sceneHasSay = scene != nil && (evidence.naturalUp ?? 1) >= policy.naturalUpFloor
-        // Faces first: a face is the surest sign of up there is, when one turn alone has one, and
-        // the scene (where it has a say) does not rule that turn out. In a picture that looks like
-        // a page or a screen (`textLikeness`), a face is more likely a drawing, an icon or a
-        // pattern: there it decides only in the turn the scene finds likeliest.
+        // Faces first: a face is the surest sign of up there is, when one turn alone has one and the
+        // scene allows that turn (`ContentPolicy.facesDecide`).
         if let faces = evidence.faceProbabilities(policy: policy),
-            let best = faces.indices.max(by: { faces[$0] < faces[$1] }),
-            faces[best] >= policy.threshold, !(sceneHasSay && (scene?[best] ?? 1) < policy.sceneVeto),
-            policy.facesDecide(inTurn: best, scene: scene, textLikeness: evidence.textLikeness)
+            let best = faces.indices.max(by: { faces[$0] < faces[$1] }), faces[best] >= policy.threshold,
+            policy.facesDecide(
+                inTurn: best, scene: scene, sceneHasSay: sceneHasSay, textLikeness: evidence.textLikeness)
         {
             decision = (best, faces[best], .faces)
         } else if let scene, let best = scene.indices.max(by: { scene[$0] < scene[$1] }),

@@ -290,8 +290,8 @@ import Glibc
         #expect(ContentVerdict(evidence: confirmed, policy: Self.textPolicy).decidedBy == .faces)
         // A policy without the text signal (floor above 1) keeps faces as they were.
         #expect(ContentVerdict(evidence: page, policy: Self.policy).decidedBy == .faces)
-        #expect(!Self.textPolicy.facesDecide(inTurn: 1, scene: nil, textLikeness: 0.7))
-        #expect(Self.textPolicy.facesDecide(inTurn: 1, scene: nil, textLikeness: nil))
+        #expect(!Self.textPolicy.facesDecide(inTurn: 1, scene: nil, sceneHasSay: false, textLikeness: 0.7))
+        #expect(Self.textPolicy.facesDecide(inTurn: 1, scene: nil, sceneHasSay: false, textLikeness: nil))
     }
 
     /// Tesseract is asked only of a picture that looks like text and has no opinion yet, once.
