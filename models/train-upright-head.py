@@ -149,13 +149,20 @@ def extract(args):
             pass
 
 
-def load(split, scene="scene224", faces="faces320x1", mirror=True, required=True):
+# Where the features are read from: `extract`'s (the network shipped, through the engine) unless
+# --features names another folder (tune-scene-top.py's, computed from the cached maps); --folds, a
+# folder of one such folder for each choosing split, whose tuned top never saw that split.
+FEATURES = os.path.join(CACHE, "features")
+FOLDS = None
+
+
+def load(split, scene="scene224", faces="faces320x1", mirror=True, required=True, folder=None):
     """Features (photos × 4 turns × passes × 1280), face scores (photos × 4 × 8) and whether each
     photo has a natural up, of one split or a tuple of them; None for a split not extracted, when
     not `required`."""
     splits = (split,) if isinstance(split, str) else tuple(split)
     features, face_scores, has_up = [], [], []
-    folder = os.path.join(CACHE, "features")
+    folder = folder or FEATURES
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".npz") or name.endswith(".part.npz"):
             continue
@@ -415,32 +422,38 @@ def cross_fitted(setting):
     choosing splits, so every number is chosen on photos the head judging them never saw, from
     1,300 photos of 18 sources instead of one split's 470. The head and the gate shipped are then
     fitted on all of them (training and choosing splits) with those numbers."""
-    x_train, _, up_train = load("train", setting["scene"], setting["faces"], setting["mirror"])
-    parts = {split: load(split, setting["scene"], setting["faces"], setting["mirror"]) for split in CHOOSING}
-    folds = []
+    def loaded(split, folder=None):
+        return load(split, setting["scene"], setting["faces"], setting["mirror"], folder=folder)
+
+    x_train, _, up_train = loaded("train")
+    parts = {split: loaded(split) for split in CHOOSING}
+    folds, judged = [], {}
     for held in CHOOSING:
-        rest = [parts[split] for split in CHOOSING if split != held]
-        folds.append((held, np.concatenate([x_train] + [p[0] for p in rest]),
+        # With --folds, each fold's features are those of the top tuned without the held split.
+        fold = {split: loaded(split, os.path.join(FOLDS, held)) for split in ("train",) + CHOOSING} if FOLDS else None
+        rest = [(fold or parts)[split] for split in CHOOSING if split != held]
+        folds.append((held, np.concatenate([fold["train"][0] if fold else x_train] + [p[0] for p in rest]),
                       np.concatenate([up_train] + [p[2] for p in rest])))
-    up_out = np.concatenate([parts[held][2] for held, _, _ in folds])
-    faces_out = np.concatenate([parts[held][1] for held, _, _ in folds])
+        judged[held] = fold[held] if fold else parts[held]
+    up_out = np.concatenate([judged[held][2] for held, _, _ in folds])
+    faces_out = np.concatenate([judged[held][1] for held, _, _ in folds])
     best = None
     for l2 in [1e-2, 3e-2, 1e-1]:
         heads = [fit_head(x, l2, up) for _, x, up in folds]
-        logits_out = np.concatenate([scene_logits(parts[held][0], *head) for (held, _, _), head in zip(folds, heads)])
+        logits_out = np.concatenate([scene_logits(judged[held][0], *head) for (held, _, _), head in zip(folds, heads)])
         loss = log_loss(logits_out, up_out)
         print(f"train: {setting['scene']} l2 {l2:g}: out-of-fold log-loss {loss:.4f}", file=sys.stderr, flush=True)
         if best is None or loss < best[0]:
             best = (loss, l2, logits_out, heads)
     loss, l2, logits_out, heads = best
-    natural_out = np.concatenate([natural_up(parts[held][0], *fit_gate(x, up, GATE_L2), head=head)
+    natural_out = np.concatenate([natural_up(judged[held][0], *fit_gate(x, up, GATE_L2), head=head)
                                   for (held, x, up), head in zip(folds, heads)])
     policy = choose_policy(logits_out, faces_out, natural_out, up_out)
     by_split = {}
     start = 0
     for held, _, _ in folds:
-        n = len(parts[held][2])
-        by_split[held] = (slice(start, start + n), int((~parts[held][2]).sum()))
+        n = len(judged[held][2])
+        by_split[held] = (slice(start, start + n), int((~judged[held][2]).sum()))
         start += n
     # The shipped head and gate: every photo of the training and choosing splits.
     x_all = np.concatenate([x_train] + [parts[split][0] for split in CHOOSING])
@@ -600,6 +613,13 @@ def write_report(setting, fitted, results, trials, sizes, kept_only):
         f"The held-out split ({', '.join(HELD_OUT)}) is measured once, with the head shipped. Each photo is judged "
         "in its four quarter turns, so every count below is photos × 4.",
         "",
+    ]
+    if FOLDS:
+        lines += ["The features are the network's with its top tuned for the task (models/tune-scene-top.py): each "
+                  "choosing split is judged from the features of a top tuned without it (`--folds`), and the head "
+                  "shipped is fitted on, and the held-out split measured from, those of the top shipped "
+                  "(models/scene-top.npz; `--features`).", ""]
+    lines += [
         "## Settings tried, on the choosing splits (out of fold)",
         "",
     ]
@@ -702,7 +722,7 @@ def measure_shipped(args):
     its pages of text and screens (sources whose `content` starts with `text:`) apart, and by source."""
     weights, bias, gate, policy, (scene, mirror, faces_setting) = shipped_head()
     sources = {row["id"]: row for row in read_tsv(os.path.join(ROOT, "models", "photos", "sources.tsv"))}
-    folder = os.path.join(CACHE, "features")
+    folder = FEATURES
     forced_policy = dict(policy, threshold=0.0, natural_up_floor=0.0)
 
     def row(label, x, faces, up):
@@ -763,7 +783,11 @@ def main():
                         help="choose and write everything, but do not measure the held-out splits (look first)")
     parser.add_argument("--train-per-source", type=int, default=None,
                         help="at most this many photos of each training source (the smallest SHA-256s)")
+    parser.add_argument("--features", help="train, measure: the features of this folder (tune-scene-top.py's final/)")
+    parser.add_argument("--folds", help="train: each choosing split judged from FOLDS/<split>/ (tune-scene-top.py's)")
     args = parser.parse_args()
+    global FEATURES, FOLDS
+    FEATURES, FOLDS = args.features or FEATURES, args.folds
     {"extract": extract, "train": train, "measure": measure_shipped}[args.step](args)
 
 

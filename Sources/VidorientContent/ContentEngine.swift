@@ -13,10 +13,10 @@ public struct ContentUnavailable: Error, Sendable, Hashable, CustomStringConvert
 /// The scene network's file: EfficientNet-Lite0 as ONNX, made from its PyPI package by
 /// `models/make-scene-model.py` (at setup in a checkout, by `make install` for an install).
 public enum SceneModel {
-    public static let fileName = "scene-efficientnet-lite0.onnx"
+    public static let fileName = "scene-efficientnet-lite0-upright.onnx"
     /// The converter's output is the same bytes every time; another size is another network,
     /// which the upright head was not trained on.
-    public static let byteCount = 18_543_668
+    public static let byteCount = 22_599_931
 
     /// Where the model is looked for, first match wins: `$VIDORIENT_MODEL_DIR`; `../share/vidorient`
     /// beside the program (an install); `.build-models` in the program's folder or one above it

@@ -148,7 +148,7 @@ def signal_costs(paths):
     sys.path.insert(0, os.path.join(REPO, "models"))
     import content_engine
     engine_path = os.path.join(os.path.dirname(_v["vidorient"]), "libVidorientContentEngine.so")
-    model = os.path.join(REPO, ".build-models", "scene-efficientnet-lite0.onnx")
+    model = os.path.join(REPO, ".build-models", "scene-efficientnet-lite0-upright.onnx")
     engine = content_engine.Engine(engine_path, model, threads=1)
     side, mirror, face_side, face_upsample = head_setting()
     pictures = [content_engine.displayed_picture(p) for p in paths]
