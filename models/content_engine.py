@@ -79,6 +79,19 @@ def displayed_picture(path, side=PICTURE_SIDE, longest_side=None):
     return fit(cv2.cvtColor(image, cv2.COLOR_BGR2RGB), side)
 
 
+def judged_picture(path, longest_side=None, step="extract"):
+    """The picture a photo's features are extracted from (displayed_picture), or None, said on
+    standard error, when it cannot be decoded; None too when it is under 32 pixels on a side, as
+    vidorient judges nothing that small."""
+    import sys
+    try:
+        picture = displayed_picture(path, longest_side=longest_side)
+    except ValueError as error:
+        print(f"{step}: skipped {error}", file=sys.stderr)
+        return None
+    return picture if min(picture.shape[:2]) >= 32 else None
+
+
 def fit(rgb, side=PICTURE_SIDE):
     height, width = rgb.shape[:2]
     scale = min(side / width, side / height, 1.0)

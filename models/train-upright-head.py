@@ -109,12 +109,8 @@ def extract_source(job):
     arrays |= {f"faces{side}x{up}": np.full((n, 4, 8), np.nan, dtype=np.float32) for side, up in face_settings}
     kept = np.zeros(n, dtype=bool)
     for i, (path, _, longest) in enumerate(photos):
-        try:
-            picture = content_engine.displayed_picture(path, longest_side=longest)
-        except ValueError as error:
-            print(f"extract: skipped {error}", file=sys.stderr)
-            continue
-        if min(picture.shape[:2]) < 32:
+        picture = content_engine.judged_picture(path, longest)
+        if picture is None:
             continue
         for k in range(4):
             turned = content_engine.turned(picture, k)

@@ -80,12 +80,8 @@ def extract_source(job):
     maps = np.zeros((n, 4, 2, 192, 5, 5), np.float16)
     kept = np.zeros(n, bool)
     for i, (path, _, longest) in enumerate(photos):
-        try:
-            picture = content_engine.displayed_picture(path, longest_side=longest)
-        except ValueError as error:
-            print(f"extract: skipped {error}", file=sys.stderr)
-            continue
-        if min(picture.shape[:2]) < 32:
+        picture = content_engine.judged_picture(path, longest)
+        if picture is None:
             continue
         batch = [p for k in range(4) for p in square(content_engine.turned(picture, k))]
         net.setInput(cv2.dnn.blobFromImages(batch, 1.0, (SIDE, SIDE), (0, 0, 0), False, False, cv2.CV_32F), "image")
