@@ -8,8 +8,10 @@ No PyTorch and no ONNX package: the weights file is PyTorch's legacy serialisati
 the raw storages), read with a restricted unpickler that builds nothing but dictionaries and
 arrays; the ONNX file is written with a small protobuf encoder below. Batch normalisation is
 folded into each convolution. Two outputs: `features` (N×1280, after global average pooling:
-what the upright head reads) and `logits` (N×1000, ImageNet classes: what the conversion test
-checks). Input `image`: N×3×224×224, RGB, 0–255; the network's own normalisation is its first
+what the upright head reads; with the tuned top, the default, from a second copy of block 15 and
+the head convolution whose weights carry models/scene-top.npz's change, tune-scene-top.py's) and
+`logits` (N×1000, ImageNet classes from the original layers: what the text-likeness reads and the
+conversion test checks). Input `image`: N×3×224×224, RGB, 0–255; the network's own normalisation is its first
 node.
 
 usage: make-scene-model.py [--wheel FILE] [--out FILE] [--top FILE | --no-top]

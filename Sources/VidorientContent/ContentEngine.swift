@@ -10,12 +10,14 @@ public struct ContentUnavailable: Error, Sendable, Hashable, CustomStringConvert
     public init(_ description: String) { self.description = description }
 }
 
-/// The scene network's file: EfficientNet-Lite0 as ONNX, made from its PyPI package by
-/// `models/make-scene-model.py` (at setup in a checkout, by `make install` for an install).
+/// The scene network's file: EfficientNet-Lite0 as ONNX with its top tuned for the task, made from
+/// its PyPI package and `models/scene-top.npz` by `models/make-scene-model.py` (at setup in a
+/// checkout, again whenever either script's input changes; by `make install` for an install).
 public enum SceneModel {
     public static let fileName = "scene-efficientnet-lite0-upright.onnx"
-    /// The converter's output is the same bytes every time; another size is another network,
-    /// which the upright head was not trained on.
+    /// The converter's output is the same bytes every time; another size is another network (the
+    /// original one, without the tuned top, has 18,543,668 bytes), which the upright head was not
+    /// trained on.
     public static let byteCount = 22_599_931
 
     /// Where the model is looked for, first match wins: `$VIDORIENT_MODEL_DIR`; `../share/vidorient`
