@@ -256,7 +256,8 @@ def main():
     parser.add_argument("step", choices=["extract", "tune"])
     parser.add_argument("--photos", default=os.path.join(CACHE, "photos"))
     parser.add_argument("--model", default=os.path.join(CACHE, "scene-efficientnet-lite0-upright.onnx"),
-                        help="the original network (make-scene-model.py --no-top): its layers are the start")
+                        help="the scene network, with the tuned top or without (--no-top): its original layers, "
+                             "which keep their names in both, are the start and give block 14's output")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--folds", nargs="*", default=list(head_script.CHOOSING) + ["final"])
     args = parser.parse_args()
