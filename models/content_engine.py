@@ -6,6 +6,7 @@ And the pictures as vidorient judges them: a photo decoded with its EXIF orienta
 scaled to fit ContentJudge.pictureSide (448) with area averaging, then turned."""
 import ctypes
 import os
+import sys
 
 import cv2
 import numpy as np
@@ -83,7 +84,6 @@ def judged_picture(path, longest_side=None, step="extract"):
     """The picture a photo's features are extracted from (displayed_picture), or None, said on
     standard error, when it cannot be decoded; None too when it is under 32 pixels on a side, as
     vidorient judges nothing that small."""
-    import sys
     try:
         picture = displayed_picture(path, longest_side=longest_side)
     except ValueError as error:

@@ -186,6 +186,10 @@ class Graph:
         bias = self.weights[bn + ".bias"] - self.weights[bn + ".running_mean"] * scale
         w = w * scale[:, None, None, None]
         if change is not None:
+            # The change as tune-scene-top.py writes it: the weights without their 1×1 axes.
+            if change[0].shape != np.squeeze(w).shape or change[1].shape != bias.shape:
+                sys.exit(f"make-scene-model: the tuned top's change to {conv} is {change[0].shape} and "
+                         f"{change[1].shape}, not {np.squeeze(w).shape} and {bias.shape}")
             w = (w + change[0].astype(np.float32).reshape(w.shape)).astype(np.float32)
             bias = (bias + change[1].astype(np.float32)).astype(np.float32)
         k = w.shape[2]

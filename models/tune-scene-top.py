@@ -226,6 +226,7 @@ def write_features(model, sources, folder):
 
 
 def tune(args):
+    import torch
     original = original_top(args.model)
     every = load_maps(set(head_script.CHOOSING) | {"train"} | set(head_script.HELD_OUT) | {"test4"})
     for fold in args.folds:
@@ -238,7 +239,6 @@ def tune(args):
         del maps
         # The change as shipped (float16), so that the features the head is fitted on are the
         # shipped network's.
-        import torch
         with torch.no_grad():
             for key in original:
                 change = getattr(model, "d_" + key)
