@@ -29,7 +29,16 @@ public struct SortedRecords: Sendable {
     /// Takes a chunk's records, rendered with marks (`AuditWriter.render(_:into:marked:)`), and
     /// writes, in path order, every record held that no record to come can precede.
     public mutating func add(_ chunk: AuditChunk, write output: ([UInt8]) -> Void) {
-        store.add(chunk)
+        // The chunk's records in order, all before any still to come (a worker hands over whole
+        // units where it can) and before any held (another worker's, ahead of it): written as
+        // they are, with no copy.
+        if SortedRecords.isReady(chunk), let last = chunk.marks.last, store.holdsNothing(before: last.path) {
+            if !out.isEmpty { flush(output) }
+            output(chunk.text)
+            lastOutput = MonotonicClock.now
+        } else {
+            store.add(chunk)
+        }
         switch chunk.pathsToCome {
         case .unknown: return
         case .none: write(below: nil, output)
@@ -97,6 +106,31 @@ public struct SortedRecords: Sendable {
         guard fstat(STDOUT_FILENO, &status) == 0 else { return false }
         let type = status.st_mode & S_IFMT
         return type != S_IFIFO && type != S_IFSOCK
+    }
+
+    /// Whether a chunk's records can be written now, as they are: in path order, and every one
+    /// before any record still to come.
+    static func isReady(_ chunk: AuditChunk) -> Bool {
+        guard let last = chunk.marks.last else { return false }
+        switch chunk.pathsToCome {
+        case .unknown: return false
+        case .none: break
+        case .atLeast(let bound):
+            guard precedes(last.path, bound) else { return false }
+        }
+        return chunk.marks.indices.dropFirst().allSatisfy { precedes(chunk.marks[$0 - 1].path, chunk.marks[$0].path) }
+    }
+
+    /// Whether path `a` comes before the path bytes `bound`.
+    static func precedes(_ a: String, _ bound: [UInt8]) -> Bool {
+        if !a.hasEscapedPathBytes,
+            let ordered = a.utf8.withContiguousStorageIfAvailable({ a in
+                bound.withUnsafeBufferPointer { bound in precedes(a, bound) }
+            })
+        {
+            return ordered
+        }
+        return precedes(a.pathBytes, bound)
     }
 
     /// Whether path bytes `a` come before `b` (`memcmp`, then the shorter first): the one order of
@@ -196,6 +230,17 @@ public struct SortedRecords: Sendable {
             current = 0
             paths.removeAll(keepingCapacity: true)
             pieces.removeAll(keepingCapacity: true)
+        }
+
+        /// Whether every record held comes after `path`.
+        func holdsNothing(before path: String) -> Bool {
+            guard !pieces.isEmpty else { return true }
+            let bytes = path.pathBytes
+            return paths.withUnsafeBufferPointer { paths in
+                bytes.withUnsafeBufferPointer { bytes in
+                    pieces.allSatisfy { SortedRecords.precedes(bytes, UnsafeBufferPointer(rebasing: paths[$0.path])) }
+                }
+            }
         }
 
         func path(of piece: Piece) -> ArraySlice<UInt8> { paths[piece.path] }

@@ -401,7 +401,9 @@ public struct Auditor: Sendable {
                                     return true
                                 })
                         {
-                            if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
+                            if chunk.isFull(ordered: tracksBounds) || MonotonicClock.now - lastDelivery >= 0.1 {
+                                hand()
+                            }
                             continue
                         }
                         // A file is read only when the cache cannot answer for it, and only then
@@ -428,9 +430,14 @@ public struct Auditor: Sendable {
                         chunk.summary.add(record, failOn: options.failOn)
                         chunk.count += 1
                         render(record, &chunk)
-                        if chunk.isFull || MonotonicClock.now - lastDelivery >= 0.1 { hand() }
+                        if chunk.isFull(ordered: tracksBounds) || MonotonicClock.now - lastDelivery >= 0.1 {
+                            hand()
+                        }
                     }
-                    if tracksBounds { finished.append(bound) }
+                    if tracksBounds {
+                        finished.append(bound)
+                        if chunk.isFull(ordered: true, unitEnd: true) { hand() }
+                    }
                 }
                 queue.done(unit)
             }
@@ -588,7 +595,15 @@ public struct AuditChunk: Sendable {
 
     public init() {}
 
-    var isFull: Bool { text.count >= 1 << 16 || count >= 256 }
+    /// Whether the chunk should be handed over: at 64 KiB of text or 256 records. A run in path
+    /// order (`ordered`) hands its chunks over at the end of a unit, from half that, and in the
+    /// middle of one only at half as much again: a chunk is then whole units, which
+    /// `SortedRecords` writes as they are, with no copy, when nothing is held before them (the
+    /// records of a unit under way could not be written before its end anyway).
+    func isFull(ordered: Bool, unitEnd: Bool = false) -> Bool {
+        guard ordered else { return text.count >= 1 << 16 || count >= 256 }
+        return unitEnd ? text.count >= 1 << 15 || count >= 128 : text.count >= 3 << 15 || count >= 384
+    }
 
     /// One record's end in the chunk's text.
     public struct Mark: Sendable {
@@ -596,9 +611,10 @@ public struct AuditChunk: Sendable {
         public var end: Int
     }
 
-    /// Room for a full chunk's text and the record that fills it: reserved at once, so a chunk
-    /// neither grows by doubling nor (past 128 KiB) becomes a mapping of its own.
-    static let textCapacity = (1 << 16) + (1 << 13)
+    /// Room for a full chunk's text (96 KiB in the middle of a unit) and the record that fills it:
+    /// reserved at once, so a chunk neither grows by doubling nor (at 128 KiB, malloc's threshold)
+    /// becomes a mapping of its own.
+    static let textCapacity = (1 << 17) - (1 << 12)
 
     mutating func reset() {
         if text.capacity > AuditChunk.textCapacity { text = [] } else { text.removeAll(keepingCapacity: true) }

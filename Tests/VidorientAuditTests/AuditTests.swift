@@ -489,6 +489,48 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         #expect(writtenDuringTheRun * 2 > text.count, "\(writtenDuringTheRun) of \(text.count) bytes before the end")
     }
 
+    /// One worker hands its records over a unit or more at a time, each before any still to come:
+    /// a chunk is then written as it is, nothing held and copied. (Two and four workers take the
+    /// same path where nothing held comes before their chunk; the order itself: the test above.)
+    /// A warm cache's stored lines, so that no unit outlasts the tenth of a second after which a
+    /// worker hands over what it has whatever it is.
+    @Test func aChunkOfWholeUnitsIsWrittenAsItIs() throws {
+        let folder = try TemporaryFolder("audit-whole-units")
+        defer { folder.remove() }
+        let photo = try Data(contentsOf: Library.testMedia.appendingPathComponent("orient-6.jpg"))
+        for sub in ["2019/01", "2019/02", "2020/01"] {
+            try FileManager.default.createDirectory(atPath: folder.path(sub), withIntermediateDirectories: true)
+            for i in 0..<150 { try photo.write(to: URL(fileURLWithPath: folder.path("\(sub)/IMG_\(1000 + i).jpg"))) }
+        }
+        let cache = try CacheFixture()
+        defer { cache.remove() }
+        _ = renderedRun(.walk([folder.path]), format: .jsonl, cache: cache.open(), replaying: true)
+        let writer = AuditWriter(format: .jsonl)
+        var options = AuditOptions()
+        options.cache = cache.open()
+        options.jobs = 1
+        var held = SortedRecords()
+        var chunks = 0
+        var asTheyAre = 0
+        var text: [UInt8] = []
+        _ = Auditor(options: options).run(
+            .walk([folder.path]), render: { record, chunk in writer.render(record, into: &chunk, marked: true) },
+            replay: writer.replay(marked: true), ordered: true,
+            deliver: { chunk in
+                chunks += 1
+                var blocks: [[UInt8]] = []
+                held.add(chunk) { blocks.append($0) }
+                if blocks.last == chunk.text { asTheyAre += 1 }
+                text += blocks.joined()
+            })
+        held.finish { text += $0 }
+        #expect(text.split(separator: UInt8(ascii: "\n")).count == 450)
+        // Three folders of 150 files, each in units of 37 or 38 files (`WalkQueue.units`): a chunk a unit.
+        #expect(chunks >= 6)
+        // Every one on a quiet machine; one a tenth of a second cuts short, and the next, are held.
+        #expect(asTheyAre * 2 > chunks, "\(asTheyAre) of \(chunks) chunks written as they are")
+    }
+
     /// A list can name any path next: its chunks say nothing, and the records are held to the end.
     @Test func aListIsHeldToTheEnd() throws {
         let folder = try Self.library()
