@@ -9,7 +9,8 @@
 # signal's numbers were chosen on, for comparison (not a held-out figure).
 # The right answer is the turn that undoes the one applied; for a photo with no natural up
 # (photos.tsv `up` = none) it is no opinion. The same for the real videos of models/videos: each
-# MP4/MOV turned by its matrix (`fix --rotation`), judged from its frames.
+# MP4/MOV turned by its matrix (`fix --rotation`), judged from its frames; the held-out clips
+# (videos.tsv), then those gathered to choose rules for clips on (choose.tsv), apart.
 #
 # Then the cost: `audit --content` beside the tag-only audit on a sample of 40 of those photos,
 # on one core (`--jobs 1`: the 0.3 s a photo target) and on every core; and each signal alone, on
@@ -18,6 +19,7 @@
 # Needs the sets fetched: python3 models/photos/fetch.py --set all
 # Run: /usr/bin/python3 bench/run.py content [--write | --quick]   (Debian's python3-opencv: the signals timed alone)
 import csv
+import filecmp
 import json
 import os
 import shutil
@@ -143,6 +145,40 @@ def describe(name, tally):
             + (f"; {tally['not_turned']} copies `fix` could not turn, judged as they are" if tally["not_turned"] else ""))
 
 
+def video_lines(listing, label):
+    """The clips of one list of models/videos, each MP4/MOV in its four turns: all, then camera
+    footage and screen recordings apart (`kind`: where the scene has least to go on)."""
+    listed = [r for r in read_tsv(os.path.join(REPO, "models/videos", listing))
+              if os.path.splitext(r["path"])[1].lower() in (".mp4", ".mov", ".m4v")]
+    present = [r for r in listed if os.path.isfile(os.path.join(VIDEOS, r["source"], r["path"]))]
+    if len(present) < len(listed):
+        # Say so rather than drop the line or measure a part of the set as if it were all of it.
+        return [f"{label}): not measured in this run ({len(present)} of the {len(listed)} MP4/MOV clips "
+                "are in .build-models/videos; `python3 models/photos/fetch.py --set all` brings them)"]
+    name = os.path.splitext(listing)[0]
+    video_dir = os.path.join(WORK, f"content-{name}")
+    vmade = turned_copies(listed, video_dir, VIDEOS, lambda row, i: f"{i:03d}{os.path.splitext(row['path'])[1]}")
+    # A clip `fix` cannot turn (a fragmented MP4, a Matroska file named .mp4) would count its
+    # upright copy four times: it is left out, and said.
+    unturned = {path.replace("/t90/", "/t0/") for path in vmade
+                if "/t90/" in path and filecmp.cmp(path, path.replace("/t90/", "/t0/"), shallow=False)}
+    left_out = sorted({vmade[path]["path"] for path in unturned})
+    upright = lambda path: path.replace("/t90/", "/t0/").replace("/t180/", "/t0/").replace("/t270/", "/t0/")
+    for path in [path for path in vmade if upright(path) in unturned]:
+        os.remove(path)
+        del vmade[path]
+    videos = judge(video_dir, vmade, lambda row: row["up"] != "none")
+    count = len(listed) - len(left_out)
+    lines = [describe(f"{label}, {count} MP4/MOV × 4 turns)", videos)
+             + (f"; left out, as `fix` cannot turn them: {', '.join(left_out)}" if left_out else "")]
+    for kind in ("camera", "screen"):
+        some = {path: row for path, row in vmade.items() if row.get("kind", "camera") == kind}
+        count = sum(1 for path in some if "/t0/" in path)
+        lines.append(describe(f"of which {kind} ({count} clips × 4 turns)",
+                              tallied(videos["outcomes"], some, lambda row: row["up"] != "none")))
+    return lines
+
+
 def signal_costs(paths):
     """Each signal alone on one core, ms a photo (4 turns), through the engine library."""
     sys.path.insert(0, os.path.join(REPO, "models"))
@@ -202,25 +238,10 @@ def SETUP(v):
         if held_out == HELD_OUT[0]:
             sampled = made  # the cost sample: its first 40 photos
 
-    listed = [r for r in read_tsv(os.path.join(REPO, "models/videos/videos.tsv"))
-              if os.path.splitext(r["path"])[1].lower() in (".mp4", ".mov", ".m4v")]
-    present = [r for r in listed if os.path.isfile(os.path.join(VIDEOS, r["source"], r["path"]))]
-    if len(present) < len(listed):
-        # Say so rather than drop the line or measure a part of the set as if it were all of it.
-        lines.append(f"Videos: not measured in this run ({len(present)} of the {len(listed)} MP4/MOV clips of "
-                     "models/videos are in .build-models/videos; `python3 models/photos/fetch.py --set videos` "
-                     "brings them)")
-    else:
-        video_dir = os.path.join(WORK, "content-videos")
-        vmade = turned_copies(listed, video_dir, VIDEOS, lambda row, i: f"{i:03d}{os.path.splitext(row['path'])[1]}")
-        videos = judge(video_dir, vmade, lambda row: row["up"] != "none")
-        lines.append(describe(f"Videos (models/videos, {len(listed)} MP4/MOV × 4 turns)", videos))
-        # The screen recordings apart (videos.tsv `kind`): where the scene has least to go on.
-        for kind in ("camera", "screen"):
-            some = {path: row for path, row in vmade.items() if row.get("kind", "camera") == kind}
-            count = sum(1 for row in listed if row.get("kind", "camera") == kind)
-            lines.append(describe(f"of which {kind} ({count} clips × 4 turns)",
-                                  tallied(videos["outcomes"], some, lambda row: row["up"] != "none")))
+    # The held-out clips, then the clips gathered to choose a rule for clips by (models/videos/README.md).
+    for listing, label in (("videos.tsv", "Videos (models/videos, held out"),
+                           ("choose.tsv", "Videos to choose clip rules on (models/videos/choose.tsv")):
+        lines += video_lines(listing, label)
 
     sample = os.path.join(WORK, "content-sample")
     shutil.rmtree(sample, ignore_errors=True)

@@ -6,7 +6,8 @@ names, checked against the sha256 that the list names, and written to the cache
 folder:
 
     .build-models/photos/<source>/<path>   (models/photos/photos.tsv)
-    .build-models/videos/<source>/<path>   (models/videos/videos.tsv)
+    .build-models/videos/<source>/<path>   (models/videos/videos.tsv, held out, and
+                                            models/videos/choose.tsv, the clips rules are chosen on)
 
 A repository is read from a local snapshot when one is there (a git directory
 at <mirrors>/<owner>+<name>/repo or .../repo/.git, as this workplace's fetch
@@ -31,9 +32,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# Each set: its folder, its list, the list of its sources, and its cache folder under .build-models.
 SETS = {
-    "photos": (os.path.join(ROOT, "models", "photos"), "photos.tsv"),
-    "videos": (os.path.join(ROOT, "models", "videos"), "videos.tsv"),
+    "photos": (os.path.join(ROOT, "models", "photos"), "photos.tsv", "sources.tsv", "photos"),
+    "videos": (os.path.join(ROOT, "models", "videos"), "videos.tsv", "sources.tsv", "videos"),
+    "videos-choose": (os.path.join(ROOT, "models", "videos"), "choose.tsv", "choose-sources.tsv", "videos"),
 }
 
 
@@ -116,11 +119,11 @@ def write_atomically(path, data):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", choices=["photos", "videos", "all"], default="all")
+    ap.add_argument("--set", choices=list(SETS) + ["all"], default="all")
     ap.add_argument("--split", choices=["train", "validation", "test", "test2", "test3", "test4", "text-choose"],
                     help="photos of one split only (videos have no split)")
     ap.add_argument("--source", action="append", help="only this source id (repeatable)")
-    ap.add_argument("--cache", help="cache folder (default .build-models/<set> at the project root; "
+    ap.add_argument("--cache", help="cache folder (default .build-models/photos or .build-models/videos at the project root; "
                     "with --set all, DIR/photos and DIR/videos)")
     ap.add_argument("--mirrors", default=os.environ.get("VIDORIENT_MIRRORS", "/work/.mirror"),
                     help="folder of local repository snapshots (default $VIDORIENT_MIRRORS or /work/.mirror)")
@@ -132,11 +135,11 @@ def main():
         if not args.quiet:
             print(msg, file=sys.stderr)
 
-    sets = ["photos", "videos"] if args.set == "all" else [args.set]
+    sets = list(SETS) if args.set == "all" else [args.set]
     if args.source:
         known = set()
         for name in sets:
-            listing = os.path.join(SETS[name][0], "sources.tsv")
+            listing = os.path.join(SETS[name][0], SETS[name][2])
             if os.path.exists(listing):
                 known |= {s["id"] for s in read_tsv(listing)}
         unknown = set(args.source) - known
@@ -147,21 +150,21 @@ def main():
     failed = []
     total_got = total_want = 0
     for name in sets:
-        folder, listing = SETS[name]
+        folder, listing, source_listing, cache_name = SETS[name]
         if not os.path.exists(os.path.join(folder, listing)):
             log("%s: no %s, skipped" % (name, os.path.join(folder, listing)))
             continue
-        sources = {s["id"]: s for s in read_tsv(os.path.join(folder, "sources.tsv"))}
+        sources = {s["id"]: s for s in read_tsv(os.path.join(folder, source_listing))}
         rows = read_tsv(os.path.join(folder, listing))
         if args.source:
             rows = [r for r in rows if r["source"] in args.source]
         if args.split:
-            if name == "videos":
+            if name != "photos":
                 continue
             rows = [r for r in rows if sources[r["source"]]["split"] == args.split]
-        cache = args.cache if args.cache and len(sets) == 1 else os.path.join(ROOT, ".build-models", name)
+        cache = args.cache if args.cache and len(sets) == 1 else os.path.join(ROOT, ".build-models", cache_name)
         if args.cache and len(sets) > 1:
-            cache = os.path.join(args.cache, name)
+            cache = os.path.join(args.cache, cache_name)
         by_source = {}
         for r in rows:
             by_source.setdefault(r["source"], []).append(r)
