@@ -18,24 +18,31 @@ upright clips).
     /usr/bin/python3 models/clip-rule-trial.py --list models/videos/choose.tsv --binary BIN/vidorient
 """
 import argparse
-import csv
 import hashlib
+import importlib.util
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRACTIONS = (0.1, 0.3, 0.5, 0.7, 0.9)  # ContentJudge.frameFractions
-# UprightHead.policy and ContentEngine.policy
-POLICY = {"threshold": 0.930, "face_score": 0.2, "face_floor": -0.5, "face_temperature": 0.1,
-          "natural_up_floor": 0.3149, "scene_veto": 0.05, "text_likeness_floor": 0.5, "text_confidence": 3}
+_spec = importlib.util.spec_from_file_location("train_upright_head", os.path.join(ROOT, "models", "train-upright-head.py"))
+training = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(training)
+read_tsv = training.read_tsv
 
 
-def read_tsv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t"))
+def shipped_policy():
+    """The policy vidorient runs: UprightHead.policy as the training script reads it, and the text
+    signal's two numbers ContentEngine.policy sets on top."""
+    policy = training.shipped_head()[3]
+    engine = open(os.path.join(ROOT, "Sources", "VidorientContent", "ContentEngine.swift")).read()
+    for key, name in (("text_likeness_floor", "textLikenessFloor"), ("text_confidence", "textConfidence")):
+        policy[key] = float(re.search(rf"policy\.{name} = ([0-9.]+)", engine).group(1))
+    return policy
 
 
 def duration_of(path):
@@ -183,7 +190,7 @@ def main():
     ap.add_argument("--binary", required=True, help="the vidorient binary (libVidorientContentEngine.so beside it)")
     ap.add_argument("--videos", default=os.path.join(ROOT, ".build-models", "videos"))
     ap.add_argument("--frames", help="where the frames go (default .build-models/clip-frames/<list name>)")
-    ap.add_argument("--thresholds", default="0.930", help="comma-separated thresholds to tally at")
+    ap.add_argument("--thresholds", help="comma-separated thresholds to tally at (default: vidorient's own)")
     ap.add_argument("--clip-verdicts", help="JSON lines of `audit --content` over the upright clips, to compare "
                                             "`product` with the binary's own verdicts")
     args = ap.parse_args()
@@ -198,8 +205,10 @@ def main():
     print(f"{len(rows)} clips ({counts}; "
           f"{sum(1 for r in rows if r['up'] == 'none')} with no natural up), "
           f"{sum(len(v) for v in frames.values())} frames")
-    for threshold in [float(t) for t in args.thresholds.split(",")]:
-        policy = dict(POLICY, threshold=threshold)
+    shipped = shipped_policy()
+    thresholds = args.thresholds.split(",") if args.thresholds else [shipped["threshold"]]
+    for threshold in [float(t) for t in thresholds]:
+        policy = dict(shipped, threshold=threshold)
         print(f"\nthreshold {threshold}")
         print("| rule | precision | coverage | " + " | ".join(kinds) + " |")
         print("| --- | ---: | ---: |" + " ---: |" * len(kinds))
@@ -217,14 +226,14 @@ def main():
         verdicts = {}
         for line in open(args.clip_verdicts):
             record = json.loads(line)
-            verdicts[record["path"]] = (record.get("content") or {}).get("turn_needed")
+            verdicts[os.path.realpath(record["path"])] = (record.get("content") or {}).get("turn_needed")
         same = differ = 0
         for i, row in enumerate(rows):
-            binary = next((v for p, v in verdicts.items() if p.endswith("/" + row["path"])), "absent")
+            binary = verdicts.get(os.path.realpath(os.path.join(args.videos, row["source"], row["path"])), "absent")
             if binary == "absent":
                 continue
             scene, natural, faces, likeness, text = combined(frames.get(f"{i:03d}", []), {})
-            turn, _ = decide(scene, natural, faces, likeness, text, POLICY)
+            turn, _ = decide(scene, natural, faces, likeness, text, shipped)
             mine = None if turn is None else turn * 90
             if mine == binary:
                 same += 1

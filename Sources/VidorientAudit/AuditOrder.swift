@@ -116,21 +116,9 @@ public struct SortedRecords: Sendable {
         case .unknown: return false
         case .none: break
         case .atLeast(let bound):
-            guard precedes(last.path, bound) else { return false }
+            guard precedes(last.path.pathBytes, bound) else { return false }
         }
         return chunk.marks.indices.dropFirst().allSatisfy { precedes(chunk.marks[$0 - 1].path, chunk.marks[$0].path) }
-    }
-
-    /// Whether path `a` comes before the path bytes `bound`.
-    static func precedes(_ a: String, _ bound: [UInt8]) -> Bool {
-        if !a.hasEscapedPathBytes,
-            let ordered = a.utf8.withContiguousStorageIfAvailable({ a in
-                bound.withUnsafeBufferPointer { bound in precedes(a, bound) }
-            })
-        {
-            return ordered
-        }
-        return precedes(a.pathBytes, bound)
     }
 
     /// Whether path bytes `a` come before `b` (`memcmp`, then the shorter first): the one order of
