@@ -321,12 +321,13 @@ public struct Auditor: Sendable {
     ) -> AuditSummary {
         let start = MonotonicClock.now
         let workers = max(1, options.jobs)
-        // Callbacks and the run's counts, behind one lock taken once per chunk and per walk note.
+        // Callbacks and the run's counts, behind one lock taken once per chunk and per walk note
+        // (`WaitingLock`: when there are more workers than cores, the holder is often preempted).
         // A list can name any path next: only a walk's order is known as it goes.
         var bounds: PathBounds?
         if ordered, case .walk = source { bounds = PathBounds() }
         let queue = WalkQueue(capacity: 1024, inPathOrder: bounds != nil)
-        let output = Mutex(
+        let output = WaitingLock(
             RunOutput(deliver: deliver, note: note, progress: progress, start: start, bounds: bounds))
         let tracksBounds = bounds != nil
         // Queues what a listing (or, with nil, the start of the roots) found; for a run in path

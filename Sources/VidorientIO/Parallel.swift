@@ -72,3 +72,31 @@ private final class ThreadBody: Sendable {
 /// The processors this process may run on (its affinity mask; `Processors.available`): the
 /// default `--jobs`.
 public var processorCount: Int { Processors.available }
+
+/// A value behind a `pthread_mutex_t` of the default kind, for a lock that more workers than
+/// cores take in turn (the audit's output, once per chunk). The standard library's `Mutex` waits
+/// on Linux through the kernel's priority-inheriting futex (`FUTEX_LOCK_PI`, then
+/// `FUTEX_UNLOCK_PI` from its holder, as `strace -f -e futex` shows), a dearer round trip than the
+/// plain futex wait and wake of glibc's mutex: four workers on two cores ran a warm audit 5% faster
+/// with this lock (docs/performance.md, issue 32 round 7).
+package final class WaitingLock<State>: @unchecked Sendable {
+    // Unchecked: `state` is read and written only with `mutex` held.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var state: State
+
+    package init(_ state: State) {
+        self.state = state
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+}

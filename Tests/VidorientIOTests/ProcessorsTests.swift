@@ -24,3 +24,31 @@ import VidorientIO
         if Processors.online > 1 { #expect(Processors.available < Processors.online) }
     }
 }
+
+@Suite struct WaitingLockTests {
+    /// Four threads adding to one count, each addition a read and a write with the lock held: none
+    /// is lost, and each thread's body ran while no other's did.
+    @Test func threadsTakeTheLockInTurn() {
+        struct State {
+            var count = 0
+            var inside = 0
+            var overlapped = false
+        }
+        let lock = WaitingLock(State())
+        let threads = WorkerThreads(count: 4) { _ in
+            for _ in 0..<20_000 {
+                lock.withLock { state in
+                    state.inside += 1
+                    if state.inside > 1 { state.overlapped = true }
+                    let before = state.count
+                    state.count = before + 1
+                    state.inside -= 1
+                }
+            }
+        }
+        threads.join()
+        #expect(threads.started == 4)
+        #expect(lock.withLock { $0.count } == 80_000)
+        #expect(!lock.withLock { $0.overlapped })
+    }
+}
