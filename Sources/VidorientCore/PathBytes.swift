@@ -79,7 +79,10 @@ extension String {
 
     /// Calls `body` with the path's bytes as a NUL-terminated C string: how every system call
     /// (open, stat, rename, opendir, FFmpeg, libheif, inotify, SQLite) is given a path.
-    public func withPathCString<Result, Failure: Error>(
+    /// Inlinable, so that a caller in another module gets a copy made for its types: the generic
+    /// one asked the Swift runtime for `Result`'s type metadata twice a call, a lookup in a table
+    /// every thread shares (40,000 in a warm audit of 20,000 files).
+    @inlinable public func withPathCString<Result, Failure: Error>(
         _ body: (UnsafePointer<CChar>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         // Plain text (nearly every path): the string's own NUL-terminated UTF-8, not a copy.
