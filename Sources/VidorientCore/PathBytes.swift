@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 // A path on Linux is bytes, and a file name need not be UTF-8 (old NAS shares, Windows-1252
 // zip extractions). vidorient keeps `String` as its path type and makes the mapping between
 // the two lossless, the way Python's `surrogateescape` does, so every name can be listed,
@@ -67,7 +73,11 @@ extension String {
     public var hasEscapedPathBytes: Bool {
         // Nearly every path holds no 0xEF byte at all: one look at each byte (the walk asks this
         // of every file it stats, so it is a measurable part of a warm audit).
-        if let plain = utf8.withContiguousStorageIfAvailable({ !$0.contains(0xEF) }), plain { return false }
+        if let plain = utf8.withContiguousStorageIfAvailable({
+            $0.isEmpty || memchr($0.baseAddress!, 0xEF, $0.count) == nil
+        }), plain {
+            return false
+        }
         // U+F700…U+F7FF is EF 9C 80 … EF 9F BF in UTF-8: a byte scan, with no decoding.
         var previous: (UInt8, UInt8) = (0, 0)
         for byte in utf8 {

@@ -89,6 +89,18 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         #expect(record.isUnreadable)
     }
 
+    /// The summary's files per folder are the records' (its key is made once for a run of one
+    /// folder's files, `AuditSummary.RecentFolder`), whichever worker took them.
+    @Test(arguments: [1, 2]) func theFolderCountsAreTheRecords(jobs: Int) throws {
+        let library = try Library()
+        defer { library.remove() }
+        let run = audit(.walk([library.root.path])) { $0.jobs = jobs }
+        var expected: [String: Int] = [:]
+        for record in run.records { expected[(record.path as NSString).deletingLastPathComponent, default: 0] += 1 }
+        #expect(expected.count > 2)
+        #expect(run.summary.folders.mapValues(\.files) == expected)
+    }
+
     @Test func everyFindingIsTheExpectedOne() throws {
         let library = try Library()
         defer { library.remove() }
