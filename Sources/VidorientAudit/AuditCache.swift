@@ -139,8 +139,9 @@ public final class AuditCache: Sendable {
         private var decodedFindings: [String: [Finding]] = [:]
         /// Decoded findings with their file's path taken out, by `FindingsTemplate.key`.
         private var findingShapes: [String: [Finding]] = [:]
-        /// Parsed tallies, by their stored text.
-        private var tallies: [String: FindingTally] = [:]
+        /// Parsed tallies, by the hash of their stored text's bytes, with the bytes: a hit makes no
+        /// string (a row's tally is asked of every file a warm run replays).
+        private var tallies: [Int: (text: [UInt8], tally: FindingTally)] = [:]
 
         /// Rows stored per write transaction: enough to make the commit's cost small per row,
         /// few enough that another audit sharing the cache waits little.
@@ -214,11 +215,17 @@ public final class AuditCache: Sendable {
         /// A row's tally, parsed once per session for each text (a library has a few dozen).
         private func tally(of codes: UnsafeRawBufferPointer) -> FindingTally? {
             if codes.isEmpty { return FindingTally.empty }
-            let text = String(decoding: codes, as: UTF8.self)
-            if let known = tallies[text] { return known }
-            guard let tally = FindingTally(stored: text) else { return nil }
+            var hasher = Hasher()
+            hasher.combine(bytes: codes)
+            let hash = hasher.finalize()
+            if let known = tallies[hash], known.text.count == codes.count,
+                known.text.withUnsafeBytes({ memcmp($0.baseAddress!, codes.baseAddress!, codes.count) == 0 })
+            {
+                return known.tally
+            }
+            guard let tally = FindingTally(stored: String(decoding: codes, as: UTF8.self)) else { return nil }
             if tallies.count >= 4096 { tallies.removeAll(keepingCapacity: true) }
-            tallies[text] = tally
+            tallies[hash] = (Array(codes), tally)
             return tally
         }
 
@@ -634,7 +641,7 @@ private final class Database: @unchecked Sendable {
     private func withRow<T>(_ path: String, optionsKey: String, key: FileKey, _ body: () -> T) throws(SQLiteError)
         -> T?
     {
-        if transaction == .reading && MonotonicClock.now - transactionStart > 1 { try commit() }
+        if transaction == .reading && MonotonicClock.coarse - transactionStart > 1 { try commit() }
         try begin(.reading)
         defer { sqlite3_reset(select) }
         if selectOptions != optionsKey {
@@ -681,7 +688,7 @@ private final class Database: @unchecked Sendable {
         guard step == SQLITE_DONE else { throw SQLiteError(step, handle) }
         pending += 1
         // Short transactions: another audit sharing the cache waits at most about a second.
-        if pending >= 500 || MonotonicClock.now - transactionStart > 1 { try commit() }
+        if pending >= 500 || MonotonicClock.coarse - transactionStart > 1 { try commit() }
     }
 
     /// Opens a transaction unless one is open: a deferred one to read, BEGIN IMMEDIATE to write.
@@ -689,7 +696,8 @@ private final class Database: @unchecked Sendable {
         guard transaction == .none else { return }
         try Database.exec(handle, kind == .writing ? "BEGIN IMMEDIATE" : "BEGIN")
         transaction = kind
-        transactionStart = MonotonicClock.now
+        // A second's rules, asked at every lookup: the clock to the kernel's last tick.
+        transactionStart = MonotonicClock.coarse
     }
 
     /// Ends the open transaction. Marked closed only once COMMIT succeeds: a COMMIT that fails
