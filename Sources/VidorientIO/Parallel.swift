@@ -78,7 +78,7 @@ public var processorCount: Int { Processors.available }
 /// on Linux through the kernel's priority-inheriting futex (`FUTEX_LOCK_PI`, then
 /// `FUTEX_UNLOCK_PI` from its holder, as `strace -f -e futex` shows), a dearer round trip than the
 /// plain futex wait and wake of glibc's mutex: four workers on two cores ran a warm audit 5% faster
-/// with this lock (docs/performance.md, issue 32 round 7).
+/// with this lock (docs/performance.md, "Issue 32, 2026-11-29 evening").
 package final class WaitingLock<State>: @unchecked Sendable {
     // Unchecked: `state` is read and written only with `mutex` held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
