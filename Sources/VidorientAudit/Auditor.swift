@@ -131,19 +131,20 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         /// bytes: asked of every file, and a search by characters cost a twentieth of a warm run.
         mutating func folder(of path: String) -> String {
             let recent = self.path
-            let found: (String?, Bool)? = path.utf8.withContiguousStorageIfAvailable { bytes in
-                guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (".", false) }
+            // `.some(nil)`: the folder is `recent`'s; nil: the path's bytes are not in one piece.
+            let made: String?? = path.utf8.withContiguousStorageIfAvailable { bytes in
+                guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
                 let same = recent?.utf8.withContiguousStorageIfAvailable { kept in
                     kept.count == slash && (slash == 0 || memcmp(kept.baseAddress!, bytes.baseAddress!, slash) == 0)
                 }
-                if same == true { return (nil, true) }
-                return (String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self), false)
+                if same == true { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self)
             }
-            guard let found else {
+            guard let made else {
                 return path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
             }
-            if found.1, let recent { return recent }
-            let folder = found.0 ?? "."
+            if made == nil, let recent { return recent }
+            let folder = made ?? "."
             self.path = folder
             return folder
         }
