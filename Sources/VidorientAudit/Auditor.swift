@@ -242,12 +242,24 @@ public struct FindingTally: Sendable, Hashable {
     }
 
     public let entries: [Entry]
+    /// Whether the file itself could not be probed (`AuditRecord.unreadableCodes`). It and
+    /// `worst` follow from `entries`, worked out once as the tally is made: the cache's tallies
+    /// are parsed once a session and asked of every file a warm run replays.
+    let isUnreadable: Bool
+    /// The highest severity of a finding other than being unreadable; nil when there is none.
+    private let worst: Severity?
 
     /// No findings: most files.
     static let empty = FindingTally([])
 
     public init(_ findings: [Finding]) {
-        entries = findings.map { Entry(code: $0.code, severity: $0.severity) }
+        self.init(entries: findings.map { Entry(code: $0.code, severity: $0.severity) })
+    }
+
+    private init(entries: [Entry]) {
+        self.entries = entries
+        isUnreadable = entries.contains { FindingTally.unreadable.contains($0.code) }
+        worst = entries.lazy.filter { !FindingTally.unreadable.contains($0.code) }.map(\.severity).max()
     }
 
     /// The stored form: `code severity` per finding, one a line (codes and severities are
@@ -260,18 +272,13 @@ public struct FindingTally: Sendable, Hashable {
             else { return nil }
             entries.append(Entry(code: String(decoding: words[0], as: UTF8.self), severity: severity))
         }
-        self.entries = entries
+        self.init(entries: entries)
     }
 
     var stored: String { entries.map { "\($0.code) \($0.severity.rawValue)" }.joined(separator: "\n") }
 
-    /// Whether the file itself could not be probed (`AuditRecord.unreadableCodes`).
-    var isUnreadable: Bool { entries.contains { FindingTally.unreadable.contains($0.code) } }
-
     /// Whether a finding other than being unreadable is at or above `failOn`.
-    func fails(at failOn: Severity) -> Bool {
-        entries.contains { $0.severity >= failOn && !FindingTally.unreadable.contains($0.code) }
-    }
+    func fails(at failOn: Severity) -> Bool { worst.map { $0 >= failOn } ?? false }
 
     private static let unreadable = Set(AuditRecord.unreadableCodes.map(\.rawValue))
 }
