@@ -135,8 +135,18 @@ try:
     key("j")
     key("r")
     seen["decided"] = js(shown)
-    load()
-    seen["after_reload"] = js(shown)
+    # The page writes each decision to localStorage at once, but the browser may hand it to a new
+    # renderer after a reload only a moment later: on a loaded machine the first reload can come
+    # first (the decisions then read back empty). Reload until they are there, for 3 s at most
+    # (within the run's bound); a page that never kept them still fails.
+    decided = [row["decision"] for row in seen["decided"]]
+    reloads_until = time.monotonic() + 3
+    while True:
+        load()
+        seen["after_reload"] = js(shown)
+        if [row["decision"] for row in seen["after_reload"]] == decided or time.monotonic() > reloads_until:
+            break
+        time.sleep(0.25)
     seen["decided_line"] = js("document.getElementById('decided').textContent")
     seen["hash"] = js("location.hash")
     # A name with markup must have stayed text: no element made from it, no script run.
