@@ -449,7 +449,9 @@ func audit(_ source: Auditor.Source, _ configure: (inout AuditOptions) -> Void =
         return folder
     }
 
-    @Test(arguments: [1, 2, 4])
+    /// At one, two and four jobs, and with more workers than cores whatever the machine (the ones
+    /// beyond the cores wait for a place: `CorePlaces`).
+    @Test(arguments: [1, 2, 4, 2 * Processors.available + 1])
     func aWalkIsWrittenInPathOrderAsItGoes(jobs: Int) throws {
         let folder = try Self.library()
         defer { folder.remove() }

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 import VidorientIO
 
@@ -50,5 +51,77 @@ import VidorientIO
         #expect(threads.started == 4)
         #expect(lock.withLock { $0.count } == 80_000)
         #expect(!lock.withLock { $0.overlapped })
+    }
+}
+
+@Suite struct CorePlacesTests {
+    struct Counts {
+        var working = 0
+        var mostWorking = 0
+        var reading = 0
+        var mostReading = 0
+    }
+
+    /// Eight workers, two places: no more than two work at once, and every worker gets to work.
+    @Test func atMostTheCountWorkAtOnce() {
+        let places = CorePlaces(2)
+        let counts = WaitingLock(Counts())
+        let done = WaitingLock(Set<Int>())
+        let threads = WorkerThreads(count: 8) { worker in
+            places.take()
+            defer { places.give() }
+            for _ in 0..<200 {
+                counts.withLock {
+                    $0.working += 1
+                    $0.mostWorking = max($0.mostWorking, $0.working)
+                }
+                sched_yield()
+                counts.withLock { $0.working -= 1 }
+            }
+            done.withLock { _ = $0.insert(worker) }
+        }
+        threads.join()
+        #expect(threads.started == 8)
+        #expect(counts.withLock { $0.mostWorking } == 2)
+        #expect(done.withLock { $0.count } == 8)
+        #expect(places.freeCount == 2)
+    }
+
+    /// Four workers, two places, each reading away from its place: all four read at once (each
+    /// read waits until the four are in theirs, which two places alone would never allow, for 10 s at
+    /// most), and
+    /// after a read a worker over the count gives its place up between units, so that again at
+    /// most two work at once.
+    @Test func readsNeedNoPlace() {
+        let places = CorePlaces(2)
+        let counts = WaitingLock(Counts())
+        let threads = WorkerThreads(count: 4) { _ in
+            places.take()
+            defer { places.give() }
+            places.away {
+                counts.withLock {
+                    $0.reading += 1
+                    $0.mostReading = max($0.mostReading, $0.reading)
+                }
+                // Until the four are reading (10 s at most: two places alone would never let them).
+                let start = ContinuousClock.now
+                while counts.withLock({ $0.mostReading }) < 4 && ContinuousClock.now - start < .seconds(10) {
+                    sched_yield()
+                }
+                counts.withLock { $0.reading -= 1 }
+            }
+            // Back from the read: over the count until the end of the unit.
+            places.keepToCount(beforeWaiting: {})
+            counts.withLock {
+                $0.working += 1
+                $0.mostWorking = max($0.mostWorking, $0.working)
+            }
+            for _ in 0..<100 { sched_yield() }
+            counts.withLock { $0.working -= 1 }
+        }
+        threads.join()
+        #expect(counts.withLock { $0.mostReading } == 4)
+        #expect(counts.withLock { $0.mostWorking } <= 2)
+        #expect(places.freeCount == 2)
     }
 }
