@@ -6,8 +6,7 @@ import VidorientCore
 /// with more jobs). A job that asks for more than the whole budget gets the whole budget: it
 /// runs alone, never refused. Reservations are not nested (a job holds one at a time), so no
 /// job waits on itself.
-public final class MemoryBudget: @unchecked Sendable {
-    // Unchecked: `reserved` is used with `mutex` held.
+public final class MemoryBudget: Sendable {
     /// Decoded pictures: every photo decoded for a thumbnail, a comparison, a content verdict
     /// or the HTML report, whatever the number of workers. With the process itself (about 20 MB,
     /// 45 MB with FFmpeg loaded) and the encoded outputs, a batch stays under 300 MB.
@@ -20,44 +19,21 @@ public final class MemoryBudget: @unchecked Sendable {
 
     /// The most bytes reserved at once.
     public let bytes: Int
-    private var reserved = 0
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let freed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// The bytes reserved now.
+    private let reserved = WaitingLock(0)
 
-    public init(bytes: Int) {
-        self.bytes = max(1, bytes)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(freed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(freed)
-        pthread_mutex_destroy(mutex)
-        freed.deallocate()
-        mutex.deallocate()
-    }
+    public init(bytes: Int) { self.bytes = max(1, bytes) }
 
     /// Runs `body` once `bytes` (at most the whole budget) are reserved for it, and gives them
     /// back after.
     public func withReservation<T, Failure: Error>(_ bytes: Int, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         let amount = min(max(0, bytes), self.bytes)
-        pthread_mutex_lock(mutex)
-        while reserved > 0 && reserved + amount > self.bytes { pthread_cond_wait(freed, mutex) }
-        reserved += amount
-        pthread_mutex_unlock(mutex)
-        defer {
-            pthread_mutex_lock(mutex)
-            reserved -= amount
-            pthread_cond_broadcast(freed)
-            pthread_mutex_unlock(mutex)
-        }
+        let budget = self.bytes
+        reserved.withLock(when: { $0 == 0 || $0 + amount <= budget }, { $0 += amount })
+        defer { reserved.withLock(waking: .every) { $0 -= amount } }
         return try body()
     }
 
     /// Bytes reserved now (for tests and diagnostics).
-    public var inUse: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return reserved
-    }
+    public var inUse: Int { reserved.withLock { $0 } }
 }

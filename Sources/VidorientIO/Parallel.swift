@@ -74,23 +74,28 @@ private final class ThreadBody: Sendable {
 public var processorCount: Int { Processors.available }
 
 /// A value behind a `pthread_mutex_t` of the default kind, for a lock that more workers than
-/// cores take in turn (the audit's output, once per chunk). The standard library's `Mutex` waits
-/// on Linux through the kernel's priority-inheriting futex (`FUTEX_LOCK_PI`, then
-/// `FUTEX_UNLOCK_PI` from its holder, as `strace -f -e futex` shows), a dearer round trip than the
-/// plain futex wait and wake of glibc's mutex: four workers on two cores ran a warm audit 5% faster
-/// with this lock (docs/performance.md, "Issue 32, 2026-11-29 evening").
+/// cores take in turn (the audit's output, once per chunk), with a condition to wait on until the
+/// value allows what a thread is about to do (`CorePlaces`' places, `MemoryBudget`'s bytes). The
+/// standard library's `Mutex` waits on Linux through the kernel's priority-inheriting futex
+/// (`FUTEX_LOCK_PI`, then `FUTEX_UNLOCK_PI` from its holder, as `strace -f -e futex` shows), a
+/// dearer round trip than the plain futex wait and wake of glibc's mutex: four workers on two cores
+/// ran a warm audit 5% faster with this lock (docs/performance.md, "Issue 32, 2026-11-29 evening").
 package final class WaitingLock<State>: @unchecked Sendable {
     // Unchecked: `state` is read and written only with `mutex` held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var state: State
 
     package init(_ state: State) {
         self.state = state
         pthread_mutex_init(mutex, nil)
+        pthread_cond_init(changed, nil)
     }
 
     deinit {
+        pthread_cond_destroy(changed)
         pthread_mutex_destroy(mutex)
+        changed.deallocate()
         mutex.deallocate()
     }
 
@@ -99,6 +104,29 @@ package final class WaitingLock<State>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
+
+    /// `body` with the lock held, once `ready` holds for the state (waiting for it, the lock given
+    /// up meanwhile, until a `withLock(waking:)` wakes this thread to look again).
+    package func withLock<Result>(when ready: (State) -> Bool, _ body: (inout State) throws -> Result) rethrows
+        -> Result
+    {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !ready(state) { pthread_cond_wait(changed, mutex) }
+        return try body(&state)
+    }
+
+    /// `body` with the lock held, then one or every waiting thread woken to look at the state again.
+    package func withLock<Result>(waking: Waking, _ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            if waking == .one { pthread_cond_signal(changed) } else { pthread_cond_broadcast(changed) }
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&state)
+    }
+
+    package enum Waking { case one, every }
 }
 
 /// Places for workers to run on: when there are more workers than cores, the ones beyond the cores
@@ -110,49 +138,22 @@ package final class WaitingLock<State>: @unchecked Sendable {
 /// flight as it has workers. Back from the read, a worker takes its place again at once, over the
 /// count if need be (it holds a unit, which the rest of the run may be waiting for), and gives it
 /// up at the end of the unit if it is over the count (`keepToCount`).
-package final class CorePlaces: @unchecked Sendable {
-    // Unchecked: `free` is read and written only with `mutex` held.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let freed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var free: Int
+package final class CorePlaces: Sendable {
+    /// The places free: below zero while more workers are back from a read than there are places.
+    private let free: WaitingLock<Int>
 
-    package init(_ count: Int) {
-        free = max(1, count)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(freed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(freed)
-        pthread_mutex_destroy(mutex)
-        freed.deallocate()
-        mutex.deallocate()
-    }
+    package init(_ count: Int) { free = WaitingLock(max(1, count)) }
 
     /// Waits for a free place and takes it.
-    package func take() {
-        pthread_mutex_lock(mutex)
-        while free <= 0 { pthread_cond_wait(freed, mutex) }
-        free -= 1
-        pthread_mutex_unlock(mutex)
-    }
+    package func take() { free.withLock(when: { $0 > 0 }, { $0 -= 1 }) }
 
     /// Gives a place back (taken by `take`).
-    package func give() {
-        pthread_mutex_lock(mutex)
-        free += 1
-        if free > 0 { pthread_cond_signal(freed) }
-        pthread_mutex_unlock(mutex)
-    }
+    package func give() { free.withLock(waking: .one) { $0 += 1 } }
 
     /// `body` with the caller's place given up meanwhile, and taken back after it without waiting.
     package func away<Result>(_ body: () throws -> Result) rethrows -> Result {
         give()
-        defer {
-            pthread_mutex_lock(mutex)
-            free -= 1
-            pthread_mutex_unlock(mutex)
-        }
+        defer { free.withLock { $0 -= 1 } }
         return try body()
     }
 
@@ -160,21 +161,17 @@ package final class CorePlaces: @unchecked Sendable {
     /// caller gives its place up and waits for a free one, so the count holds again; it calls
     /// `beforeWaiting` first (to hand over what it holds, which others may be waiting for).
     package func keepToCount(beforeWaiting: () -> Void) {
-        pthread_mutex_lock(mutex)
-        guard free < 0 else {
-            pthread_mutex_unlock(mutex)
-            return
+        // Given up without waking anyone: the count is still at or below zero.
+        let over = free.withLock { free in
+            guard free < 0 else { return false }
+            free += 1
+            return true
         }
-        free += 1
-        pthread_mutex_unlock(mutex)
+        guard over else { return }
         beforeWaiting()
         take()
     }
 
     /// Places free now: below zero while more workers are back from a read than there are places.
-    package var freeCount: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return free
-    }
+    package var freeCount: Int { free.withLock { $0 } }
 }

@@ -125,3 +125,20 @@ import VidorientIO
         #expect(places.freeCount == 2)
     }
 }
+
+@Suite struct MemoryBudgetTests {
+    /// Six workers reserving 40 bytes of a budget of 100, then one asking for more than the whole
+    /// budget: never more than 100 reserved at once (the larger one alone), and nothing left after.
+    @Test func reservationsStayWithinTheBudget() {
+        let budget = MemoryBudget(bytes: 100)
+        let most = WaitingLock(0)
+        forEachConcurrently(60, jobs: 6) { index in
+            budget.withReservation(index == 30 ? 500 : 40) {
+                most.withLock { $0 = max($0, budget.inUse) }
+                for _ in 0..<20 { sched_yield() }
+            }
+        }
+        #expect(most.withLock { $0 } == 100)
+        #expect(budget.inUse == 0)
+    }
+}
