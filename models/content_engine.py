@@ -4,6 +4,7 @@ measuring it: the same library, the same network and the same scaling as vidorie
 
 And the pictures as vidorient judges them: a photo decoded with its EXIF orientation applied,
 scaled to fit ContentJudge.pictureSide (448) with area averaging, then turned."""
+import csv
 import ctypes
 import os
 import sys
@@ -110,3 +111,19 @@ def default_paths(root):
     if not os.path.exists(build):
         build = os.path.join(root, ".build", "debug", "libVidorientContentEngine.so")
     return build, os.path.join(root, ".build-models", "scene-efficientnet-lite0-upright.onnx")
+
+
+def pictures(root, pages, photos, photo_limit=0):
+    """The pictures of models/photos whose `up` is known: (kind, photos.tsv row), the pages of text
+    and screens of the splits `pages` ("page"), then the photos of the splits `photos` ("photo"),
+    every k-th of them so that at most `photo_limit` when it is given."""
+    sources = {r["id"]: r for r in csv.DictReader(open(f"{root}/models/photos/sources.tsv"), delimiter="\t")}
+    rows = list(csv.DictReader(open(f"{root}/models/photos/photos.tsv"), delimiter="\t"))
+    chosen = []
+    for kind, splits in (("page", pages), ("photo", photos)):
+        picked = [r for r in rows if sources[r["source"]]["split"] in splits and r["up"] == "yes"]
+        if kind == "photo" and photo_limit and len(picked) > photo_limit:
+            step = len(picked) / photo_limit
+            picked = [picked[int(i * step)] for i in range(photo_limit)]
+        chosen += [(kind, r) for r in picked]
+    return chosen

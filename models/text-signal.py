@@ -78,15 +78,7 @@ def main():
             raise RuntimeError(error.value.decode())
         return (reading.rotation, reading.confidence, reading.script.decode()) if status == 1 else None
 
-    sources = {r["id"]: r for r in csv.DictReader(open(f"{ROOT}/models/photos/sources.tsv"), delimiter="\t")}
-    rows = list(csv.DictReader(open(f"{ROOT}/models/photos/photos.tsv"), delimiter="\t"))
-    chosen = []
-    for kind, splits in (("page", args.pages), ("photo", args.photos)):
-        picked = [r for r in rows if sources[r["source"]]["split"] in splits and r["up"] == "yes"]
-        if kind == "photo" and args.photo_limit and len(picked) > args.photo_limit:
-            step = len(picked) / args.photo_limit
-            picked = [picked[int(i * step)] for i in range(args.photo_limit)]
-        chosen += [(kind, r) for r in picked]
+    chosen = ce.pictures(ROOT, args.pages, args.photos, args.photo_limit)
     out = open(args.out + ".tsv", "w")
     out.write("kind\tsource\tpath\tturn\tlikeness\tread\trotation\tconfidence\tscript\tright\tcpu_s\n")
     results = []
