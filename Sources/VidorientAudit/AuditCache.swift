@@ -557,7 +557,10 @@ private final class Database: @unchecked Sendable {
             let tables = try integer(handle, "SELECT count(*) FROM sqlite_schema")
             try exec(handle, "COMMIT")
             if application == 0 && format == 0 && tables == 0 {
-                // A new, empty file: make it ours.
+                // A new, empty file: make it ours. Pages of 64 KiB, not SQLite's 4 KiB: a warm audit
+                // reads every page of the cache once, a system call each (469 reads of a
+                // 20,000-file library's cache where there were 8,671: 11% of a warm run's time).
+                try exec(handle, "PRAGMA page_size = 65536")
                 try exec(handle, "PRAGMA journal_mode = WAL")
                 try exec(
                     handle,
@@ -586,6 +589,10 @@ private final class Database: @unchecked Sendable {
                 try addCodesColumn(handle)
             }
             try exec(handle, "PRAGMA synchronous = NORMAL")
+            // The log is copied back into the cache every 4 MiB, as SQLite does with its 4 KiB
+            // pages, whatever the cache's page size.
+            let pageSize = try integer(handle, "PRAGMA page_size")
+            try exec(handle, "PRAGMA wal_autocheckpoint = \(max(16, (4 << 20) / max(1, pageSize)))")
             return try Database(handle: handle)
         } catch {
             sqlite3_close_v2(handle)

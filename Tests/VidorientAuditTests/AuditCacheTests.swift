@@ -118,6 +118,41 @@ func restoreModificationTime(_ path: String, _ status: stat) {
         #expect(fixture.warnings.withLock { $0 }.isEmpty)
     }
 
+    /// A new cache is made with pages of 64 KiB (a warm audit reads every page once, a system call
+    /// each); a cache made before, with SQLite's 4 KiB pages, is read as it is, every file a hit.
+    @Test func aNewCacheHasLargePagesAndAnOlderOneIsStillRead() throws {
+        let library = try Library()
+        defer { library.remove() }
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let fresh = jsonl(.walk([library.root.path]), cache: nil)
+        let cold = jsonl(.walk([library.root.path]), cache: try #require(fixture.open()))
+        #expect(cold.lines == fresh.lines)
+        #expect(try pageSize(fixture.path) == 65536)
+        // Rewritten with 4 KiB pages, as a cache of an earlier vidorient is.
+        try executeSQL(fixture.path, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096; VACUUM;")
+        try executeSQL(fixture.path, "PRAGMA journal_mode = WAL")
+        #expect(try pageSize(fixture.path) == 4096)
+        let warm = jsonl(.walk([library.root.path]), cache: try #require(fixture.open()))
+        #expect(warm.hits == fresh.lines.count)
+        #expect(warm.lines == fresh.lines)
+        #expect(try pageSize(fixture.path) == 4096)
+        #expect(fixture.warnings.withLock { $0 }.isEmpty)
+    }
+
+    private func pageSize(_ path: String) throws -> Int64 {
+        var error = [CChar](repeating: 0, count: 256)
+        try #require(vo_sqlite_load(&error, error.count) == 0)
+        var handle: OpaquePointer?
+        try #require(sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
+        defer { sqlite3_close_v2(handle) }
+        var statement: OpaquePointer?
+        try #require(sqlite3_prepare_v2(handle, "PRAGMA page_size", -1, &statement, nil) == SQLITE_OK)
+        defer { sqlite3_finalize(statement) }
+        try #require(sqlite3_step(statement) == SQLITE_ROW)
+        return sqlite3_column_int64(statement, 0)
+    }
+
     /// Findings that name their file (`vidorient thumbnail PATH --compare …`) are decoded once for
     /// every file that says the same but for its path (issue 32); each replayed record still names
     /// its own file, in its message and action, as a fresh audit does.
