@@ -362,7 +362,7 @@ public struct Auditor: Sendable {
         let workers = max(1, options.jobs)
         // A folder's files are split into units for the workers that can run at once: more
         // workers than cores take turns, and smaller units would only hand over more, shorter
-        // chunks (a sorted warm run at four jobs on two cores was 18% slower than at two).
+        // chunks (a sorted warm run at four jobs on two cores was 9–18% slower than at two).
         let spread = min(workers, Processors.available)
         // More workers than cores: a worker works holding one of the cores' places and reads a
         // file without one (`CorePlaces`), so only as many work at once as can run at once.
