@@ -41,6 +41,10 @@ static const char library_name[] = "libVidorientContentEngine.so";
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int longest_side,  \
               vo_content_text *text, char *error, size_t length),                                                  \
              (engine, rgb, width, height, stride, longest_side, text, error, length))                              \
+    FUNCTION(int, vo_content_letter_shapes,                                                                        \
+             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int longest_side,  \
+              vo_content_letters *letters, char *error, size_t length),                                            \
+             (engine, rgb, width, height, stride, longest_side, letters, error, length))                           \
     FUNCTION(int, vo_content_classes,                                                                              \
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, float *logits,     \
               char *error, size_t length),                                                                         \

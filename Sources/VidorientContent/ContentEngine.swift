@@ -91,11 +91,13 @@ public final class ContentEngine: @unchecked Sendable {
     public static let sceneSide = UprightHead.sceneSide
     public static let sceneMirror = UprightHead.sceneMirror
     /// The verdict's numbers, chosen with the head (`threshold` is the default `--content-threshold`),
-    /// and the text signal's, chosen on the `text-choose` split (docs/content.md).
+    /// and the text signal's and the letter shapes', chosen on the `text-choose` split (docs/content.md).
     public static let policy: ContentPolicy = {
         var policy = UprightHead.policy
         policy.textLikenessFloor = 0.5
         policy.textConfidence = 3
+        policy.letterConfidence = 7
+        policy.letterRatio = 2.5
         return policy
     }()
 
@@ -118,6 +120,7 @@ public final class ContentEngine: @unchecked Sendable {
     public static let identity =
         "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch2"
         + "-text-\(policy.textLikenessFloor)-\(policy.textConfidence)-pagefaces"
+        + "-letters-\(policy.letterConfidence)-\(policy.letterRatio)-\(textSide)"
 
     private let engine: OpaquePointer
 
@@ -224,6 +227,21 @@ public final class ContentEngine: @unchecked Sendable {
         return TextReading(
             turn: Int(reading.rotation) / 90, confidence: Double(reading.confidence), script: script,
             scriptConfidence: Double(reading.script_confidence))
+    }
+
+    /// What Leptonica's letter shapes say of `picture`, fitted to `textSide` on its longest side
+    /// (enlarged or shrunk: its templates are made for letters at 150-300 pixels an inch). Throws
+    /// when Leptonica is not installed.
+    public func letterShapes(in picture: Picture) throws(ContentUnavailable) -> LetterShapes {
+        var letters = vo_content_letters()
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_letter_shapes(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                Int32(ContentEngine.textSide), &letters, &error, error.count)
+        }
+        guard status == 0 else { throw ContentUnavailable(String(cMessage: error)) }
+        return LetterShapes(up: Double(letters.up), left: Double(letters.left))
     }
 
     /// The score of every face at `floor` or above, best first.

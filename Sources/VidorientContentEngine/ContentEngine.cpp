@@ -1,11 +1,13 @@
 // The content engine: dlib's HOG frontal face detector, EfficientNet-Lite0 through OpenCV's DNN
-// module and Tesseract's orientation detection, behind the C surface in include/vidorient_content.h.
+// module, and Tesseract's and Leptonica's orientation detection, behind the C surface in
+// include/vidorient_content.h.
 // Built as its own shared library (libVidorientContentEngine.so) and opened on first use, never
 // linked into the program. Every C++ object is owned here; no exception crosses the C surface.
 
 #include "vidorient_content.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -24,6 +26,7 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <leptonica/allheaders.h>
 #include <tesseract/capi.h>
 
 struct vo_content_engine {
@@ -141,6 +144,52 @@ const Tesseract &tesseract_library() {
         t.failure = "Tesseract's orientation data is not installed (no osd.traineddata in $TESSDATA_PREFIX or "
                     "/usr/share/tesseract-ocr/5/tessdata; Debian and Ubuntu: tesseract-ocr-osd)";
         return t;
+    }();
+    return library;
+}
+
+// Leptonica (leptonica/allheaders.h), opened once per process at the first letter-shape reading, as
+// Tesseract is: the library Tesseract is built on, so it is there wherever Tesseract is.
+struct Leptonica {
+    decltype(&pixCreate) create = nullptr;
+    decltype(&pixGetData) data = nullptr;
+    decltype(&pixGetWpl) words_per_line = nullptr;
+    decltype(&pixOrientDetect) detect = nullptr;
+    decltype(&pixDestroy) destroy = nullptr;
+    // Why there is no letter-shape reading, or empty.
+    std::string failure;
+};
+
+const Leptonica &leptonica_library() {
+    static const Leptonica library = [] {
+        Leptonica l;
+        // Debian 12 and Ubuntu 24.04 name it liblept.so.5; Leptonica 1.83 and later, libleptonica.so.6.
+        void *handle = dlopen("liblept.so.5", RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) handle = dlopen("libleptonica.so.6", RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            const char *why = dlerror();
+            l.failure = std::string("Leptonica is not installed (") + (why ? why : "liblept.so.5") + ")";
+            return l;
+        }
+        bool all = true;
+        auto symbol = [&](auto &function, const char *name) {
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
+            all = all && function != nullptr;
+        };
+        symbol(l.create, "pixCreate");
+        symbol(l.data, "pixGetData");
+        symbol(l.words_per_line, "pixGetWpl");
+        symbol(l.detect, "pixOrientDetect");
+        symbol(l.destroy, "pixDestroy");
+        decltype(&setMsgSeverity) severity = nullptr;
+        symbol(severity, "setMsgSeverity");
+        if (!all) {
+            l.failure = "Leptonica's library has no orientation detection";
+            return l;
+        }
+        // Its messages ("not enough confidence") would go to our standard error: none.
+        severity(L_SEVERITY_NONE);
+        return l;
     }();
     return library;
 }
@@ -576,6 +625,61 @@ int vo_content_text_orientation(vo_content_engine *engine, const uint8_t *rgb, i
         text->script_confidence = script_confidence;
         std::snprintf(text->script, sizeof text->script, "%s", script != nullptr ? script : "");
         return 1;
+    });
+}
+
+int vo_content_letter_shapes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                             int longest_side, vo_content_letters *letters, char *error, size_t length) {
+    if (engine == nullptr || !valid(rgb, width, height, stride) || letters == nullptr || longest_side < 16 ||
+        longest_side > 16384) {
+        say(error, length, "letters: invalid arguments");
+        return -1;
+    }
+    const Leptonica &library = leptonica_library();
+    if (!library.failure.empty()) {
+        say(error, length, library.failure);
+        return -1;
+    }
+    return guarded(error, length, [&]() {
+        cv::Mat grey;
+        cv::cvtColor(wrap(rgb, width, height, stride), grey, cv::COLOR_RGB2GRAY);
+        // Fitted to the side asked for: the templates see strokes a few pixels wide.
+        double scale = static_cast<double>(longest_side) / std::max(width, height);
+        if (std::abs(scale - 1) >= 0.05) {
+            cv::Mat fitted;
+            cv::resize(grey, fitted,
+                       cv::Size(std::max(1, static_cast<int>(width * scale + 0.5)),
+                                std::max(1, static_cast<int>(height * scale + 0.5))),
+                       0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_CUBIC);
+            grey = fitted;
+        }
+        // Dark letters on light, whatever the lighting: a mostly dark picture (its median under 110)
+        // is inverted, then each pixel is compared with its neighbourhood's Gaussian-weighted mean.
+        std::vector<uint8_t> values(grey.begin<uint8_t>(), grey.end<uint8_t>());
+        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+        if (values[values.size() / 2] < 110) cv::bitwise_not(grey, grey);
+        std::vector<uint8_t>().swap(values);
+        int block = std::max(15, (std::min(grey.rows, grey.cols) / 40) | 1);
+        cv::Mat binary;
+        cv::adaptiveThreshold(grey, binary, 255, cv::ADAPTIVE_THRESH_GAUSSIAN_C, cv::THRESH_BINARY, block, 15);
+        // Leptonica's 1-bit picture: a set bit is ink, 32 pixels a word, the leftmost the highest bit.
+        PIX *pix = library.create(binary.cols, binary.rows, 1);
+        if (pix == nullptr) throw std::bad_alloc();
+        l_uint32 *words = library.data(pix);
+        int wpl = library.words_per_line(pix);
+        for (int y = 0; y < binary.rows; y++) {
+            const uint8_t *row = binary.ptr<uint8_t>(y);
+            l_uint32 *line = words + static_cast<size_t>(y) * wpl;
+            for (int x = 0; x < binary.cols; x++)
+                if (row[x] < 128) line[x >> 5] |= 0x80000000u >> (x & 31);
+        }
+        l_float32 up = 0, left = 0;
+        l_ok failed = library.detect(pix, &up, &left, 0, 0);
+        library.destroy(&pix);
+        if (failed != 0) throw std::runtime_error("Leptonica's orientation detection failed");
+        letters->up = up;
+        letters->left = left;
+        return 0;
     });
 }
 

@@ -52,10 +52,13 @@ public struct ContentEvidence: Sendable, Hashable {
     /// What Tesseract's orientation detection read in the picture at a size its letters can be
     /// read (`TextReading`); nil when it was not asked (`ContentPolicy.readsText`) or read nothing.
     public var text: TextReading?
+    /// What Leptonica's letter shapes say of the same picture (`LetterShapes`); nil when they were
+    /// not asked (`ContentPolicy.readsLetterShapes`: Tesseract gave no opinion) or could not be read.
+    public var letterShapes: LetterShapes?
 
     public init(
         turns: [Turn], frames: Int = 1, naturalUp: Double? = nil, textLikeness: Double? = nil,
-        text: TextReading? = nil
+        text: TextReading? = nil, letterShapes: LetterShapes? = nil
     ) {
         precondition(turns.count == 4, "content evidence has one entry per quarter turn")
         self.turns = turns
@@ -63,6 +66,7 @@ public struct ContentEvidence: Sendable, Hashable {
         self.naturalUp = naturalUp
         self.textLikeness = textLikeness
         self.text = text
+        self.letterShapes = letterShapes
     }
 
     /// Several frames of one clip as one piece of evidence: each frame's scene turned into
@@ -152,6 +156,54 @@ public struct TextReading: Sendable, Hashable, Codable {
     }
 }
 
+/// What Leptonica's text orientation detection measured in a picture of text (`pixOrientDetect`:
+/// the ascenders and descenders of Latin letters counted with hit-miss templates, up against down;
+/// Bloomberg, Kopec and Dasari 1995). Neither number is a probability: each says how far one count
+/// leads the other, in the spread expected by chance ("a confidence of 10 means that it is nearly
+/// certain that the difference did not happen at random", Leptonica's notes).
+public struct LetterShapes: Sendable, Hashable, Codable {
+    /// Up against down in the picture as displayed: positive when the letters stand upright,
+    /// negative when they hang upside down; 0 when too few were counted.
+    public var up: Double
+    /// The same in the picture turned 90° clockwise: positive when the letters' up faces left (a
+    /// quarter turn clockwise shows them upright), negative when it faces right.
+    public var left: Double
+
+    public init(up: Double, left: Double) {
+        self.up = up
+        self.left = left
+    }
+
+    /// The quarter turns clockwise that show the letters upright, as Leptonica's
+    /// `makeOrientDecision` decides: one direction's count at least `confidence` and at least
+    /// `ratio` times the other direction's; nil when neither is (or nothing was counted).
+    public func turn(confidence: Double, ratio: Double) -> Int? {
+        guard up != 0, left != 0 else { return nil }
+        let (upward, leftward) = (abs(up), abs(left))
+        if up > confidence, upward > ratio * leftward { return 0 }
+        if left > confidence, leftward > ratio * upward { return 1 }
+        if up < -confidence, upward > ratio * leftward { return 2 }
+        if left < -confidence, leftward > ratio * upward { return 3 }
+        return nil
+    }
+
+    /// `up confidence 12.3, left confidence -1.2`, as a person reads the evidence.
+    public var phrase: String {
+        "up confidence \(up.text(decimals: 2)), left confidence \(left.text(decimals: 2))"
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case up = "up_confidence", left = "left_confidence"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        // Two decimals: the rest is float noise.
+        try c.encode((up * 100).rounded() / 100, forKey: .up)
+        try c.encode((left * 100).rounded() / 100, forKey: .left)
+    }
+}
+
 /// The numbers the verdict is decided with. Those vidorient uses (`ContentEngine.policy`) were
 /// chosen with the upright head on the validation split of models/photos (models/upright-head.md).
 public struct ContentPolicy: Sendable, Hashable {
@@ -178,10 +230,16 @@ public struct ContentPolicy: Sendable, Hashable {
     public var textLikenessFloor: Double
     /// Tesseract's orientation confidence at which the text decides.
     public var textConfidence: Double
+    /// Where Tesseract gives no opinion on a picture as much like a page, Leptonica's letter shapes
+    /// decide when one direction's confidence is at least `letterConfidence` and `letterRatio`
+    /// times the other's (`LetterShapes.turn`); a `letterConfidence` of infinity: never asked.
+    public var letterConfidence: Double
+    public var letterRatio: Double
 
     public init(
         threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double,
-        naturalUpFloor: Double = 0, sceneVeto: Double = 0, textLikenessFloor: Double = 2, textConfidence: Double = 15
+        naturalUpFloor: Double = 0, sceneVeto: Double = 0, textLikenessFloor: Double = 2, textConfidence: Double = 15,
+        letterConfidence: Double = .infinity, letterRatio: Double = 2.5
     ) {
         self.threshold = threshold
         self.faceScore = faceScore
@@ -192,6 +250,8 @@ public struct ContentPolicy: Sendable, Hashable {
         self.sceneVeto = sceneVeto
         self.textLikenessFloor = textLikenessFloor
         self.textConfidence = textConfidence
+        self.letterConfidence = letterConfidence
+        self.letterRatio = letterRatio
     }
 
     /// Whether faces may decide in `turn`, given the scene's probabilities and whether the scene has
@@ -213,6 +273,16 @@ public struct ContentPolicy: Sendable, Hashable {
         guard let likeness = evidence.textLikeness, likeness >= textLikenessFloor, evidence.text == nil else {
             return false
         }
+        return ContentVerdict(evidence: evidence, policy: self).verdict == .noOpinion
+    }
+
+    /// Whether Leptonica should count the letter shapes of the picture Tesseract was asked of
+    /// (`readsText`), which still has no opinion: Tesseract read no orientation, or none at
+    /// `textConfidence`.
+    public func readsLetterShapes(_ evidence: ContentEvidence) -> Bool {
+        guard letterConfidence.isFinite, let likeness = evidence.textLikeness, likeness >= textLikenessFloor,
+            evidence.letterShapes == nil
+        else { return false }
         return ContentVerdict(evidence: evidence, policy: self).verdict == .noOpinion
     }
 
@@ -259,6 +329,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
 
     public enum Signal: String, Sendable, Hashable, Codable {
         case faces, scene, text
+        case letterShapes = "letter-shapes"
     }
 
     /// Why there is no opinion.
@@ -275,7 +346,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     /// Clockwise degrees (0, 90, 180, 270) that turn the displayed picture upright; nil without an opinion.
     public var turnNeeded: Int?
     /// The winning turn's probability under the deciding signal; nil without an opinion, and when
-    /// the text decided (Tesseract's confidence, in `text`, is not a probability).
+    /// the text decided (Tesseract's confidence, in `text`, and Leptonica's, in `letterShapes`, are not
+    /// probabilities).
     public var confidence: Double?
     public var decidedBy: Signal?
     /// Faces at `faceScore` or above in the upright turn (the displayed picture without an opinion);
@@ -293,6 +365,8 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public var textLikeness: Double?
     /// What Tesseract read, when it was asked and read an orientation.
     public var text: TextReading?
+    /// What Leptonica's letter shapes say, when they were asked (Tesseract gave no opinion).
+    public var letterShapes: LetterShapes?
     /// Why there is no opinion; nil with one.
     public var silence: Silence?
     /// The threshold the opinion was held to.
@@ -319,6 +393,11 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         {
             // Where faces and scene are silent on a page or a screen, its letters say which way is up.
             decision = (text.turn, .nan, .text)
+        } else if let letters = evidence.letterShapes, (evidence.textLikeness ?? 0) >= policy.textLikenessFloor,
+            let turn = letters.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio)
+        {
+            // Where Tesseract is silent too, the shapes of the letters (Latin ascenders and descenders).
+            decision = (turn, .nan, .letterShapes)
         }
         let shown = decision?.turn ?? 0
         self.verdict =
@@ -329,7 +408,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
             default: .sideways
             }
         self.turnNeeded = decision.map { $0.turn * 90 }
-        self.confidence = decision.flatMap { $0.signal == .text ? nil : ContentVerdict.tidy($0.confidence) }
+        self.confidence = decision.flatMap { $0.confidence.isNaN ? nil : ContentVerdict.tidy($0.confidence) }
         self.decidedBy = decision?.signal
         self.faces =
             evidence.turns[shown].facesSought
@@ -340,6 +419,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         self.naturalUp = evidence.naturalUp.map(ContentVerdict.tidy)
         self.textLikeness = evidence.textLikeness.map(ContentVerdict.tidy)
         self.text = evidence.text
+        self.letterShapes = evidence.letterShapes
         self.silence =
             switch (decision, evidence.frames, evidence.naturalUp, scene?.max()) {
             case (.some, _, _, _): nil
@@ -368,6 +448,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         // A record from before the text signal (an older cache) has neither key: synthesized
         // decoding reads a missing optional as nil.
         case naturalUp = "natural_up", silence, threshold, textLikeness = "text_likeness", text
+        case letterShapes = "letter_shapes"
     }
 }
 
@@ -386,10 +467,13 @@ extension MediaReport {
             case .faces: "faces (\(verdict.faces ?? 0)) say"
             case .scene: "the scene says"
             case .text: "its text says"
+            case .letterShapes: "its letters' shapes say"
             }
         let sure =
             verdict.confidence.map { "confidence \($0.text(decimals: 3))" }
-            ?? verdict.text.map { "Tesseract's orientation confidence \($0.confidence.text(decimals: 2))" } ?? ""
+            ?? (signal == .text
+                ? verdict.text.map { "Tesseract's orientation confidence \($0.confidence.text(decimals: 2))" }
+                : verdict.letterShapes.map { "Leptonica's \($0.phrase)" }) ?? ""
         let looks = turn == 180 ? "upside down" : "on its side"
         var message =
             "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise (\(sure))"

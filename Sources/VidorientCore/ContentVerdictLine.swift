@@ -8,12 +8,13 @@ extension ContentVerdict {
             case .faces: "\(faces ?? 0) face\(faces == 1 ? "" : "s")"
             case .scene: "the scene"
             case .text: "its text, by Tesseract"
+            case .letterShapes: "its letters' shapes, by Leptonica"
             case nil: ""
             }
-        let sure =
-            confidence.map { ", confidence \($0.text(decimals: 3))" }
-            ?? (decidedBy == .text ? text.map { ", orientation confidence \($0.confidence.text(decimals: 2))" } : nil)
-            ?? ""
+        let sure: String =
+            if let confidence { ", confidence \(confidence.text(decimals: 3))" } else if decidedBy == .text, let text {
+                ", orientation confidence \(text.confidence.text(decimals: 2))"
+            } else if decidedBy == .letterShapes, let letterShapes { ", \(letterShapes.phrase)" } else { "" }
         switch self.verdict {
         case .upright: return "upright as displayed (\(why)\(sure))"
         case .sideways, .upsideDown:

@@ -174,6 +174,39 @@ struct ContentCommandTests {
         #expect(findings.contains { $0["code"] as? String == "content-sideways" } == (quarterTurns % 2 == 1))
     }
 
+    /// Where Tesseract gives no opinion (here it cannot: its orientation data, named by
+    /// `$TESSDATA_PREFIX`, is unusable), a page on its side is turned back by its letters' shapes:
+    /// Leptonica's confidences in `letter_shapes`, no probability, no Tesseract reading, nothing said
+    /// on standard error; as the same page upright, where no finding is raised.
+    @Test(
+        .enabled(if: TextPages.isPresent, "Tesseract's orientation data, FFmpeg or DejaVu is absent"),
+        arguments: [1, 0])
+    func whereTesseractIsSilentTheLetterShapesDecide(quarterTurns: Int) throws {
+        let folder = try TemporaryFolder("content-letters")
+        defer { folder.remove() }
+        let path = folder.path("page.png")
+        try TextPages.page(path, turned: quarterTurns)
+        try Data().write(to: URL(fileURLWithPath: folder.path("osd.traineddata")))
+        let run = try Run.vidorient(
+            ["inspect", "--json", "--content", path], environment: ["TESSDATA_PREFIX": folder.path])
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        let report = try Self.json(run.stdout)
+        let content = try #require(report["content"] as? [String: Any])
+        #expect(content["decided_by"] as? String == "letter-shapes")
+        #expect(content["turn_needed"] as? Int == (360 - 90 * quarterTurns) % 360)
+        #expect(content["confidence"] is NSNull)
+        #expect(content["text"] is NSNull)
+        let letters = try #require(content["letter_shapes"] as? [String: Any])
+        let (up, left) = (
+            try #require(letters["up_confidence"] as? Double), try #require(letters["left_confidence"] as? Double)
+        )
+        // Upright: the letters stand up. A quarter turn clockwise: their up faces right.
+        #expect(quarterTurns == 0 ? up > 7 : left < -7, "\(letters)")
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        #expect(findings.contains { $0["code"] as? String == "content-sideways" } == (quarterTurns == 1))
+    }
+
     /// A page with a few lines at its top is nearly white, which the thumbnail's test calls flat:
     /// faces and the scene judge nothing (`frames` would be 0), but its text is still read.
     @Test(.enabled(if: TextPages.isPresent, "Tesseract's orientation data, FFmpeg or DejaVu is absent"))

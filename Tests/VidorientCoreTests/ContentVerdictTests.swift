@@ -202,7 +202,8 @@ import Glibc
         #expect(
             text
                 == #"{"confidence":null,"decided_by":null,"face_scores":[null,null,null,null],"faces":0,"frames":1,"#
-                + #""natural_up":null,"scene_probabilities":null,"silence":"below-threshold","text":null,"#
+                + #""letter_shapes":null,"natural_up":null,"scene_probabilities":null,"silence":"below-threshold","#
+                + #""text":null,"#
                 + #""text_likeness":null,"threshold":0.9,"turn_needed":null,"verdict":"no-opinion"}"#)
     }
 
@@ -263,6 +264,68 @@ import Glibc
         // The policy of a build without the text signal never asks, and never lets it decide.
         #expect(ContentVerdict(evidence: Self.page(reading: sure), policy: Self.policy).verdict == .noOpinion)
         #expect(!Self.policy.readsText(Self.page(reading: nil)))
+    }
+
+    /// Leptonica's decision (flipdetect.c's `makeOrientDecision`): a direction decides when its
+    /// confidence passes the minimum and `ratio` times the other direction's; up is checked first,
+    /// then left, down, right; nothing counted (either 0) is no decision.
+    @Test(arguments: [
+        (12.0, 1.0, 0 as Int?), (12.0, 6.0, nil), (1.0, 12.0, 1), (-12.0, 2.0, 2), (2.0, -12.0, 3),
+        (6.9, 0.1, nil), (7.1, 0.1, 0), (12.0, 0.0, nil), (0.0, -12.0, nil), (-7.5, 3.0, nil), (-7.5, 2.9, 2),
+    ])
+    func letterShapesDecideAsLeptonica(up: Double, left: Double, turn: Int?) {
+        #expect(LetterShapes(up: up, left: left).turn(confidence: 7, ratio: 2.5) == turn)
+    }
+
+    static let letterPolicy: ContentPolicy = {
+        var policy = Self.textPolicy
+        policy.letterConfidence = 7
+        policy.letterRatio = 2.5
+        return policy
+    }()
+
+    /// Where Tesseract is silent (no reading, or one under its confidence) on a picture as much like
+    /// a page, the letter shapes decide, naming themselves, with no probability; never where
+    /// Tesseract decided, never on a picture that does not look like a page, and never with a
+    /// policy that does not ask them.
+    @Test func letterShapesDecideOnlyWhereTesseractIsSilent() throws {
+        var page = Self.page(reading: TextReading(turn: 0, confidence: 1.2, script: "Latin", scriptConfidence: 1))
+        #expect(Self.letterPolicy.readsLetterShapes(page))
+        #expect(!Self.textPolicy.readsLetterShapes(page))
+        page.letterShapes = LetterShapes(up: -1.5, left: 11.25)
+        #expect(!Self.letterPolicy.readsLetterShapes(page))
+        let verdict = ContentVerdict(evidence: page, policy: Self.letterPolicy)
+        #expect(verdict.decidedBy == .letterShapes)
+        #expect(verdict.turnNeeded == 90)
+        #expect(verdict.confidence == nil)
+        #expect(
+            verdict.line
+                == "upright once turned 90° clockwise (its letters' shapes, by Leptonica, up confidence -1.5, "
+                + "left confidence 11.25)")
+        let json = try JSONText(pretty: false).encode(verdict)
+        #expect(json.contains(#""decided_by":"letter-shapes""#))
+        #expect(json.contains(#""letter_shapes":{"left_confidence":11.25,"up_confidence":-1.5}"#))
+        #expect(try JSONDecoder().decode(ContentVerdict.self, from: Data(json.utf8)) == verdict)
+        var report = Self.photoReport(exif: 1)
+        report.judgeContent(verdict)
+        let finding = try #require(report.findings.first { $0.code == "content-sideways" })
+        #expect(finding.message.contains("its letters' shapes say it is upright once turned 90° clockwise"))
+        #expect(finding.message.contains("Leptonica's up confidence -1.5, left confidence 11.25"))
+        // Tesseract's reading, when it reaches its confidence, decides and Leptonica is not asked.
+        var read = page
+        read.text = TextReading(turn: 2, confidence: 9, script: "Latin", scriptConfidence: 1)
+        #expect(ContentVerdict(evidence: read, policy: Self.letterPolicy).decidedBy == .text)
+        read.letterShapes = nil
+        #expect(!Self.letterPolicy.readsLetterShapes(read))
+        // Not on a picture that does not look like a page; not under the policy's confidence.
+        var photo = page
+        photo.textLikeness = 0.49
+        #expect(ContentVerdict(evidence: photo, policy: Self.letterPolicy).verdict == .noOpinion)
+        var faint = page
+        faint.letterShapes = LetterShapes(up: -1.5, left: 6.5)
+        #expect(ContentVerdict(evidence: faint, policy: Self.letterPolicy).verdict == .noOpinion)
+        // The policy without letter shapes never lets them decide.
+        #expect(ContentVerdict(evidence: page, policy: Self.textPolicy).verdict == .noOpinion)
     }
 
     /// On a page or a screen a face decides only in the turn the scene finds likeliest; on a photo,

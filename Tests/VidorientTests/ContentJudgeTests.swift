@@ -289,6 +289,32 @@ struct ContentJudgeTests {
         #expect(differing > 0, "every feature bit for bit OpenCV's: the engine's own convolutions did not run")
     }
 
+    /// Leptonica's letter shapes turn the way Core's `LetterShapes.turn` assumes: a page of text
+    /// (`TextPages`, drawn upright) turned k quarter turns clockwise needs 4 - k back, as it is
+    /// and as light letters on dark (a terminal, inverted before the threshold); a photo of a cat
+    /// has no letters to decide by.
+    @Test(
+        .enabled(if: TextPages.isPresent, "FFmpeg or DejaVu is absent"), arguments: 0..<4)
+    func letterShapesTurnWithThePage(quarterTurns: Int) throws {
+        let folder = try TemporaryFolder("content-letters")
+        defer { folder.remove() }
+        let path = folder.path("page.png")
+        try TextPages.page(path)
+        let request = ThumbnailRequest(width: ContentEngine.textSide, height: ContentEngine.textSide)
+        let page = Self.turned(try Thumbnailer(font: nil).frame(path, request: request).picture, quarterTurns)
+        let engine = try ContentEngine()
+        let policy = ContentEngine.policy
+        let needed = (4 - quarterTurns) % 4
+        let letters = try engine.letterShapes(in: page)
+        #expect(letters.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio) == needed, "\(letters)")
+        var dark = page
+        dark.pixels = page.pixels.map { 255 - $0 }
+        let inverted = try engine.letterShapes(in: dark)
+        #expect(inverted.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio) == needed, "\(inverted)")
+        let cat = try engine.letterShapes(in: Self.turned(try Self.picture("chelsea.png"), quarterTurns))
+        #expect(cat.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio) == nil, "\(cat)")
+    }
+
     @Test func aFlatPictureIsNotJudged() throws {
         let folder = try TemporaryFolder("content-flat")
         defer { folder.remove() }

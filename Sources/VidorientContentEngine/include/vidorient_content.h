@@ -27,7 +27,7 @@ extern "C" {
 #define VO_CONTENT_SCENE_SIDE_MIN 96
 #define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
-#define VO_CONTENT_INTERFACE 4
+#define VO_CONTENT_INTERFACE 5
 
 typedef struct vo_content_engine vo_content_engine;
 
@@ -94,6 +94,23 @@ typedef struct {
 #define VO_CONTENT_TEXT_ENLARGE 2
 int vo_content_text_orientation(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
                                 int longest_side, vo_content_text *text, char *error, size_t length);
+
+// What Leptonica's text orientation detection (`pixOrientDetect`: the ascenders and descenders of
+// Latin text counted with hit-miss templates, the method of Bloomberg, Kopec and Dasari 1995) measures
+// in a picture of text, first fitted to `longest_side` (enlarged with cubic interpolation or shrunk
+// by area averaging: its templates are made for text scanned at 150-300 pixels an inch), made grey
+// (inverted when most of it is dark: a terminal, a dark screen) and 1-bit by an adaptive threshold.
+// `up`: how far the up-pointing ascenders outnumber the down-pointing ones (positive: the text is
+// upright or close to it; negative: upside down); `left`: the same of the picture turned 90 degrees
+// clockwise (positive: the text's up faces left). Each is 0 when too few were counted; neither is a
+// probability (Leptonica's notes: "how far you are out on the tail of a normal distribution").
+// Returns 0, or -1 with a line in `error` (Leptonica is not installed, or it failed).
+typedef struct {
+    float up;
+    float left;
+} vo_content_letters;
+int vo_content_letter_shapes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                             int longest_side, vo_content_letters *letters, char *error, size_t length);
 
 // The network's ImageNet class scores (1,000 logits, in ImageNet's class order) for the picture's
 // centred square at VO_CONTENT_SCENE_SIDE: what proves the conversion from PyTorch kept the network
