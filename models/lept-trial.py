@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Leptonica's text orientation detection, tried on pages of text and screens (docs/content.md,
-"Leptonica's text orientation, tried"): not part of vidorient, a trial of a fourth signal for the
-pages Tesseract's orientation detection leaves without an answer (two in five).
+"Leptonica's text orientation, tried"): the trial that chose the numbers of vidorient's fourth
+reading, the letter shapes (ContentPolicy.letterConfidence, letterRatio, ContentEngine.textSide),
+for the pages Tesseract's orientation detection leaves without an answer (two in five). The engine
+does the same since (vo_content_letter_shapes), but for the order of its conversions.
 
 Leptonica (liblept.so.5, which Tesseract links: no new package) counts the ascenders and the
 descenders of Latin text with hit-miss templates on a 1-bit picture (`pixOrientDetect`, up against
