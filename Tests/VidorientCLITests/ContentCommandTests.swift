@@ -234,6 +234,43 @@ struct ContentCommandTests {
         #expect(content["turn_needed"] as? Int == 90)
     }
 
+    /// More workers than cores judge no more files at once than there are cores, so load no more
+    /// engines: on one core (`taskset`, the first this process may use), four workers over four
+    /// folders of a photo each peak within 40 MB of one worker (an engine and a judgment each, as
+    /// a worker reading without its core's place had, is about 50 MB more per worker), with the
+    /// same verdicts.
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"),
+        .enabled(if: isInstalled("taskset"), "needs taskset (util-linux)"))
+    func moreWorkersThanCoresLoadNoMoreEngines() throws {
+        let folder = try TemporaryFolder("content-jobs")
+        defer { folder.remove() }
+        for (i, name) in ContentPhotos.scenes.enumerated() {
+            try FileManager.default.createDirectory(atPath: folder.path("\(i)"), withIntermediateDirectories: true)
+            _ = try folder.copy(ContentPhotos.path(name), as: "\(i)/\(name)")
+        }
+        let allowed = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }
+        let core = try #require(
+            allowed?.split(separator: ":").last?.split(whereSeparator: { ",- \t".contains($0) }).first)
+        func audit(jobs: Int) throws -> (peak: Int, verdicts: [String]) {
+            let run = try Run.vidorient(
+                ["audit", "--content", "--jsonl", "--no-progress", "--sort", "--jobs", "\(jobs)", folder.path],
+                prefix: ["taskset", "-c", String(core), "/usr/bin/time", "-f", "%M"])
+            try #require(run.status <= 1, "\(run.stderr)")
+            let peak = try #require(run.stderrLines.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+            let verdicts = try run.stdout.split(separator: "\n").map { line in
+                let content = try #require(try Self.json(String(line))["content"] as? [String: Any])
+                return "\(content["verdict"] ?? "") \(content["turn_needed"] ?? "")"
+            }
+            return (peak, verdicts)
+        }
+        let one = try audit(jobs: 1), four = try audit(jobs: 4)
+        #expect(four.verdicts == one.verdicts)
+        #expect(four.verdicts.count == ContentPhotos.scenes.count)
+        #expect(four.peak < one.peak + 40_000, "peak \(four.peak) kB at four jobs, \(one.peak) kB at one")
+    }
+
     /// A photo is not read as text: its likeness is low and Tesseract is not asked.
     @Test func aPhotoIsNotReadAsText() throws {
         let (_, content) = try Self.content(ContentPhotos.path("gravel.png"))
