@@ -176,8 +176,9 @@ public struct ThumbnailBatch: Sendable {
             exifOrientation: exif, findings: damage, note: note, folder: folder)
     }
 
-    /// Makes every job's thumbnail, `jobs` at once (`forEachConcurrently`): the thumbnails
-    /// written, in the jobs' order, and how many failed. `finished` hears each job as it ends, with
+    /// Makes every job's thumbnail, `jobs` at once (`forEachConcurrently`; more jobs than cores
+    /// take turns on them, `onCores`: each holds a decoder and its frames while it runs): the
+    /// thumbnails written, in the jobs' order, and how many failed. `finished` hears each job as it ends, with
     /// its thumbnail or its error (whose description is the whole line to print).
     ///
     /// Two or more thumbnails are put on the disk once, at the end (`OutputFile.Flush.later`: one
@@ -194,7 +195,7 @@ public struct ThumbnailBatch: Sendable {
         // system holds, other programs' writes too.
         let flush: OutputFile.Flush = jobs.count > 1 ? .later : .now
         withoutActuallyEscaping(finished) { finished in
-            forEachConcurrently(jobs.count, jobs: workers) { index in
+            forEachConcurrently(jobs.count, jobs: workers, onCores: true) { index in
                 let result = Result { () throws(VidorientError) in
                     try make(jobs[index], request: request, quality: quality, flush: flush)
                 }

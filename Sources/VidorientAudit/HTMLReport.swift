@@ -184,7 +184,7 @@ public final class HTMLReport {
         let turns = suggestedTurns
         let done = Atomic<Int>(0)
         let failures = Atomic<Int>(0)
-        forEachConcurrently(paths.count, jobs: jobs) { index in
+        forEachConcurrently(paths.count, jobs: jobs, onCores: true) { index in
             do {
                 let frame = try Thumbnailer(font: nil).frame(
                     paths[index], request: ThumbnailRequest(largestSide: width))

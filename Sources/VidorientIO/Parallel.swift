@@ -6,13 +6,22 @@ import VidorientCore
 /// thread one of the workers. Each worker is a thread of its own (`WorkerThreads`), so
 /// `--jobs 16` on two cores really has sixteen files under way (a thread waiting on a slow disk
 /// leaves the core to another); `DispatchQueue.concurrentPerform` kept to about the core count.
-public func forEachConcurrently(_ count: Int, jobs: Int, _ body: @Sendable @escaping (Int) -> Void) {
+///
+/// `onCores`: each index is a core's work (decoding, encoding, judging) and holds its memory while
+/// it runs, so with more jobs than cores each runs holding one of the cores' places (`CorePlaces`):
+/// no more run at once than there are cores, and no more hold their decoders and buffers.
+public func forEachConcurrently(
+    _ count: Int, jobs: Int, onCores: Bool = false, _ body: @Sendable @escaping (Int) -> Void
+) {
     let next = Atomic<Int>(0)
+    let places = onCores && jobs > Processors.available ? CorePlaces(Processors.available) : nil
     let work: @Sendable (Int) -> Void = { _ in
         while true {
             let index = next.add(1, ordering: .relaxed).oldValue
             guard index < count else { return }
+            places?.take()
             body(index)
+            places?.give()
         }
     }
     // This thread is one of the workers, so the work gets done even if no thread can be started.

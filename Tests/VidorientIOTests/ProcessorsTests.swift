@@ -87,6 +87,33 @@ import VidorientIO
         #expect(places.freeCount == 2)
     }
 
+    /// `forEachConcurrently` with `onCores` and more jobs than cores: never more indices under way
+    /// at once than the cores this process may use, each index once; without it, every job's
+    /// thread runs its index at once (a thumbnail's decoder each).
+    @Test func jobsOnCoresTakeTurns() {
+        let cores = Processors.available, jobs = 2 * Processors.available + 1
+        for onCores in [true, false] {
+            let counts = WaitingLock(Counts())
+            let seen = WaitingLock([Int](repeating: 0, count: 3 * jobs))
+            forEachConcurrently(3 * jobs, jobs: jobs, onCores: onCores) { index in
+                counts.withLock {
+                    $0.working += 1
+                    $0.mostWorking = max($0.mostWorking, $0.working)
+                }
+                usleep(20_000)
+                counts.withLock { $0.working -= 1 }
+                seen.withLock { $0[index] += 1 }
+            }
+            #expect(seen.withLock { $0 }.allSatisfy { $0 == 1 })
+            let most = counts.withLock { $0.mostWorking }
+            if onCores {
+                #expect(most <= cores, "\(most) at once on \(cores) cores")
+            } else {
+                #expect(most > cores, "\(most) at once on \(cores) cores")
+            }
+        }
+    }
+
     /// Four workers, two places, each reading away from its place: all four read at once (each
     /// read waits until the four are in theirs, which two places alone would never allow, for 10 s at
     /// most), and
