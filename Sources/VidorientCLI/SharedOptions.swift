@@ -4,8 +4,7 @@ import VidorientIO
 /// `--jobs N`: how many files a batch works on at once. One rule for every command: 1-256, the
 /// cores this process may run on by default (`Processors.available`: its affinity mask, so
 /// taskset, a cgroup cpuset or Slurm's `--cpus-per-task`; at most 256), and each job its own thread
-/// (`forEachConcurrently`), so more jobs than cores wait on a disk at once (the audit's work, its content judgments and
-/// thumbnails on the cores: `CorePlaces`).
+/// (`forEachConcurrently`), so more jobs than cores wait on a disk at once (work on the cores: `CorePlaces`).
 struct JobsOption: ParsableArguments {
     static let range = 1...256
 
