@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -99,21 +100,36 @@ bool is_file(const std::string &path) {
     return stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
 }
 
+// A library the engine opens itself at its first use (Tesseract, Leptonica): the first of `sonames`
+// that loads, and each function found by name; `failure` says why none loaded (the last one's
+// `dlerror`).
+class OpenedLibrary {
+  public:
+    OpenedLibrary(std::initializer_list<const char *> sonames, const char *name) {
+        for (const char *soname : sonames)
+            if ((handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) != nullptr) return;
+        const char *why = dlerror();
+        failure = std::string(name) + " is not installed (" + (why ? why : *sonames.begin()) + ")";
+    }
+    // Sets `function` to the library's function `name`; false (and `function` null) when it has none.
+    template <typename Function> bool find(Function &function, const char *name) {
+        function = handle == nullptr ? nullptr : reinterpret_cast<Function>(dlsym(handle, name));
+        return function != nullptr;
+    }
+    void *handle = nullptr;
+    std::string failure;
+};
+
 const Tesseract &tesseract_library() {
     static const Tesseract library = [] {
         Tesseract t;
-        void *handle = dlopen("libtesseract.so.5", RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) handle = dlopen("libtesseract.so.4", RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) {
-            const char *why = dlerror();
-            t.failure = std::string("Tesseract is not installed (") + (why ? why : "libtesseract.so.5") + ")";
+        OpenedLibrary opened({"libtesseract.so.5", "libtesseract.so.4"}, "Tesseract");
+        if (!opened.failure.empty()) {
+            t.failure = opened.failure;
             return t;
         }
         bool all = true;
-        auto symbol = [&](auto &function, const char *name) {
-            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
-            all = all && function != nullptr;
-        };
+        auto symbol = [&](auto &function, const char *name) { all = opened.find(function, name) && all; };
         symbol(t.create, "TessBaseAPICreate");
         symbol(t.destroy, "TessBaseAPIDelete");
         symbol(t.set_variable, "TessBaseAPISetVariable");
@@ -164,18 +180,13 @@ const Leptonica &leptonica_library() {
     static const Leptonica library = [] {
         Leptonica l;
         // Debian 12 and Ubuntu 24.04 name it liblept.so.5; Leptonica 1.83 and later, libleptonica.so.6.
-        void *handle = dlopen("liblept.so.5", RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) handle = dlopen("libleptonica.so.6", RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) {
-            const char *why = dlerror();
-            l.failure = std::string("Leptonica is not installed (") + (why ? why : "liblept.so.5") + ")";
+        OpenedLibrary opened({"liblept.so.5", "libleptonica.so.6"}, "Leptonica");
+        if (!opened.failure.empty()) {
+            l.failure = opened.failure;
             return l;
         }
         bool all = true;
-        auto symbol = [&](auto &function, const char *name) {
-            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
-            all = all && function != nullptr;
-        };
+        auto symbol = [&](auto &function, const char *name) { all = opened.find(function, name) && all; };
         symbol(l.create, "pixCreate");
         symbol(l.data, "pixGetData");
         symbol(l.words_per_line, "pixGetWpl");
