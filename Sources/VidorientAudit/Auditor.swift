@@ -365,9 +365,12 @@ public struct Auditor: Sendable {
         // chunks (a sorted warm run at four jobs on two cores was 9–18% slower than at two).
         let spread = min(workers, Processors.available)
         // More workers than cores: a worker works holding one of the cores' places and reads a
-        // file without one (`CorePlaces`; a content audit's reads judge pixels, and keep it), so
-        // only as many work at once as can run at once.
+        // file without one (`CorePlaces`), so only as many work at once as can run at once. A
+        // content audit's reads keep the place: judging the pixels is a core's work and holds an
+        // engine (about 50 MB, 190 MB once Tesseract reads), so no more files are judged at once
+        // than there are cores, and no more engines made.
         let places = workers > spread ? CorePlaces(spread) : nil
+        let readsAway = options.content == nil ? places : nil
         // Callbacks and the run's counts, behind one lock taken once per chunk and per walk note
         // (`WaitingLock`: when there are more workers than cores, the holder is often preempted).
         // A list can name any path next: only a walk's order is known as it goes.
@@ -467,12 +470,7 @@ public struct Auditor: Sendable {
                                     Auditor.audit(path, options: options)
                                 }
                             }
-                            // A content audit keeps its place through the read: judging the
-                            // pixels is a core's work and holds an engine (about 50 MB, 190 MB once
-                            // Tesseract reads), so no more files are judged at once than there are
-                            // cores, and no more engines made.
-                            guard options.content == nil else { return audit() }
-                            return places?.away(audit) ?? audit()
+                            return readsAway?.away(audit) ?? audit()
                         }
                         var record: AuditRecord
                         if let known = crashes?.knownCrash(file.path, key: key) {

@@ -666,10 +666,15 @@ int vo_content_letter_shapes(vo_content_engine *engine, const uint8_t *rgb, int 
         }
         // Dark letters on light, whatever the lighting: a mostly dark picture (its median under 110)
         // is inverted, then each pixel is compared with its neighbourhood's Gaussian-weighted mean.
-        std::vector<uint8_t> values(grey.begin<uint8_t>(), grey.end<uint8_t>());
-        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-        if (values[values.size() / 2] < 110) cv::bitwise_not(grey, grey);
-        std::vector<uint8_t>().swap(values);
+        size_t histogram[256] = {};
+        for (int y = 0; y < grey.rows; y++) {
+            const uint8_t *row = grey.ptr<uint8_t>(y);
+            for (int x = 0; x < grey.cols; x++) histogram[row[x]]++;
+        }
+        size_t half = grey.total() / 2, below = 0;
+        int median = 0;
+        while ((below += histogram[median]) <= half) median++;
+        if (median < 110) cv::bitwise_not(grey, grey);
         int block = std::max(15, (std::min(grey.rows, grey.cols) / 40) | 1);
         cv::Mat binary;
         cv::adaptiveThreshold(grey, binary, 255, cv::ADAPTIVE_THRESH_GAUSSIAN_C, cv::THRESH_BINARY, block, 15);
