@@ -292,27 +292,34 @@ struct ContentJudgeTests {
     /// Leptonica's letter shapes turn the way Core's `LetterShapes.turn` assumes: a page of text
     /// (`TextPages`, drawn upright) turned k quarter turns clockwise needs 4 - k back, as it is
     /// and as light letters on dark (a terminal, inverted before the threshold); a photo of a cat
-    /// has no letters to decide by.
-    @Test(
-        .enabled(if: TextPages.isPresent, "FFmpeg or DejaVu is absent"), arguments: 0..<4)
-    func letterShapesTurnWithThePage(quarterTurns: Int) throws {
+    /// has no letters to decide by. One page drawn, decoded and inverted, one engine, for the four
+    /// turns.
+    @Test(.enabled(if: TextPages.isPresent, "FFmpeg or DejaVu is absent"))
+    func letterShapesTurnWithThePage() throws {
         let folder = try TemporaryFolder("content-letters")
         defer { folder.remove() }
         let path = folder.path("page.png")
         try TextPages.page(path)
         let request = ThumbnailRequest(width: ContentEngine.textSide, height: ContentEngine.textSide)
-        let page = Self.turned(try Thumbnailer(font: nil).frame(path, request: request).picture, quarterTurns)
+        let upright = try Thumbnailer(font: nil).frame(path, request: request).picture
+        var dark = upright
+        dark.pixels = upright.pixels.map { 255 - $0 }
+        let cat = try Self.picture("chelsea.png")
         let engine = try ContentEngine()
         let policy = ContentEngine.policy
-        let needed = (4 - quarterTurns) % 4
-        let letters = try engine.letterShapes(in: page)
-        #expect(letters.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio) == needed, "\(letters)")
-        var dark = page
-        dark.pixels = page.pixels.map { 255 - $0 }
-        let inverted = try engine.letterShapes(in: dark)
-        #expect(inverted.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio) == needed, "\(inverted)")
-        let cat = try engine.letterShapes(in: Self.turned(try Self.picture("chelsea.png"), quarterTurns))
-        #expect(cat.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio) == nil, "\(cat)")
+        func turn(_ picture: Picture) throws -> (Int?, LetterShapes) {
+            let letters = try engine.letterShapes(in: picture)
+            return (letters.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio), letters)
+        }
+        for quarterTurns in 0..<4 {
+            let needed = (4 - quarterTurns) % 4
+            let (page, letters) = try turn(Self.turned(upright, quarterTurns))
+            #expect(page == needed, "turned \(quarterTurns): \(letters)")
+            let (inverted, darkLetters) = try turn(Self.turned(dark, quarterTurns))
+            #expect(inverted == needed, "turned \(quarterTurns), inverted: \(darkLetters)")
+            let (photo, catLetters) = try turn(Self.turned(cat, quarterTurns))
+            #expect(photo == nil, "the cat turned \(quarterTurns): \(catLetters)")
+        }
     }
 
     @Test func aFlatPictureIsNotJudged() throws {
