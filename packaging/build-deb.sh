@@ -92,7 +92,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: fonts-dejavu-core, $recommends, libtesseract5, tesseract-ocr-osd
+Recommends: fonts-dejavu-core, $recommends, libtesseract5, tesseract-ocr-osd, tesseract-ocr-eng
 Section: video
 Priority: optional
 Description: tell which way is up for any video or photo, and act on it

@@ -45,6 +45,12 @@ static const char library_name[] = "libVidorientContentEngine.so";
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int longest_side,  \
               vo_content_letters *letters, char *error, size_t length),                                            \
              (engine, rgb, width, height, stride, longest_side, letters, error, length))                           \
+    FUNCTION(int, vo_content_word_counts,                                                                          \
+             (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, int longest_side,  \
+              float minimum_confidence, int minimum_letters, int deadline_ms, vo_content_words *words, char *error, \
+              size_t length),                                                                                      \
+             (engine, rgb, width, height, stride, longest_side, minimum_confidence, minimum_letters, deadline_ms,   \
+              words, error, length))                                                                               \
     FUNCTION(int, vo_content_classes,                                                                              \
              (vo_content_engine * engine, const uint8_t *rgb, int width, int height, int stride, float *logits,     \
               char *error, size_t length),                                                                         \

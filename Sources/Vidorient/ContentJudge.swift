@@ -60,10 +60,12 @@ public struct ContentJudge: Sendable {
     /// The pictures measured and combined; then, for a file that faces and scene leave without an
     /// opinion and that looks like a page or a screen (`ContentPolicy.readsText`), what Tesseract
     /// reads in it at `ContentEngine.textSide`: a photo decoded again, a clip's middle frame
-    /// (`reopened` asks for the file at that size); and where that leaves it without an opinion
-    /// (`ContentPolicy.readsLetterShapes`), what Leptonica's letter shapes say of the same picture.
-    /// Where Tesseract or its data, or Leptonica, is not installed, that reading is not made
-    /// (`content.text`, `content.letter_shapes` null) and the file is judged without it.
+    /// (`reopened` asks for the file at that size); where that leaves it without an opinion
+    /// (`ContentPolicy.readsWords`), the words Tesseract's recogniser reads in each turn of the same
+    /// picture; and where those leave it without one too (`ContentPolicy.readsLetterShapes`), what
+    /// Leptonica's letter shapes say of it. Where Tesseract or its data, or Leptonica, is not
+    /// installed, that reading is not made (`content.text`, `content.word_counts`,
+    /// `content.letter_shapes` null) and the file is judged without it.
     private func judge(
         _ source: PictureSource, path: String, engine: ContentEngine,
         reopened: (ThumbnailRequest) throws(InputError) -> PictureSource
@@ -81,10 +83,12 @@ public struct ContentJudge: Sendable {
         }
         guard !RepresentativeFrame.isUniform(picture) else { return evidence }
         evidence.text = try? engine.text(in: picture)
+        if policy.readsWords(evidence) { evidence.words = (try? engine.wordCounts(in: picture, policy: policy)) ?? nil }
         if policy.readsLetterShapes(evidence) { evidence.letterShapes = try? engine.letterShapes(in: picture) }
         // A page the thumbnail's test calls flat (nearly white) was still judged, by its text.
         let lettersCounted = evidence.letterShapes.map { $0.up != 0 || $0.left != 0 } ?? false
-        if evidence.text != nil || lettersCounted { evidence.frames = max(evidence.frames, 1) }
+        let wordsRead = evidence.words.map { $0.counts.contains { $0 > 0 } } ?? false
+        if evidence.text != nil || lettersCounted || wordsRead { evidence.frames = max(evidence.frames, 1) }
         return evidence
     }
 

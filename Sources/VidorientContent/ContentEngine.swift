@@ -98,6 +98,10 @@ public final class ContentEngine: @unchecked Sendable {
         policy.textConfidence = 3
         policy.letterConfidence = 7
         policy.letterRatio = 2.5
+        policy.wordCount = 5
+        policy.wordRatio = 3
+        policy.wordConfidence = 70
+        policy.wordLetters = 3
         return policy
     }()
 
@@ -113,6 +117,11 @@ public final class ContentEngine: @unchecked Sendable {
     /// (docs/content.md): at confidence 5, read as they are up to 2,400 px, 38.6% of its pages;
     /// enlarged toward 2,400, 59.8%; toward 3,200, 64.9%, every one right.
     public static let textSide = 3200
+    /// The longest side Tesseract's recogniser counts words at (the text picture shrunk to it, or a
+    /// smaller one enlarged toward it, at most twice), and how long each turn's recognition may take
+    /// before the counts are given up: four passes of a dense page at 2,400 px take 5-40 s of CPU.
+    public static let wordSide = 2400
+    public static let wordDeadlineMilliseconds = 15000
 
     /// What measured a verdict: the scene network (by its size) and the head (by its fingerprint).
     /// A cached verdict with another identity is stale.
@@ -121,6 +130,7 @@ public final class ContentEngine: @unchecked Sendable {
         "lite0-\(SceneModel.byteCount)-head-\(UprightHead.fingerprint)-mirror-\(UprightHead.mirrorDoubt)-facesearch2"
         + "-text-\(policy.textLikenessFloor)-\(policy.textConfidence)-pagefaces"
         + "-letters-\(policy.letterConfidence)-\(policy.letterRatio)-\(textSide)"
+        + "-words-\(policy.wordCount)-\(policy.wordRatio)-\(policy.wordConfidence)-\(policy.wordLetters)-\(wordSide)"
 
     private let engine: OpaquePointer
 
@@ -242,6 +252,26 @@ public final class ContentEngine: @unchecked Sendable {
         }
         guard status == 0 else { throw ContentUnavailable(String(cMessage: error)) }
         return LetterShapes(up: Double(letters.up), left: Double(letters.left))
+    }
+
+    /// How many words Tesseract's recogniser reads in each quarter turn of `picture`, fitted to
+    /// `wordSide`: those of at least `policy.wordLetters` letters read with a confidence of
+    /// `policy.wordConfidence` or more. nil when a turn ran past `wordDeadlineMilliseconds`. Throws
+    /// when Tesseract or its English data is not installed.
+    public func wordCounts(in picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> WordCounts? {
+        var words = vo_content_words()
+        var error = [CChar](repeating: 0, count: 600)
+        let status = picture.pixels.withUnsafeBufferPointer { pixels in
+            vo_content_word_counts(
+                engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
+                Int32(ContentEngine.wordSide), Float(policy.wordConfidence), Int32(policy.wordLetters),
+                Int32(ContentEngine.wordDeadlineMilliseconds), &words, &error, error.count)
+        }
+        guard status >= 0 else { throw ContentUnavailable(String(cMessage: error)) }
+        guard status == 1 else { return nil }
+        return withUnsafeBytes(of: words.counts) { bytes in
+            WordCounts(bytes.bindMemory(to: Int32.self).map { Int($0) })
+        }
     }
 
     /// The score of every face at `floor` or above, best first.

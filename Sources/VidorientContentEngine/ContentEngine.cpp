@@ -37,6 +37,9 @@ struct vo_content_engine {
     bool faces_loaded = false;
     // Tesseract, made at the first text reading (its orientation data, about 10 MB, is read then).
     TessBaseAPI *text = nullptr;
+    // Tesseract's word recogniser (its `eng` data, about 4 MB, and the LSTM network in it), made at
+    // the first word count.
+    TessBaseAPI *words = nullptr;
     ~vo_content_engine();
 };
 
@@ -66,6 +69,17 @@ bool valid(const uint8_t *rgb, int width, int height, int stride) {
     return rgb != nullptr && width > 0 && height > 0 && stride >= width * 3;
 }
 
+// `picture` scaled by `scale`, each side rounded (at least a pixel): area averaging to shrink, cubic
+// interpolation to enlarge.
+cv::Mat scaled(const cv::Mat &picture, double scale) {
+    cv::Mat out;
+    cv::resize(picture, out,
+               cv::Size(std::max(1, static_cast<int>(picture.cols * scale + 0.5)),
+                        std::max(1, static_cast<int>(picture.rows * scale + 0.5))),
+               0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_CUBIC);
+    return out;
+}
+
 // The caller's pixels as a Mat, without copying (read only).
 cv::Mat wrap(const uint8_t *rgb, int width, int height, int stride) {
     return cv::Mat(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), static_cast<size_t>(stride));
@@ -89,6 +103,22 @@ struct Tesseract {
     decltype(&TessBaseAPISetImage) set_image = nullptr;
     decltype(&TessBaseAPIDetectOrientationScript) detect = nullptr;
     decltype(&TessBaseAPIClear) clear = nullptr;
+    // For the word counts (`vo_content_word_counts`).
+    decltype(&TessBaseAPISetPageSegMode) set_page_mode = nullptr;
+    decltype(&TessBaseAPIRecognize) recognize = nullptr;
+    decltype(&TessBaseAPIGetIterator) iterator = nullptr;
+    decltype(&TessResultIteratorNext) next = nullptr;
+    decltype(&TessResultIteratorGetUTF8Text) word_text = nullptr;
+    decltype(&TessResultIteratorConfidence) word_confidence = nullptr;
+    decltype(&TessResultIteratorDelete) delete_iterator = nullptr;
+    decltype(&TessDeleteText) delete_text = nullptr;
+    decltype(&TessMonitorCreate) create_monitor = nullptr;
+    decltype(&TessMonitorSetDeadlineMSecs) set_deadline = nullptr;
+    decltype(&TessMonitorDelete) delete_monitor = nullptr;
+    // libgomp's, when Tesseract is built with OpenMP (Debian's is): one thread per recognition.
+    void (*set_max_active_levels)(int) = nullptr;
+    // Why there are no word counts (no English data, an old library), or empty.
+    std::string words_failure;
     // Where osd.traineddata was found; empty when it was not.
     std::string data;
     // Why there is no text reading, or empty.
@@ -141,6 +171,19 @@ const Tesseract &tesseract_library() {
             t.failure = "Tesseract's library has no orientation detection (built without its legacy engine)";
             return t;
         }
+        bool recognises = opened.find(t.set_page_mode, "TessBaseAPISetPageSegMode") &&
+                          opened.find(t.recognize, "TessBaseAPIRecognize") &&
+                          opened.find(t.iterator, "TessBaseAPIGetIterator") &&
+                          opened.find(t.next, "TessResultIteratorNext") &&
+                          opened.find(t.word_text, "TessResultIteratorGetUTF8Text") &&
+                          opened.find(t.word_confidence, "TessResultIteratorConfidence") &&
+                          opened.find(t.delete_iterator, "TessResultIteratorDelete") &&
+                          opened.find(t.delete_text, "TessDeleteText") &&
+                          opened.find(t.create_monitor, "TessMonitorCreate") &&
+                          opened.find(t.set_deadline, "TessMonitorSetDeadlineMSecs") &&
+                          opened.find(t.delete_monitor, "TessMonitorDelete");
+        if (!recognises) t.words_failure = "Tesseract's library has no word recognition through its C API";
+        opened.find(t.set_max_active_levels, "omp_set_max_active_levels");
         // Its data folder as Tesseract itself looks for it ($TESSDATA_PREFIX), then where Debian and
         // Ubuntu (tesseract-ocr-osd), Fedora, Arch and Alpine put it.
         std::vector<std::string> folders;
@@ -154,6 +197,9 @@ const Tesseract &tesseract_library() {
         for (const auto &folder : folders) {
             if (is_file(folder + "/osd.traineddata")) {
                 t.data = folder;
+                if (t.words_failure.empty() && !is_file(folder + "/eng.traineddata"))
+                    t.words_failure = "Tesseract's English data is not installed (no eng.traineddata in " + folder +
+                                      "; Debian and Ubuntu: tesseract-ocr-eng)";
                 return t;
             }
         }
@@ -162,6 +208,23 @@ const Tesseract &tesseract_library() {
         return t;
     }();
     return library;
+}
+
+// A Tesseract handle reading `language`'s data (`osd`, `eng`; `what` names it in the error). One made
+// at a time: `debug_file` is one of Tesseract's global parameters, which two workers' first readings
+// would otherwise set at once. Tesseract's messages ("Too few characters", "Estimating resolution")
+// go to that file, not to our standard error.
+TessBaseAPI *made_tesseract(const Tesseract &library, const char *language, const char *what) {
+    static std::mutex making;
+    std::lock_guard<std::mutex> one(making);
+    TessBaseAPI *made = library.create();
+    if (made == nullptr) throw std::bad_alloc();
+    library.set_variable(made, "debug_file", "/dev/null");
+    if (library.init(made, library.data.c_str(), language) != 0) {
+        library.destroy(made);
+        throw std::runtime_error(std::string("Tesseract could not read its ") + what + " in " + library.data);
+    }
+    return made;
 }
 
 // Leptonica (leptonica/allheaders.h), opened once per process at the first letter-shape reading, as
@@ -412,6 +475,15 @@ class DepthwiseConvolution : public cv::dnn::Layer {
 
 thread_local bool DepthwiseConvolution::own_depthwise = false;
 
+// The letters of a recognised word (UTF-8): ASCII letters and every character beyond ASCII (a lead
+// byte; the English recogniser gives few of those, accented Latin letters).
+int letters_in(const char *word) {
+    int letters = 0;
+    for (const unsigned char *c = reinterpret_cast<const unsigned char *>(word); *c != 0; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c >= 0xC0) letters++;
+    return letters;
+}
+
 }  // namespace
 
 extern "C" {
@@ -463,6 +535,7 @@ vo_content_engine *vo_content_engine_create_with(const char *model_path, int opt
 
 vo_content_engine::~vo_content_engine() {
     if (text != nullptr) tesseract_library().destroy(text);
+    if (words != nullptr) tesseract_library().destroy(words);
 }
 
 void vo_content_engine_destroy(vo_content_engine *engine) { delete engine; }
@@ -595,32 +668,11 @@ int vo_content_text_orientation(vo_content_engine *engine, const uint8_t *rgb, i
         return -1;
     }
     return guarded(error, length, [&]() {
-        if (engine->text == nullptr) {
-            // One engine made at a time: `debug_file` is one of Tesseract's global parameters, which
-            // two workers' first readings would otherwise set at once.
-            static std::mutex making;
-            std::lock_guard<std::mutex> one(making);
-            TessBaseAPI *made = library.create();
-            if (made == nullptr) throw std::bad_alloc();
-            // Tesseract's messages ("Too few characters", "Estimating resolution") go to its debug
-            // file, not to our standard error.
-            library.set_variable(made, "debug_file", "/dev/null");
-            if (library.init(made, library.data.c_str(), "osd") != 0) {
-                library.destroy(made);
-                throw std::runtime_error("Tesseract could not read its orientation data in " + library.data);
-            }
-            engine->text = made;
-        }
+        if (engine->text == nullptr) engine->text = made_tesseract(library, "osd", "orientation data");
         cv::Mat picture = wrap(rgb, width, height, stride);
         double scale = std::min(static_cast<double>(longest_side) / std::max(width, height),
                                 static_cast<double>(VO_CONTENT_TEXT_ENLARGE));
-        if (scale > 1.01) {
-            cv::Mat larger;
-            cv::resize(picture, larger,
-                       cv::Size(static_cast<int>(width * scale + 0.5), static_cast<int>(height * scale + 0.5)), 0, 0,
-                       cv::INTER_CUBIC);
-            picture = larger;
-        }
+        if (scale > 1.01) picture = scaled(picture, scale);
         // No resolution is given, as `tesseract --psm 0` gives none for a PNG: it takes 70 dpi and
         // estimates the letters' size from the picture.
         library.set_image(engine->text, picture.data, picture.cols, picture.rows, 3, static_cast<int>(picture.step));
@@ -656,14 +708,7 @@ int vo_content_letter_shapes(vo_content_engine *engine, const uint8_t *rgb, int 
         cv::cvtColor(wrap(rgb, width, height, stride), grey, cv::COLOR_RGB2GRAY);
         // Fitted to the side asked for: the templates see strokes a few pixels wide.
         double scale = static_cast<double>(longest_side) / std::max(width, height);
-        if (std::abs(scale - 1) >= 0.05) {
-            cv::Mat fitted;
-            cv::resize(grey, fitted,
-                       cv::Size(std::max(1, static_cast<int>(width * scale + 0.5)),
-                                std::max(1, static_cast<int>(height * scale + 0.5))),
-                       0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_CUBIC);
-            grey = fitted;
-        }
+        if (std::abs(scale - 1) >= 0.05) grey = scaled(grey, scale);
         // Dark letters on light, whatever the lighting: a mostly dark picture (its median under 110)
         // is inverted, then each pixel is compared with its neighbourhood's Gaussian-weighted mean.
         size_t histogram[256] = {};
@@ -696,6 +741,74 @@ int vo_content_letter_shapes(vo_content_engine *engine, const uint8_t *rgb, int 
         letters->up = up;
         letters->left = left;
         return 0;
+    });
+}
+
+int vo_content_word_counts(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                           int longest_side, float minimum_confidence, int minimum_letters, int deadline_ms,
+                           vo_content_words *words, char *error, size_t length) {
+    if (engine == nullptr || !valid(rgb, width, height, stride) || words == nullptr || longest_side < 16 ||
+        longest_side > 16384 || deadline_ms < 1) {
+        say(error, length, "words: invalid arguments");
+        return -1;
+    }
+    const Tesseract &library = tesseract_library();
+    if (!library.failure.empty() || !library.words_failure.empty()) {
+        say(error, length, library.failure.empty() ? library.words_failure : library.failure);
+        return -1;
+    }
+    return guarded(error, length, [&]() {
+        if (engine->words == nullptr) {
+            TessBaseAPI *made = made_tesseract(library, "eng", "English data");
+            // One column of text, read in the direction it is given: no block of text on its side is
+            // turned upright by the layout analysis (which would read a page on its side as well as
+            // upright).
+            library.set_page_mode(made, tesseract::PSM_SINGLE_COLUMN);
+            library.set_variable(made, "textord_tabfind_vertical_text", "0");
+            engine->words = made;
+        }
+        cv::Mat picture = wrap(rgb, width, height, stride);
+        double scale = std::min(static_cast<double>(longest_side) / std::max(width, height),
+                                static_cast<double>(VO_CONTENT_TEXT_ENLARGE));
+        if (std::abs(scale - 1) >= 0.01) picture = scaled(picture, scale);
+        // Leptonica, which Tesseract's layout analysis calls, prints its complaints ("box outside
+        // rectangle") on our standard error unless told not to, as the letter shapes tell it.
+        leptonica_library();
+        // The workers are the parallelism: Tesseract's OpenMP teams would only oversubscribe the cores.
+        if (library.set_max_active_levels != nullptr) library.set_max_active_levels(0);
+        int counts[4] = {};
+        for (int k = 0; k < 4; k++) {
+            cv::Mat turned;
+            if (k == 0)
+                turned = picture;
+            else
+                cv::rotate(picture, turned,
+                           k == 1 ? cv::ROTATE_90_CLOCKWISE : k == 2 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
+            library.set_image(engine->words, turned.data, turned.cols, turned.rows, 3, static_cast<int>(turned.step));
+            ETEXT_DESC *monitor = library.create_monitor();
+            if (monitor == nullptr) throw std::bad_alloc();
+            library.set_deadline(monitor, deadline_ms);
+            bool finished = library.recognize(engine->words, monitor) == 0;
+            library.delete_monitor(monitor);
+            if (!finished) {
+                library.clear(engine->words);
+                return 0;
+            }
+            if (TessResultIterator *word = library.iterator(engine->words)) {
+                do {
+                    char *text = library.word_text(word, tesseract::RIL_WORD);
+                    if (text == nullptr) continue;
+                    if (library.word_confidence(word, tesseract::RIL_WORD) >= minimum_confidence &&
+                        letters_in(text) >= minimum_letters)
+                        counts[k]++;
+                    library.delete_text(text);
+                } while (library.next(word, tesseract::RIL_WORD));
+                library.delete_iterator(word);
+            }
+            library.clear(engine->words);
+        }
+        std::copy(counts, counts + 4, words->counts);
+        return 1;
     });
 }
 

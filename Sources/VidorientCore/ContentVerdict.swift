@@ -52,13 +52,17 @@ public struct ContentEvidence: Sendable, Hashable {
     /// What Tesseract's orientation detection read in the picture at a size its letters can be
     /// read (`TextReading`); nil when it was not asked (`ContentPolicy.readsText`) or read nothing.
     public var text: TextReading?
+    /// How many words Tesseract's recogniser reads with confidence in each turn of the same picture
+    /// (`WordCounts`); nil when they were not counted (`ContentPolicy.readsWords`: Tesseract's
+    /// orientation detection gave no opinion) or could not be.
+    public var words: WordCounts?
     /// What Leptonica's letter shapes say of the same picture (`LetterShapes`); nil when they were
-    /// not asked (`ContentPolicy.readsLetterShapes`: Tesseract gave no opinion) or could not be read.
+    /// not asked (`ContentPolicy.readsLetterShapes`: the words gave no opinion either) or could not be read.
     public var letterShapes: LetterShapes?
 
     public init(
         turns: [Turn], frames: Int = 1, naturalUp: Double? = nil, textLikeness: Double? = nil,
-        text: TextReading? = nil, letterShapes: LetterShapes? = nil
+        text: TextReading? = nil, letterShapes: LetterShapes? = nil, words: WordCounts? = nil
     ) {
         precondition(turns.count == 4, "content evidence has one entry per quarter turn")
         self.turns = turns
@@ -67,6 +71,7 @@ public struct ContentEvidence: Sendable, Hashable {
         self.textLikeness = textLikeness
         self.text = text
         self.letterShapes = letterShapes
+        self.words = words
     }
 
     /// Several frames of one clip as one piece of evidence: each frame's scene turned into
@@ -204,6 +209,49 @@ public struct LetterShapes: Sendable, Hashable, Codable {
     }
 }
 
+/// How many words Tesseract's recogniser (its English data, the picture taken as one column of text)
+/// reads with confidence in each quarter turn of a picture of text. Text on its side or upside down
+/// reads as few words or none, so the turn that reads the most shows the text upright: the check a
+/// person makes by trying to read it.
+public struct WordCounts: Sendable, Hashable, Codable {
+    /// Index k: the words read in the picture as displayed turned k quarter turns clockwise.
+    public var counts: [Int]
+
+    public init(_ counts: [Int]) {
+        precondition(counts.count == 4, "word counts have one entry per quarter turn")
+        self.counts = counts
+    }
+
+    /// The quarter turns clockwise that show the text upright: the turn with the most words, when it
+    /// has at least `least` and at least `ratio` times as many as any other turn; nil otherwise.
+    public func turn(least: Int, ratio: Double) -> Int? {
+        guard let best = counts.indices.max(by: { counts[$0] < counts[$1] }) else { return nil }
+        let others = counts.indices.filter { $0 != best }.map { counts[$0] }.max() ?? 0
+        guard counts[best] >= least, Double(counts[best]) >= ratio * Double(others) else { return nil }
+        return best
+    }
+
+    /// `13 words read in that turn, at most 2 in any other`, as a person reads the evidence.
+    public func phrase(turn: Int) -> String {
+        let others = counts.indices.filter { $0 != turn }.map { counts[$0] }.max() ?? 0
+        return "\(counts[turn].counting("word")) read in that turn, at most \(others) in any other"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let counts = try decoder.singleValueContainer().decode([Int].self)
+        guard counts.count == 4 else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "four word counts"))
+        }
+        self.init(counts)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(counts)
+    }
+}
+
 /// The numbers the verdict is decided with. Those vidorient uses (`ContentEngine.policy`) were
 /// chosen with the upright head on the validation split of models/photos (models/upright-head.md).
 public struct ContentPolicy: Sendable, Hashable {
@@ -230,16 +278,26 @@ public struct ContentPolicy: Sendable, Hashable {
     public var textLikenessFloor: Double
     /// Tesseract's orientation confidence at which the text decides.
     public var textConfidence: Double
-    /// Where Tesseract gives no opinion on a picture as much like a page, Leptonica's letter shapes
-    /// decide when one direction's confidence is at least `letterConfidence` and `letterRatio`
-    /// times the other's (`LetterShapes.turn`); a `letterConfidence` of infinity: never asked.
+    /// Where Tesseract's orientation detection gives no opinion on a picture as much like a page,
+    /// its recogniser counts the words it reads in each turn, those of at least `wordLetters` letters
+    /// read with a confidence of `wordConfidence` (0-100) or more, and the turn with the most
+    /// decides when it has at least `wordCount` and `wordRatio` times any other turn's
+    /// (`WordCounts.turn`); a `wordCount` of `Int.max`: never counted.
+    public var wordCount: Int
+    public var wordRatio: Double
+    public var wordConfidence: Double
+    public var wordLetters: Int
+    /// Where the words give no opinion either, Leptonica's letter shapes decide when one
+    /// direction's confidence is at least `letterConfidence` and `letterRatio` times the other's
+    /// (`LetterShapes.turn`); a `letterConfidence` of infinity: never asked.
     public var letterConfidence: Double
     public var letterRatio: Double
 
     public init(
         threshold: Double, faceScore: Double, faceFloor: Double, faceTemperature: Double, sceneTemperature: Double,
         naturalUpFloor: Double = 0, sceneVeto: Double = 0, textLikenessFloor: Double = 2, textConfidence: Double = 15,
-        letterConfidence: Double = .infinity, letterRatio: Double = 2.5
+        letterConfidence: Double = .infinity, letterRatio: Double = 2.5, wordCount: Int = .max,
+        wordRatio: Double = 3, wordConfidence: Double = 70, wordLetters: Int = 3
     ) {
         self.threshold = threshold
         self.faceScore = faceScore
@@ -252,6 +310,10 @@ public struct ContentPolicy: Sendable, Hashable {
         self.textConfidence = textConfidence
         self.letterConfidence = letterConfidence
         self.letterRatio = letterRatio
+        self.wordCount = wordCount
+        self.wordRatio = wordRatio
+        self.wordConfidence = wordConfidence
+        self.wordLetters = wordLetters
     }
 
     /// Whether faces may decide in `turn`, given the scene's probabilities and whether the scene has
@@ -278,10 +340,19 @@ public struct ContentPolicy: Sendable, Hashable {
 
     /// Whether Leptonica should count the letter shapes of the picture Tesseract was asked of
     /// (`readsText`), which still has no opinion: Tesseract read no orientation, or none at
-    /// `textConfidence`.
+    /// `textConfidence`, and its words decided nothing (`readsWords`).
     public func readsLetterShapes(_ evidence: ContentEvidence) -> Bool {
         guard letterConfidence.isFinite, let likeness = evidence.textLikeness, likeness >= textLikenessFloor,
             evidence.letterShapes == nil
+        else { return false }
+        return ContentVerdict(evidence: evidence, policy: self).verdict == .noOpinion
+    }
+
+    /// Whether Tesseract's recogniser should count the words of the picture its orientation detection
+    /// was asked of (`readsText`), which still has no opinion.
+    public func readsWords(_ evidence: ContentEvidence) -> Bool {
+        guard wordCount != .max, let likeness = evidence.textLikeness, likeness >= textLikenessFloor,
+            evidence.words == nil
         else { return false }
         return ContentVerdict(evidence: evidence, policy: self).verdict == .noOpinion
     }
@@ -330,6 +401,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public enum Signal: String, Sendable, Hashable, Codable {
         case faces, scene, text
         case letterShapes = "letter-shapes"
+        case words
     }
 
     /// Why there is no opinion.
@@ -365,7 +437,11 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     public var textLikeness: Double?
     /// What Tesseract read, when it was asked and read an orientation.
     public var text: TextReading?
-    /// What Leptonica's letter shapes say, when they were asked (Tesseract gave no opinion).
+    /// The words Tesseract's recogniser read in each turn, when they were counted (its orientation
+    /// detection gave no opinion).
+    public var words: WordCounts?
+    /// What Leptonica's letter shapes say, when they were asked (nor the orientation detection nor
+    /// the words gave an opinion).
     public var letterShapes: LetterShapes?
     /// Why there is no opinion; nil with one.
     public var silence: Silence?
@@ -393,10 +469,15 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         {
             // Where faces and scene are silent on a page or a screen, its letters say which way is up.
             decision = (text.turn, .nan, .text)
+        } else if let words = evidence.words, (evidence.textLikeness ?? 0) >= policy.textLikenessFloor,
+            let turn = words.turn(least: policy.wordCount, ratio: policy.wordRatio)
+        {
+            // Where the orientation detection is silent, the turn in which its words can be read.
+            decision = (turn, .nan, .words)
         } else if let letters = evidence.letterShapes, (evidence.textLikeness ?? 0) >= policy.textLikenessFloor,
             let turn = letters.turn(confidence: policy.letterConfidence, ratio: policy.letterRatio)
         {
-            // Where Tesseract is silent too, the shapes of the letters (Latin ascenders and descenders).
+            // Where the words are silent too, the shapes of the letters (Latin ascenders and descenders).
             decision = (turn, .nan, .letterShapes)
         }
         let shown = decision?.turn ?? 0
@@ -420,6 +501,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         self.textLikeness = evidence.textLikeness.map(ContentVerdict.tidy)
         self.text = evidence.text
         self.letterShapes = evidence.letterShapes
+        self.words = evidence.words
         self.silence =
             switch (decision, evidence.frames, evidence.naturalUp, scene?.max()) {
             case (.some, _, _, _): nil
@@ -449,6 +531,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
         // decoding reads a missing optional as nil.
         case naturalUp = "natural_up", silence, threshold, textLikeness = "text_likeness", text
         case letterShapes = "letter_shapes"
+        case words = "word_counts"
     }
 }
 
@@ -468,12 +551,18 @@ extension MediaReport {
             case .scene: "the scene says"
             case .text: "its text says"
             case .letterShapes: "its letters' shapes say"
+            case .words: "its words say"
             }
         let sure =
             verdict.confidence.map { "confidence \($0.text(decimals: 3))" }
-            ?? (signal == .text
-                ? verdict.text.map { "Tesseract's orientation confidence \($0.confidence.text(decimals: 2))" }
-                : verdict.letterShapes.map { "Leptonica's \($0.phrase)" }) ?? ""
+            ?? {
+                switch signal {
+                case .text: verdict.text.map { "Tesseract's orientation confidence \($0.confidence.text(decimals: 2))" }
+                case .letterShapes: verdict.letterShapes.map { "Leptonica's \($0.phrase)" }
+                case .words: verdict.words.map { "Tesseract: \($0.phrase(turn: turn / 90))" }
+                case .faces, .scene: nil
+                }
+            }() ?? ""
         let looks = turn == 180 ? "upside down" : "on its side"
         var message =
             "the picture looks \(looks) as displayed: \(why) it is upright once turned \(turn)° clockwise (\(sure))"

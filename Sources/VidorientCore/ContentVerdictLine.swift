@@ -9,12 +9,19 @@ extension ContentVerdict {
             case .scene: "the scene"
             case .text: "its text, by Tesseract"
             case .letterShapes: "its letters' shapes, by Leptonica"
+            case .words: "its words, by Tesseract"
             case nil: ""
             }
         let sure: String =
             if let confidence { ", confidence \(confidence.text(decimals: 3))" } else if decidedBy == .text, let text {
                 ", orientation confidence \(text.confidence.text(decimals: 2))"
-            } else if decidedBy == .letterShapes, let letterShapes { ", \(letterShapes.phrase)" } else { "" }
+            } else if decidedBy == .letterShapes, let letterShapes {
+                ", \(letterShapes.phrase)"
+            } else if decidedBy == .words, let words, let turnNeeded {
+                ", \(words.phrase(turn: turnNeeded / 90))"
+            } else {
+                ""
+            }
         switch self.verdict {
         case .upright: return "upright as displayed (\(why)\(sure))"
         case .sideways, .upsideDown:

@@ -207,6 +207,39 @@ struct ContentCommandTests {
         #expect(findings.contains { $0["code"] as? String == "content-sideways" } == (quarterTurns == 1))
     }
 
+    /// Where Tesseract's orientation detection gives no opinion (its data, named by `$TESSDATA_PREFIX`
+    /// beside the real English data, is unusable), a page of capitals on its side is turned back by
+    /// the words its recogniser reads in each turn, before Leptonica is asked (its letter shapes take
+    /// capitals for letters upside down): `word_counts`, no probability, no orientation reading, no
+    /// letter shapes, nothing said on standard error.
+    @Test(.enabled(if: TextPages.recognisesWords, "Tesseract's English data, FFmpeg or DejaVu is absent"))
+    func whereTheOrientationDetectionIsSilentTheWordsDecide() throws {
+        let folder = try TemporaryFolder("content-words")
+        defer { folder.remove() }
+        let path = folder.path("page.png")
+        try TextPages.page(path, turned: 1, lines: 30, capitals: true)
+        try Data().write(to: URL(fileURLWithPath: folder.path("osd.traineddata")))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("eng.traineddata"), withDestinationPath: TextPages.englishData)
+        let run = try Run.vidorient(
+            ["inspect", "--json", "--content", path], environment: ["TESSDATA_PREFIX": folder.path])
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        let report = try Self.json(run.stdout)
+        let content = try #require(report["content"] as? [String: Any])
+        #expect(content["decided_by"] as? String == "words")
+        #expect(content["turn_needed"] as? Int == 270)
+        #expect(content["confidence"] is NSNull)
+        #expect(content["text"] is NSNull)
+        #expect(content["letter_shapes"] is NSNull)
+        let counts = try #require(content["word_counts"] as? [Int])
+        try #require(counts.count == 4)
+        #expect(counts[3] >= 3 * counts[0..<3].max()!, "\(counts)")
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        let finding = try #require(findings.first { $0["code"] as? String == "content-sideways" })
+        #expect((finding["message"] as? String)?.contains("its words say") == true)
+    }
+
     /// A page with a few lines at its top is nearly white, which the thumbnail's test calls flat:
     /// faces and the scene judge nothing (`frames` would be 0), but its text is still read.
     @Test(.enabled(if: TextPages.isPresent, "Tesseract's orientation data, FFmpeg or DejaVu is absent"))

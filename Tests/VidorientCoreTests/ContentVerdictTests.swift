@@ -204,7 +204,8 @@ import Glibc
                 == #"{"confidence":null,"decided_by":null,"face_scores":[null,null,null,null],"faces":0,"frames":1,"#
                 + #""letter_shapes":null,"natural_up":null,"scene_probabilities":null,"silence":"below-threshold","#
                 + #""text":null,"#
-                + #""text_likeness":null,"threshold":0.9,"turn_needed":null,"verdict":"no-opinion"}"#)
+                + #""text_likeness":null,"threshold":0.9,"turn_needed":null,"verdict":"no-opinion","word_counts":null}"#
+        )
     }
 
     static let textPolicy: ContentPolicy = {
@@ -326,6 +327,81 @@ import Glibc
         #expect(ContentVerdict(evidence: faint, policy: Self.letterPolicy).verdict == .noOpinion)
         // The policy without letter shapes never lets them decide.
         #expect(ContentVerdict(evidence: page, policy: Self.textPolicy).verdict == .noOpinion)
+    }
+
+    /// The turn with the most words decides when it has at least the least and `ratio` times any
+    /// other turn's; a tie, too few, or too close a second is no decision.
+    @Test(arguments: [
+        ([13, 1, 2, 3], 0 as Int?), ([0, 0, 9, 3], 2), ([0, 6, 0, 2], 1), ([4, 0, 0, 0], nil), ([5, 0, 0, 0], 0),
+        ([12, 0, 5, 0], nil), ([12, 0, 4, 0], 0), ([0, 0, 0, 0], nil), ([7, 7, 0, 0], nil), ([1, 2, 3, 30], 3),
+    ])
+    func wordsDecideByTheTurnThatReads(counts: [Int], turn: Int?) {
+        #expect(WordCounts(counts).turn(least: 5, ratio: 3) == turn)
+    }
+
+    static let wordPolicy: ContentPolicy = {
+        var policy = Self.letterPolicy
+        policy.wordCount = 5
+        policy.wordRatio = 3
+        return policy
+    }()
+
+    /// Where Tesseract's orientation detection is silent on a picture as much like a page, the words
+    /// read in each turn decide, naming themselves, with no probability, before the letter shapes are
+    /// asked; never where the orientation detection decided, never on a picture that does not look
+    /// like a page, never with a policy that does not count them. Where they are silent, the letter
+    /// shapes decide.
+    @Test func wordsDecideWhereTheOrientationDetectionIsSilent() throws {
+        var page = Self.page(reading: TextReading(turn: 0, confidence: 1.2, script: "Latin", scriptConfidence: 1))
+        #expect(Self.wordPolicy.readsWords(page))
+        #expect(!Self.letterPolicy.readsWords(page))
+        page.words = WordCounts([1, 0, 2, 17])
+        #expect(!Self.wordPolicy.readsWords(page))
+        #expect(!Self.wordPolicy.readsLetterShapes(page))
+        let verdict = ContentVerdict(evidence: page, policy: Self.wordPolicy)
+        #expect(verdict.decidedBy == .words)
+        #expect(verdict.turnNeeded == 270)
+        #expect(verdict.confidence == nil)
+        #expect(
+            verdict.line
+                == "upright once turned 270° clockwise (its words, by Tesseract, 17 words read in that turn, "
+                + "at most 2 in any other)")
+        let json = try JSONText(pretty: false).encode(verdict)
+        #expect(json.contains(#""decided_by":"words""#))
+        #expect(json.contains(#""word_counts":[1,0,2,17]"#))
+        #expect(try JSONDecoder().decode(ContentVerdict.self, from: Data(json.utf8)) == verdict)
+        var report = Self.photoReport(exif: 1)
+        report.judgeContent(verdict)
+        let finding = try #require(report.findings.first { $0.code == "content-sideways" })
+        #expect(finding.message.contains("its words say it is upright once turned 270° clockwise"))
+        #expect(finding.message.contains("(Tesseract: 17 words read in that turn, at most 2 in any other)"))
+        // Over letter shapes that say otherwise (Leptonica takes capitals for letters upside down).
+        var shaped = page
+        shaped.letterShapes = LetterShapes(up: -11, left: 0.5)
+        #expect(ContentVerdict(evidence: shaped, policy: Self.wordPolicy).decidedBy == .words)
+        // The orientation detection, when it reaches its confidence, decides and no word is counted.
+        var read = page
+        read.text = TextReading(turn: 2, confidence: 9, script: "Latin", scriptConfidence: 1)
+        #expect(ContentVerdict(evidence: read, policy: Self.wordPolicy).decidedBy == .text)
+        read.words = nil
+        #expect(!Self.wordPolicy.readsWords(read))
+        // Not on a picture that does not look like a page; not under the least count or the ratio,
+        // where the letter shapes are asked and decide.
+        var photo = page
+        photo.textLikeness = 0.49
+        #expect(ContentVerdict(evidence: photo, policy: Self.wordPolicy).verdict == .noOpinion)
+        var close = page
+        close.words = WordCounts([6, 0, 0, 17])
+        #expect(ContentVerdict(evidence: close, policy: Self.wordPolicy).verdict == .noOpinion)
+        #expect(Self.wordPolicy.readsLetterShapes(close))
+        close.letterShapes = LetterShapes(up: 11, left: 0.5)
+        #expect(ContentVerdict(evidence: close, policy: Self.wordPolicy).decidedBy == .letterShapes)
+        // The policy without word counts never lets them decide.
+        #expect(ContentVerdict(evidence: page, policy: Self.textPolicy).verdict == .noOpinion)
+        // Four counts or none: a record with three is refused.
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(WordCounts.self, from: Data("[1,2,3]".utf8))
+        }
     }
 
     /// On a page or a screen a face decides only in the turn the scene finds likeliest; on a photo,

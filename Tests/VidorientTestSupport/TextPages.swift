@@ -10,11 +10,16 @@ public enum TextPages {
     static let font = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
     /// Where the engine looks for osd.traineddata first on Debian and Ubuntu (ContentEngine.cpp).
     static let orientationData = "/usr/share/tesseract-ocr/5/tessdata/osd.traineddata"
+    /// The English data Tesseract's recogniser reads words with, beside it.
+    public static let englishData = "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata"
 
     public static var isPresent: Bool {
         [licence, font, orientationData].allSatisfy { FileManager.default.fileExists(atPath: $0) }
             && isInstalled("ffmpeg")
     }
+
+    /// Whether Tesseract's recogniser can read a drawn page's words too.
+    public static var recognisesWords: Bool { isPresent && FileManager.default.fileExists(atPath: englishData) }
 
     /// The `transpose` filters that turn a picture k quarter turns clockwise.
     static func turn(_ quarterTurns: Int) -> String {
@@ -23,15 +28,20 @@ public enum TextPages {
 
     /// A page of 1240x1754 (A4 at 150 dpi), turned `quarterTurns` clockwise, written to `path`
     /// (PNG or JPEG, by its extension): full of text, or with only its first `lines` (a page so
-    /// white that the thumbnail's test calls it flat).
-    public static func page(_ path: String, turned quarterTurns: Int = 0, lines: Int? = nil) throws {
+    /// white that the thumbnail's test calls it flat); in DejaVu Serif, or in capitals of DejaVu Sans.
+    public static func page(
+        _ path: String, turned quarterTurns: Int = 0, lines: Int? = nil, capitals: Bool = false
+    ) throws {
         var text = licence
-        if let lines {
+        var font = font
+        if lines != nil || capitals {
             text = path + ".txt"
             let all = try String(contentsOfFile: licence, encoding: .utf8)
                 .split(separator: "\n", omittingEmptySubsequences: false)
-            try all.prefix(lines).joined(separator: "\n").write(toFile: text, atomically: true, encoding: .utf8)
+            let kept = all.prefix(lines ?? all.count).joined(separator: "\n")
+            try (capitals ? kept.uppercased() : kept).write(toFile: text, atomically: true, encoding: .utf8)
         }
+        if capitals { font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" }
         let (status, _, stderr) = try run(
             "ffmpeg",
             [

@@ -322,6 +322,30 @@ struct ContentJudgeTests {
         }
     }
 
+    /// Tesseract's recogniser reads a page's words in the turn that shows it upright and next to none
+    /// in the others, as Core's `WordCounts.turn` assumes: a page turned a quarter turn clockwise
+    /// reads once turned three more, an upright one as it is; a photo of a cat has too few words to
+    /// decide by.
+    @Test(.enabled(if: TextPages.recognisesWords, "Tesseract's English data, FFmpeg or DejaVu is absent"))
+    func wordsAreReadInTheTurnThatShowsThemUpright() throws {
+        let folder = try TemporaryFolder("content-words")
+        defer { folder.remove() }
+        let path = folder.path("page.png")
+        try TextPages.page(path, lines: 12)
+        let request = ThumbnailRequest(width: ContentEngine.textSide, height: ContentEngine.textSide)
+        let upright = try Thumbnailer(font: nil).frame(path, request: request).picture
+        let engine = try ContentEngine()
+        let policy = ContentEngine.policy
+        for quarterTurns in [0, 1] {
+            let words = try #require(try engine.wordCounts(in: Self.turned(upright, quarterTurns), policy: policy))
+            #expect(
+                words.turn(least: policy.wordCount, ratio: policy.wordRatio) == (4 - quarterTurns) % 4,
+                "turned \(quarterTurns): \(words.counts)")
+        }
+        let cat = try #require(try engine.wordCounts(in: Self.picture("chelsea.png"), policy: policy))
+        #expect(cat.turn(least: policy.wordCount, ratio: policy.wordRatio) == nil, "the cat: \(cat.counts)")
+    }
+
     @Test func aFlatPictureIsNotJudged() throws {
         let folder = try TemporaryFolder("content-flat")
         defer { folder.remove() }

@@ -27,7 +27,7 @@ extern "C" {
 #define VO_CONTENT_SCENE_SIDE_MIN 96
 #define VO_CONTENT_SCENE_SIDE_MAX 320
 // The engine's interface version: the loader refuses a library built for another.
-#define VO_CONTENT_INTERFACE 5
+#define VO_CONTENT_INTERFACE 6
 
 typedef struct vo_content_engine vo_content_engine;
 
@@ -111,6 +111,22 @@ typedef struct {
 } vo_content_letters;
 int vo_content_letter_shapes(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
                              int longest_side, vo_content_letters *letters, char *error, size_t length);
+
+// How many words Tesseract recognises with confidence in each quarter turn of a picture of text (its
+// `eng` data, its LSTM recogniser, the page taken as one column: `tesseract --psm 4`), the picture
+// first fitted to `longest_side` (enlarged with cubic interpolation, at most VO_CONTENT_TEXT_ENLARGE
+// times, or shrunk by area averaging). `counts[k]` is for the picture turned k quarter turns
+// clockwise: the words whose confidence (0-100) is at least `minimum_confidence` and which hold at
+// least `minimum_letters` letters (an ASCII letter or any character beyond ASCII). Text on its side
+// or upside down reads as few or none. Each turn's recognition stops at `deadline_ms` milliseconds.
+// Returns 1 with the four counts; 0 when a turn ran out of time (no counts); -1 with a line in
+// `error` (Tesseract or its English data is not installed, or it failed).
+typedef struct {
+    int counts[4];
+} vo_content_words;
+int vo_content_word_counts(vo_content_engine *engine, const uint8_t *rgb, int width, int height, int stride,
+                           int longest_side, float minimum_confidence, int minimum_letters, int deadline_ms,
+                           vo_content_words *words, char *error, size_t length);
 
 // The network's ImageNet class scores (1,000 logits, in ImageNet's class order) for the picture's
 // centred square at VO_CONTENT_SCENE_SIDE: what proves the conversion from PyTorch kept the network
