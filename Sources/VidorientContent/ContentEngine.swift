@@ -119,7 +119,8 @@ public final class ContentEngine: @unchecked Sendable {
     public static let textSide = 3200
     /// The longest side Tesseract's recogniser counts words at (the text picture shrunk to it, or a
     /// smaller one enlarged toward it, at most twice), and how long each turn's recognition may take
-    /// before the counts are given up: four passes of a dense page at 2,400 px take 5-40 s of CPU.
+    /// before the counts are given up (four passes took 2.6-7.2 s of CPU on the pages timed for it, a
+    /// dense page more: docs/content.md).
     public static let wordSide = 2400
     public static let wordDeadlineMilliseconds = 15000
 
