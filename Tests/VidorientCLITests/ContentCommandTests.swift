@@ -217,7 +217,7 @@ struct ContentCommandTests {
         let folder = try TemporaryFolder("content-words")
         defer { folder.remove() }
         let path = folder.path("page.png")
-        try TextPages.page(path, turned: 1, lines: 30, capitals: true)
+        try TextPages.page(path, turned: 1, lines: 16, capitals: true)
         try Data().write(to: URL(fileURLWithPath: folder.path("osd.traineddata")))
         try FileManager.default.createSymbolicLink(
             atPath: folder.path("eng.traineddata"), withDestinationPath: TextPages.englishData)
