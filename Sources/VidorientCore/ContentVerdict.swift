@@ -440,7 +440,7 @@ public struct ContentVerdict: Sendable, Hashable, Codable {
     /// The words Tesseract's recogniser read in each turn, when they were counted (its orientation
     /// detection gave no opinion).
     public var words: WordCounts?
-    /// What Leptonica's letter shapes say, when they were asked (nor the orientation detection nor
+    /// What Leptonica's letter shapes say, when they were asked (neither the orientation detection nor
     /// the words gave an opinion).
     public var letterShapes: LetterShapes?
     /// Why there is no opinion; nil with one.
