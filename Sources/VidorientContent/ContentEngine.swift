@@ -257,16 +257,18 @@ public final class ContentEngine: @unchecked Sendable {
 
     /// How many words Tesseract's recogniser reads in each quarter turn of `picture`, fitted to
     /// `wordSide`: those of at least `policy.wordLetters` letters read with a confidence of
-    /// `policy.wordConfidence` or more. nil when a turn ran past `wordDeadlineMilliseconds`. Throws
-    /// when Tesseract or its English data is not installed.
-    public func wordCounts(in picture: Picture, policy: ContentPolicy) throws(ContentUnavailable) -> WordCounts? {
+    /// `policy.wordConfidence` or more. nil when a turn ran past `deadline` milliseconds
+    /// (`wordDeadlineMilliseconds`). Throws when Tesseract or its English data is not installed.
+    public func wordCounts(
+        in picture: Picture, policy: ContentPolicy, deadline: Int = ContentEngine.wordDeadlineMilliseconds
+    ) throws(ContentUnavailable) -> WordCounts? {
         var words = vo_content_words()
         var error = [CChar](repeating: 0, count: 600)
         let status = picture.pixels.withUnsafeBufferPointer { pixels in
             vo_content_word_counts(
                 engine, pixels.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 3),
                 Int32(ContentEngine.wordSide), Float(policy.wordConfidence), Int32(policy.wordLetters),
-                Int32(ContentEngine.wordDeadlineMilliseconds), &words, &error, error.count)
+                Int32(deadline), &words, &error, error.count)
         }
         guard status >= 0 else { throw ContentUnavailable(String(cMessage: error)) }
         guard status == 1 else { return nil }

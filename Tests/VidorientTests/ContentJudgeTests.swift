@@ -340,6 +340,8 @@ struct ContentJudgeTests {
         #expect(words.turn(least: policy.wordCount, ratio: policy.wordRatio) == 3, "\(words.counts)")
         let cat = try #require(try engine.wordCounts(in: Self.picture("chelsea.png"), policy: policy))
         #expect(cat.turn(least: policy.wordCount, ratio: policy.wordRatio) == nil, "the cat: \(cat.counts)")
+        // A recognition that runs out of time gives no counts at all, never the turns it finished.
+        #expect(try engine.wordCounts(in: Self.turned(upright, 1), policy: policy, deadline: 1) == nil)
     }
 
     @Test func aFlatPictureIsNotJudged() throws {
